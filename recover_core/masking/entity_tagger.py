@@ -1,0 +1,82 @@
+"""entityTagger (vats2024 §3.1): mask the words of named entities found by NER.
+
+Recall is what matters (every missed name leaks), so the statistical NER is
+backed by a name-list recognizer: a capitalised word that is a census first name
+is a person, unless it is also a common word at the start of the sentence
+("Will you come?"). bench/ner_recall.py measures the combinations.
+"""
+from __future__ import annotations
+
+from typing import Iterable
+
+from recover_core import bundles, lexicons
+from recover_core.errors import RecoverError
+from recover_core.masking.base import Masker, register
+from recover_core.spans import Span, WORD_RE, merge, words
+
+DEFAULT_TYPES = ("PERSON", "GPE", "LOC", "ORG", "FAC", "NORP")
+ALL_TYPES = (
+    "PERSON", "NORP", "FAC", "ORG", "GPE", "LOC", "PRODUCT", "EVENT", "WORK_OF_ART", "LAW",
+    "LANGUAGE", "DATE", "TIME", "PERCENT", "MONEY", "QUANTITY", "ORDINAL", "CARDINAL",
+)
+NUMERIC_TYPES = {"DATE", "TIME", "PERCENT", "MONEY", "QUANTITY", "ORDINAL", "CARDINAL"}
+
+
+@register
+class EntityTagger(Masker):
+    name = "entityTagger"
+
+    def __init__(self, model: str = "spacy-md", types: Iterable[str] = DEFAULT_TYPES, name_list: bool = True):
+        types = tuple(types)
+        unknown = [t for t in types if t not in ALL_TYPES]
+        if unknown or not types:
+            raise RecoverError(f"Unknown entity type(s) {unknown or '(none given)'}. Known: {', '.join(ALL_TYPES)}.")
+        if bundles.get(model).kind != "ner":
+            raise RecoverError(f"{model!r} is not an NER model. NER models: {', '.join(bundles.names('ner'))}.")
+        self.model, self.types, self.name_list = model, frozenset(types), name_list
+        self._nlp = None
+
+    @property
+    def nlp(self):
+        if self._nlp is None:
+            self._nlp = bundles.load_ner(self.model)
+        return self._nlp
+
+    def find(self, text: str) -> list[Span]:
+        return self.find_many([text])[0]
+
+    def find_many(self, texts: list[str]) -> list[list[Span]]:
+        out = []
+        for text, doc in zip(texts, self.nlp.pipe(texts, batch_size=64)):
+            spans = [
+                Span(ent.start_char + m.start(), ent.start_char + m.end(), m.group(), ent.label_, self.name)
+                for ent in doc.ents
+                if ent.label_ in self.types
+                for m in WORD_RE.finditer(ent.text)  # one span per word, as the paper masks tokens
+            ]
+            if self.name_list and "PERSON" in self.types:
+                spans += name_list_spans(text, self.name)
+            out.append(merge(spans))
+        return out
+
+
+def name_list_spans(text: str, source: str = "nameList") -> list[Span]:
+    """Capitalised census first names, and a capitalised census surname right after one."""
+    firsts, lasts, common = lexicons.first_names(), lexicons.last_names(), lexicons.top_words(5000)
+    toks = words(text)
+    out: list[Span] = []
+    prev_hit = False
+    for i, w in enumerate(toks):
+        t = w.text
+        low = t.lower()
+        hit = False
+        if t[:1].isupper() and t[1:].islower() and len(t) > 1:
+            initial = i == 0 or text[toks[i - 1].end : w.start].strip() in {".", "!", "?", '"'}
+            if low in firsts and not (low in common and (initial or low in lexicons.FUNCTION_WORDS)):
+                hit = True
+            elif prev_hit and low in lasts:
+                hit = True
+        if hit:
+            out.append(Span(w.start, w.end, t, "PERSON", source))
+        prev_hit = hit
+    return out

@@ -1,0 +1,80 @@
+"""Spans: the only interface between finding private words and replacing them.
+
+A maskers returns spans; the masker's caller turns them into markers; a filler
+replaces markers. Nothing else passes between those steps. Depends on nothing.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from typing import Iterable, Sequence
+
+# Words are letters with inner apostrophes/hyphens ("don't", "jean-luc"), or digit runs
+# ("1999", "3.5"). Everything else (punctuation, spaces) is never masked on its own.
+WORD_RE = re.compile(r"[^\W\d_]+(?:['’\-][^\W\d_]+)*|\d+(?:[.,]\d+)*", re.UNICODE)
+
+
+GENERIC_LABELS = frozenset({"MASK", "WORD"})
+
+
+@dataclass(frozen=True)
+class Span:
+    """A half-open character range [start, end) of ``text`` and why it is private."""
+
+    start: int
+    end: int
+    text: str
+    label: str = "MASK"  # entity type (PERSON, GPE, ...) or the technique's generic label
+    source: str = ""  # which technique found it
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.start < self.end:
+            raise ValueError(f"bad span [{self.start}, {self.end})")
+
+    def overlaps(self, other: "Span") -> bool:
+        return self.start < other.end and other.start < self.end
+
+
+def words(text: str) -> list[Span]:
+    """Word tokens of ``text`` with their character offsets."""
+    return [Span(m.start(), m.end(), m.group(), "WORD") for m in WORD_RE.finditer(text)]
+
+
+def merge(spans: Iterable[Span]) -> list[Span]:
+    """Sorted, non-overlapping spans: overlapping ones are united.
+
+    Used to combine techniques: a word found by two of them is masked once, and
+    a specific label (PERSON) wins over the generic one (MASK).
+    """
+    out: list[Span] = []
+    for s in sorted(spans, key=lambda s: (s.start, -s.end)):
+        if out and s.start < out[-1].end:
+            last = out[-1]
+            if s.end > last.end:
+                last = replace(last, end=s.end, text=last.text + s.text[last.end - s.start:])
+            if last.label in GENERIC_LABELS and s.label not in GENERIC_LABELS:
+                last = replace(last, label=s.label, source=s.source)
+            out[-1] = last
+            continue
+        out.append(s)
+    return out
+
+
+def apply(text: str, spans: Sequence[Span], replacements: Sequence[str]) -> str:
+    """Replace each span by its replacement, right to left so offsets stay valid."""
+    if len(spans) != len(replacements):
+        raise ValueError("one replacement per span")
+    pairs = sorted(zip(spans, replacements), key=lambda p: p[0].start, reverse=True)
+    for span, rep in pairs:
+        text = text[: span.start] + rep + text[span.end :]
+    return text
+
+
+def shift(spans: Sequence[Span], text: str, replacements: Sequence[str]) -> list[Span]:
+    """The spans' positions in ``apply(text, spans, replacements)``, carrying the new words."""
+    out, delta = [], 0
+    for span, rep in sorted(zip(spans, replacements), key=lambda p: p[0].start):
+        start = span.start + delta
+        out.append(replace(span, start=start, end=start + len(rep), text=rep))
+        delta += len(rep) - (span.end - span.start)
+    return out

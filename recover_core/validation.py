@@ -1,0 +1,78 @@
+"""Checks on user text, shared by the CLI, the Python API and the UI.
+
+Each check raises RecoverError with a message a person can act on. The checks
+run before any model is touched (validate, then forward, then decode).
+"""
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from recover_core.env import MAX_CHARS
+from recover_core.errors import RecoverError
+
+# Markers we write ([MASK], [PERSON], ...) and ones models use (<mask>).
+MARKER_RE = re.compile(r"\[[A-Z][A-Z_]*\]|<mask>")
+MAX_K = 50
+
+
+def _script_problem(text: str) -> str | None:
+    for ch in text:
+        cat = unicodedata.category(ch)
+        if cat.startswith("L"):
+            name = unicodedata.name(ch, "")
+            if not name.startswith("LATIN"):
+                script = name.split(" ")[0].title() if name else "an unknown"
+                return (
+                    f"Only English text in Latin script is supported; found {script} "
+                    f"character {ch!r}. The models here are English-only, so such words "
+                    "could be neither judged nor replaced safely."
+                )
+        elif cat in ("So", "Cs", "Co") or 0x1F000 <= ord(ch) <= 0x1FAFF:
+            return (
+                f"Emoji and pictographs are not supported (found {ch!r}); "
+                "remove them and try again."
+            )
+    return None
+
+
+def check_text(text: object, *, allow_markers: bool = False, what: str = "text") -> str:
+    """Return ``text`` stripped, or raise RecoverError saying what is wrong with it."""
+    if not isinstance(text, str):
+        raise RecoverError(f"The {what} must be a string, not {type(text).__name__}.")
+    stripped = text.strip()
+    if not stripped:
+        raise RecoverError(f"The {what} is empty: type or paste a sentence.")
+    if len(stripped) > MAX_CHARS:
+        raise RecoverError(
+            f"The {what} has {len(stripped):,} characters; the limit is {MAX_CHARS:,}. "
+            "Split it into sentences (the command line takes one per line)."
+        )
+    if "\n" in stripped or "\r" in stripped:
+        stripped = " ".join(stripped.split())
+    markers = MARKER_RE.findall(stripped)
+    if markers and not allow_markers:
+        raise RecoverError(
+            f"The {what} already contains the marker {markers[0]}. Masking it again would "
+            "mix your markers with ours; use `fill` for text that is already masked, or "
+            "remove the marker."
+        )
+    problem = _script_problem(stripped)
+    if problem:
+        raise RecoverError(problem)
+    return stripped
+
+
+def check_k(k: object) -> int:
+    if isinstance(k, bool) or not isinstance(k, (int, float)) or int(k) != k:
+        raise RecoverError(f"K must be a whole number from 1 to {MAX_K}, not {k!r}.")
+    k = int(k)
+    if not 1 <= k <= MAX_K:
+        raise RecoverError(f"K must be from 1 to {MAX_K}; got {k}.")
+    return k
+
+
+def check_choice(kind: str, name: object, known: list[str]) -> str:
+    if name not in known:
+        raise RecoverError(f"Unknown {kind} {name!r}. Known: {', '.join(known)}.")
+    return str(name)
