@@ -67,6 +67,9 @@ def register(bundle: Bundle) -> Bundle:
 
 
 def get(name: str) -> Bundle:
+    """A registered bundle, or an ad-hoc one for a local model folder (a user's own model)."""
+    if name not in _BUNDLES and Path(name).is_dir() and (Path(name) / "config.json").exists():
+        return Bundle(name, _kind_of(Path(name)), None, description="local folder", locate=lambda: Path(name))
     if name not in _BUNDLES:
         raise RecoverError(f"Unknown model {name!r}. Known: {', '.join(sorted(_BUNDLES))}.")
     return _BUNDLES[name]
@@ -77,6 +80,13 @@ def names(kind: Kind | None = None, available_only: bool = False) -> list[str]:
     if available_only:
         out = [n for n in out if _BUNDLES[n].offline_available() or (_BUNDLES[n].hub_id and not env.offline())]
     return out
+
+
+def _kind_of(folder: Path) -> Kind:
+    import json
+
+    archs = json.loads((folder / "config.json").read_text()).get("architectures") or [""]
+    return "causal" if archs[0].endswith("ForCausalLM") else "mlm"
 
 
 # --- offline locators -------------------------------------------------------------

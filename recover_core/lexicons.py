@@ -24,6 +24,9 @@ FUNCTION_WORDS = frozenset(
     not no yes is am are was were be been being have has had do does did will would shall
     should can could may might must there here where when why how all any some each every
     both either neither one ones other another such own same very too also just only
+    many much few more most less least several something anything nothing everything
+    someone anyone everyone somebody anybody nobody everybody thing things
+    two three four five six seven eight nine ten first second last next
     mr mrs ms dr st sir madam""".split()
 )
 
@@ -62,9 +65,9 @@ def first_names() -> frozenset[str]:
     return frozenset(_census("dist.male.first", None) + _census("dist.female.first", None))
 
 
-@functools.lru_cache(maxsize=1)
+@functools.lru_cache(maxsize=4)
 def last_names(limit: int = 20000) -> frozenset[str]:
-    """The most common US census 1990 surnames, lower-case."""
+    """The ``limit`` most common US census 1990 surnames, lower-case."""
     return frozenset(_census("dist.all.last", limit))
 
 
@@ -83,7 +86,9 @@ def place_names() -> frozenset[str]:
         out.add(state["name"])
     for cont in gc.get_continents().values():
         out.add(cont["name"])
-    return frozenset(n.lower() for n in out if n.isalpha())
+    # Towns named after everyday words ("March", "Reading", "Bath") read as words.
+    common = allow_list()
+    return frozenset(n.lower() for n in out if n.isalpha() and n.lower() not in common)
 
 
 def _read_words(path: Path) -> list[str]:

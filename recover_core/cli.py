@@ -1,0 +1,419 @@
+"""Batch commands over files: one sentence per line (.txt) or one JSON object per line (.jsonl).
+
+Every command writes exactly as many lines as it reads, to a temporary file that
+is renamed into place only when the whole input succeeded. Original private
+words are never written unless --keep-originals is given.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator
+
+from tqdm import tqdm
+
+from recover_core import validation
+from recover_core.errors import RecoverError
+from recover_core.filling import DEFAULT_K, METHODS, MaskInput, get_filler
+from recover_core.filling.base import check_method
+from recover_core.masking import build, mask_many, mask_rate, names
+from recover_core.masking.mask import Masked
+from recover_core.spans import Span
+from recover_core import quality
+
+
+# --- input and output -------------------------------------------------------------
+
+def _is_jsonl(path: Path, fmt: str | None) -> bool:
+    return fmt == "jsonl" if fmt else path.suffix == ".jsonl"
+
+
+def read_records(path: Path, fmt: str | None, field: str) -> Iterator[dict | None]:
+    """One dict per line ({field: text, ...}); None for a blank line."""
+    if not path.is_file():
+        raise RecoverError(f"Input file {str(path)!r} does not exist.")
+    jsonl = _is_jsonl(path, fmt)
+    with path.open(encoding="utf-8", errors="strict") as f:
+        for n, line in enumerate(f, 1):
+            line = line.rstrip("\n")
+            if not line.strip():
+                yield None
+            elif jsonl:
+                try:
+                    rec = json.loads(line)
+                except json.JSONDecodeError as e:
+                    raise RecoverError(f"{path}:{n}: not valid JSON ({e.msg}).") from None
+                if not isinstance(rec, dict) or not isinstance(rec.get(field), str):
+                    raise RecoverError(f"{path}:{n}: expected an object with a string field {field!r}.")
+                yield rec
+            else:
+                yield {field: line}
+
+
+def count_lines(path: Path) -> int:
+    with path.open("rb") as f:
+        return sum(1 for _ in f)
+
+
+@contextmanager
+def atomic_output(path: Path):
+    """Write next to the target and rename at the end: a failed run leaves nothing behind."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            yield f
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def chunks(records: Iterator, size: int) -> Iterator[list]:
+    buf = []
+    for r in records:
+        buf.append(r)
+        if len(buf) >= size:
+            yield buf
+            buf = []
+    if buf:
+        yield buf
+
+
+def _validate(rec: dict | None, field: str, line: int, skip_bad: bool, allow_markers: bool) -> tuple[str | None, bool]:
+    """(clean text or None, was bad)."""
+    if rec is None:
+        return None, False
+    try:
+        return validation.check_text(rec[field], allow_markers=allow_markers, what=f"line {line}"), False
+    except RecoverError as e:
+        if skip_bad:
+            return None, True
+        raise RecoverError(f"{e} (Use --skip-bad to write an empty line for such lines instead.)") from None
+
+
+# --- commands -----------------------------------------------------------------------
+
+def cmd_prepare(args) -> None:
+    """Convert and check every offline model once, so the first request is fast."""
+    from recover_core import bundles
+
+    for name in bundles.names():
+        b = bundles.get(name)
+        if b.locate is None:
+            continue
+        t = time.time()
+        ok = b.offline_available()
+        print(f"{name:18s} {'ready' if ok else 'not installed':14s} {time.time() - t:5.1f}s  {b.description}")
+
+
+def _masker(args):
+    types = args.types.split(",") if args.types else None
+    return build(args.technique, n=args.n, ner_model=args.ner_model, types=types)
+
+
+def _masked_record(m: Masked, keep_originals: bool) -> dict:
+    rec = m.public()
+    if keep_originals:
+        rec["original"] = m.original
+        rec["originals"] = [s.text for s in m.spans]
+    return rec
+
+
+def cmd_mask(args) -> None:
+    masker = _masker(args)
+    total = count_lines(args.input)
+    all_masked: list[Masked] = []
+    stats = {"bad": 0, "blank": 0}
+    t0 = time.time()
+    jsonl_out = _is_jsonl(args.output, args.out_format)
+    with atomic_output(args.output) as out, tqdm(total=total, desc="mask", unit="line", disable=args.quiet) as bar:
+        line = 0
+        for chunk in chunks(read_records(args.input, args.in_format, "text"), args.batch_size):
+            texts, slots = [], []
+            for rec in chunk:
+                line += 1
+                text, bad = _validate(rec, "text", line, args.skip_bad, allow_markers=False)
+                stats["bad"] += bad
+                stats["blank"] += rec is None
+                slots.append(text)
+                if text is not None:
+                    texts.append(text)
+            results = iter(mask_many(texts, masker, args.markers))
+            for text in slots:
+                if text is None:
+                    out.write(json.dumps({"masked": "", "masks": []}) + "\n" if jsonl_out else "\n")
+                    continue
+                m = next(results)
+                all_masked.append(_light(m))
+                out.write(json.dumps(_masked_record(m, args.keep_originals)) + "\n" if jsonl_out else m.masked + "\n")
+            bar.update(len(chunk))
+    rate = mask_rate(all_masked)
+    _summary({
+        "command": "mask", "technique": masker.name, "lines": total, "blank": stats["blank"], "bad": stats["bad"],
+        "words": rate["words"], "masked_words": rate["masked_words"], "mask_rate": round(rate["mask_rate"], 4),
+        "by_label": rate["by_label"], "seconds": round(time.time() - t0, 2), "output": str(args.output),
+    }, args)
+
+
+def _light(m: Masked) -> Masked:
+    # Keep counts for the summary without holding every original sentence in memory.
+    return Masked("", "", [Span(s.start, s.end, "x" * (s.end - s.start), s.label) for s in m.spans], [], m.n_words)
+
+
+def _fill_inputs(rec: dict, text: str) -> MaskInput:
+    item = MaskInput.parse(text)
+    labels = [m.get("label") for m in rec.get("masks", [])] if isinstance(rec.get("masks"), list) else []
+    if len(labels) == len(item.markers):  # JSONL from `mask` keeps the labels even with [MASK] markers
+        item.markers = [Span(s.start, s.end, s.text, lab or s.label) for s, lab in zip(item.markers, labels)]
+    return item
+
+
+def _keep_list(args):
+    if args.keep_list in (None, "none"):
+        return None
+    return build(args.keep_list, n=args.n).keep
+
+
+def cmd_fill(args) -> None:
+    method = check_method(args.method)
+    k = validation.check_k(args.k)
+    filler = get_filler(args.filler, args.model)
+    keep = _keep_list(args)
+    _run_fill(args, filler, method, k, keep, masker=None)
+
+
+def cmd_obfuscate(args) -> None:
+    """mask then fill in one pass: the originals stay in memory, so leaks can be counted."""
+    method = check_method(args.method)
+    k = validation.check_k(args.k)
+    masker = _masker(args)
+    filler = get_filler(args.filler, args.model)
+    _run_fill(args, filler, method, k, masker.keep, masker=masker)
+
+
+def _run_fill(args, filler, method, k, keep, masker) -> None:
+    total = count_lines(args.input)
+    field = "text" if masker else ("masked" if _is_jsonl(args.input, args.in_format) else "text")
+    n = {"lines": total, "blank": 0, "bad": 0, "no_mask": 0, "words": 0, "masked_words": 0, "fills": 0,
+         "fallbacks": 0, "leaks": 0, "leak_checked": 0}
+    t0 = time.time()
+    jsonl_out = _is_jsonl(args.output, args.out_format)
+    with atomic_output(args.output) as out, tqdm(total=total, desc="fill", unit="line", disable=args.quiet) as bar:
+        line = 0
+        for chunk in chunks(read_records(args.input, args.in_format, field), args.batch_size):
+            slots: list[tuple[str, object] | None] = []  # ("fill", MaskInput) | ("copy", text) | None
+            originals: list[tuple[str, list[Span]] | None] = []
+            texts = []
+            for rec in chunk:
+                line += 1
+                text, bad = _validate(rec, field, line, args.skip_bad, allow_markers=masker is None)
+                n["bad"] += bad
+                n["blank"] += rec is None
+                slots.append(None if text is None else ("raw", text, rec))
+                if text is not None:
+                    texts.append(text)
+            masked = iter(mask_many(texts, masker, "class" if args.markers == "class" else "mask")) if masker else None
+            items, prepared = [], []
+            for slot in slots:
+                if slot is None:
+                    prepared.append(None)
+                    continue
+                _, text, rec = slot
+                if masked is not None:
+                    m = next(masked)
+                    n["words"] += m.n_words
+                    n["masked_words"] += len(m.spans)
+                    if not m.spans:
+                        prepared.append(("copy", m.masked, None))
+                        continue
+                    item = MaskInput(m.masked, m.markers)
+                    orig = (m.original, m.spans)
+                else:
+                    if not validation.MARKER_RE.search(text):
+                        prepared.append(("copy", text, None))
+                        continue
+                    item = _fill_inputs(rec, text)
+                    orig = _jsonl_originals(rec, item)
+                prepared.append(("fill", len(items), orig))
+                items.append(item)
+            filled = filler.fill(items, method=method, k=k, seed=args.seed, keep=keep, first_id=line - len(chunk))
+            for p in prepared:
+                if p is None:
+                    out.write(json.dumps({"text": ""}) + "\n" if jsonl_out else "\n")
+                    continue
+                kind, val, orig = p
+                if kind == "copy":
+                    n["no_mask"] += 1
+                    out.write(json.dumps({"text": val, "fills": []}) + "\n" if jsonl_out else val + "\n")
+                    continue
+                f = filled[val]
+                n["fills"] += len(f.fills)
+                n["fallbacks"] += sum(x.fallback for x in f.fills)
+                if orig is not None:
+                    originals_ = quality.originals_per_fill(orig[0], orig[1], f)
+                    n["leaks"] += quality.leaks(f, originals_)
+                    n["leak_checked"] += len(f.fills)
+                out.write(json.dumps(_filled_record(f, args.candidates)) + "\n" if jsonl_out else f.text + "\n")
+            bar.update(len(chunk))
+    summary = {"command": "obfuscate" if masker else "fill", "filler": f"{args.filler}:{filler.model_name}",
+               "method": method, "k": k, "seed": args.seed, **n}
+    if masker:
+        summary["technique"] = masker.name
+        summary["mask_rate"] = round(n["masked_words"] / n["words"], 4) if n["words"] else 0.0
+    summary["leak_rate"] = round(n["leaks"] / n["leak_checked"], 4) if n["leak_checked"] else None
+    if summary["leak_rate"] is None:
+        summary["leak_rate_note"] = "originals not available: mask with --keep-originals, or use obfuscate"
+    summary["seconds"] = round(time.time() - t0, 2)
+    summary["output"] = str(args.output)
+    _summary(summary, args)
+
+
+def _jsonl_originals(rec: dict, item: MaskInput):
+    """Originals for leak counting, when `mask --keep-originals` wrote them."""
+    if not isinstance(rec.get("originals"), list) or len(rec["originals"]) != len(item.markers):
+        return None
+    # Rebuild an 'original' text with the same markers-to-words layout.
+    text, spans, pos = "", [], 0
+    for m, word in zip(item.markers, rec["originals"]):
+        text += item.text[pos : m.start]
+        spans.append(Span(len(text), len(text) + max(len(word), 1), word or "?", m.label))
+        text += word or "?"
+        pos = m.end
+    return text + item.text[pos:], spans
+
+
+def _filled_record(f, with_candidates: bool) -> dict:
+    rec: dict = {"text": f.text, "fills": []}
+    for x in f.fills:
+        d = {"start": x.start, "end": x.end, "label": x.label, "word": x.word}
+        if x.fallback:
+            d["fallback"] = True
+        if with_candidates:
+            d["candidates"] = [[c.word, round(c.score, 5)] for c in x.candidates]
+        rec["fills"].append(d)
+    return rec
+
+
+def cmd_mask_rates(args) -> None:
+    """Table 2 analogue: the share of words each technique masks, per corpus."""
+    import pandas as pd
+
+    from recover_core import corpora
+
+    if not args.corpus and not args.input:
+        raise RecoverError("Give an input file or --corpus news.")
+    texts = list(corpora.CORPORA[args.corpus]()) if args.corpus else [
+        t for t in (r["text"] for r in read_records(args.input, args.in_format, "text") if r) if t.strip()]
+    rows = []
+    for tech in args.techniques.split(","):
+        masker = build(tech, n=args.n, ner_model=args.ner_model)
+        res = []
+        for chunk in tqdm(list(chunks(iter(texts), args.batch_size)), desc=tech, disable=args.quiet):
+            res += [_light(m) for m in mask_many(chunk, masker)]
+        r = mask_rate(res)
+        rows.append({"technique": tech, "sentences": r["sentences"], "words": r["words"],
+                     "mask_rate_%": round(100 * r["mask_rate"], 1),
+                     "sentences_with_mask_%": round(100 * r["sentences_with_mask"] / max(r["sentences"], 1), 1)})
+    print(pd.DataFrame(rows).to_string(index=False))
+
+
+def _summary(d: dict, args) -> None:
+    print(json.dumps(d, indent=None if args.quiet else 2), file=sys.stderr)
+
+
+# --- argument parsing ---------------------------------------------------------------
+
+def _io(p, out=True) -> None:
+    p.add_argument("input", type=Path, help="a .txt file (one sentence per line) or .jsonl")
+    if out:
+        p.add_argument("-o", "--output", type=Path, required=True, help="where to write (.txt or .jsonl)")
+    p.add_argument("--in-format", choices=["txt", "jsonl"], help="default: from the file suffix")
+    p.add_argument("--out-format", choices=["txt", "jsonl"], help="default: from the file suffix")
+    p.add_argument("--batch-size", type=_positive, default=64)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--skip-bad", action="store_true", help="write an empty line for a bad line instead of stopping")
+    p.add_argument("--quiet", action="store_true")
+
+
+def _masking_args(p) -> None:
+    p.add_argument("--technique", default="entityTagger",
+                   help=f"one of {', '.join(names())}, or several joined by '+'")
+    p.add_argument("--n", type=int, default=None, help="vocabThres: keep the N most frequent words (10000)")
+    p.add_argument("--ner-model", default=None, help="entityTagger: spacy-md (default) or spacy-sm")
+    p.add_argument("--types", default=None, help="entityTagger: comma-separated entity types")
+    p.add_argument("--markers", choices=["mask", "class"], default="mask", help="[MASK], or [PERSON]/[NUMBER]/...")
+
+
+def _filling_args(p) -> None:
+    p.add_argument("--filler", choices=["mlm", "infill"], default="infill")
+    p.add_argument("--model", default=None, help="a model name (see `models`) or a local model folder")
+    p.add_argument("--method", default="top1", help=f"one of {', '.join(METHODS)}")
+    p.add_argument("--k", type=int, default=DEFAULT_K, help="Top-K: sample among the best K")
+    p.add_argument("--candidates", action="store_true", help="jsonl output: include every candidate list")
+
+
+def _positive(v: str) -> int:
+    i = int(v)
+    if i < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return i
+
+
+def parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="python -m recover_core", description=__doc__)
+    sub = ap.add_subparsers(dest="command", required=True)
+    sub.add_parser("prepare", help="convert and check the offline models once").set_defaults(fn=cmd_prepare)
+    sub.add_parser("models", help="list model names").set_defaults(fn=cmd_models)
+    p = sub.add_parser("mask", help="mask private words (vats2024 §3.1)")
+    _io(p), _masking_args(p)
+    p.add_argument("--keep-originals", action="store_true", help="jsonl output: also write the private words")
+    p.set_defaults(fn=cmd_mask)
+    p = sub.add_parser("fill", help="fill [MASK] markers of already-masked text (vats2024 §3.2)")
+    _io(p), _filling_args(p)
+    p.add_argument("--keep-list", default=None, help="Top-K avoids this technique's keep-list: allowList, vocabThres")
+    p.add_argument("--n", type=int, default=None, help="N of vocabThres for --keep-list")
+    p.add_argument("--markers", default="mask", help=argparse.SUPPRESS)
+    p.set_defaults(fn=cmd_fill)
+    p = sub.add_parser("obfuscate", help="mask and fill in one pass; originals are never written")
+    _io(p), _masking_args(p), _filling_args(p)
+    p.set_defaults(fn=cmd_obfuscate)
+    p = sub.add_parser("mask-rates", help="share of words each technique masks (vats2024 Table 2)")
+    p.add_argument("input", type=Path, nargs="?")
+    p.add_argument("--corpus", choices=["news"], default=None)
+    p.add_argument("--techniques", default="allowList,vocabThres,entityTagger")
+    p.add_argument("--n", type=int, default=None)
+    p.add_argument("--ner-model", default=None)
+    p.add_argument("--in-format", choices=["txt", "jsonl"])
+    p.add_argument("--batch-size", type=_positive, default=256)
+    p.add_argument("--quiet", action="store_true")
+    p.set_defaults(fn=cmd_mask_rates)
+    return ap
+
+
+def cmd_models(args) -> None:
+    from recover_core import bundles
+
+    for name in bundles.names():
+        b = bundles.get(name)
+        where = "offline" if b.offline_available() else ("hub" if b.hub_id else "missing")
+        print(f"{name:20s} {b.kind:7s} {where:8s} {b.description}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    try:
+        args.fn(args)
+    except RecoverError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted: no output was written", file=sys.stderr)
+        return 130
+    return 0

@@ -1,0 +1,174 @@
+"""Infill with a causal LM (offline: SmolLM2): a stand-in for an MLM from a decoder-only model.
+
+A causal LM only sees the left context, so candidates come in two passes:
+1. propose: the most likely word-initial tokens after the left context, each
+   extended greedily into a whole word (names are often several tokens:
+   'St' + 'ephen'), then filtered by the same rules as every filler;
+2. re-rank: each surviving word is scored by the likelihood of the sentence
+   with it in place, so the right context counts ('... in Paris, France').
+The left context is encoded once and its key/value cache shared by every candidate.
+"""
+from __future__ import annotations
+
+import copy
+import functools
+from typing import Sequence
+
+import torch
+
+from recover_core import bundles
+from recover_core.filling import candidates as cand_rules
+from recover_core.filling.base import (
+    DEFAULT_K, Candidate, Fill, Filled, Filler, MaskInput, Method, at_sentence_start, choose,
+    MARKER_RE, merge_consecutive, rng_for, surface,
+)
+from recover_core.spans import GENERIC_LABELS
+
+
+class InfillFiller(Filler):
+    name = "infill"
+
+    def __init__(self, model: str = "smollm2-135m", n_first: int = 32, n_score: int = 16, max_pieces: int = 4):
+        self.model_name = model
+        self.model, self.tok = bundles.load_causal(model)
+        self.n_first, self.n_score, self.max_pieces = n_first, n_score, max_pieces
+        toks = self.tok.convert_ids_to_tokens(list(range(len(self.tok))))
+        special = set(self.tok.all_special_ids)
+        self._spaced = torch.tensor([t is not None and t.startswith("Ġ") and i not in special for i, t in enumerate(toks)])
+        bare = [(t or "").lstrip("Ġ") for t in toks]
+        self._alpha = torch.tensor([b.isalpha() for b in bare])
+        self._digit = torch.tensor([b.isdigit() for b in bare])
+        self._upper = torch.tensor([b[:1].isupper() for b in bare])
+        # Plain text starts after an end-of-document token, not the chat template's <|im_start|>.
+        doc = self.tok.convert_tokens_to_ids("<|endoftext|>")
+        self._doc = doc if isinstance(doc, int) and doc != self.tok.unk_token_id else self.tok.eos_token_id
+
+    @functools.lru_cache(maxsize=32)
+    def _first_allowed(self, label: str, spaced: bool) -> torch.Tensor:
+        kind = self._digit if label == "NUMBER" else self._alpha
+        ok = kind & (self._spaced if spaced else ~self._spaced)
+        if label not in GENERIC_LABELS and label != "NUMBER":
+            ok = ok & self._upper  # names, places, organisations are capitalised
+        return ok
+
+    def _continues(self, label: str) -> torch.Tensor:
+        return (self._digit if label == "NUMBER" else self._alpha) & ~self._spaced
+
+    @torch.inference_mode()
+    def fill(self, items: Sequence[MaskInput], *, method: Method = "top1", k: int = DEFAULT_K,
+             seed: int = 0, keep: frozenset[str] | None = None, first_id: int = 0) -> list[Filled]:
+        return [self._fill_one(merge_consecutive(it), method, k, seed, keep, first_id + i)
+                for i, it in enumerate(items)]
+
+    def _fill_one(self, item: MaskInput, method, k, seed, keep, item_id) -> Filled:
+        text, markers, fills = item.text, list(item.markers), []
+        for t in range(len(markers)):
+            m = markers[t]
+            nxt = markers[t + 1].start if t + 1 < len(markers) else len(text)
+            context = text[: m.start] + "___" + MARKER_RE.sub("…", text[m.end :])
+            cands = self.candidates(text[: m.start], text[m.end : nxt], m.label, k, context)
+            rng = rng_for(seed, item_id, t)
+            fallback = False
+            if not cands:
+                cands, fallback = [Candidate(cand_rules.fallback_word(m.label, rng), 1.0)], True
+            pick, fb = choose(cands, method, k, rng, keep)
+            word = surface(cands[pick].word, m.label, at_sentence_start(text, m.start))
+            text = text[: m.start] + word + text[m.end :]
+            delta = len(word) - (m.end - m.start)
+            markers[t + 1 :] = [type(s)(s.start + delta, s.end + delta, s.text, s.label) for s in markers[t + 1 :]]
+            fills.append(Fill(m.start, m.start + len(word), m.label, word, cands, fallback or fb))
+        return Filled(text, fills)
+
+    def candidates(self, left: str, right: str, label: str, k: int, context: str | None = None) -> list[Candidate]:
+        """Whole-word candidates for the gap between ``left`` and ``right``, best first.
+
+        ``context`` is the whole sentence with the gap as ``___``, for the prompt proposals."""
+        # Digits are single tokens here and the space before a number is a token of
+        # its own, so a number starts after that space; a word starts with it.
+        number = label == "NUMBER"
+        spaced = not number and (left.endswith(" ") or not left)
+        sep = " " if spaced else ""
+        prefix = [self._doc] + self.tok(left if number else left.rstrip(" "), add_special_tokens=False)["input_ids"]
+        out = self.model(input_ids=torch.tensor([prefix]), use_cache=True)
+        logp0 = out.logits[0, -1].float().log_softmax(-1)  # [V]
+        past = out.past_key_values
+
+        allowed = self._first_allowed(label, spaced)
+        firsts = logp0.masked_fill(~allowed, float("-inf")).topk(self.n_first).indices.tolist()
+        if context is not None:
+            firsts += self._prompt_firsts(context, label, sep, allowed)
+        firsts = [i for i in dict.fromkeys(firsts) if allowed[i] and logp0[i] > float("-inf")]
+        if not firsts:
+            return []
+        words = self._extend(firsts, past, label)
+        chosen = [w for w in dict.fromkeys(words) if cand_rules.acceptable(w, label)][: max(self.n_score, k)]
+        if not chosen:
+            return []
+        score = self._sentence_scores(chosen, sep, right, prefix, past, logp0)
+        probs = score.softmax(0)
+        return [Candidate(chosen[j], float(probs[j])) for j in probs.argsort(descending=True).tolist()]
+
+    def _prompt_firsts(self, context: str, label: str, sep: str, allowed: torch.Tensor) -> list[int]:
+        """First tokens of the instruction model's answer to 'fill in the blank': unlike the
+        left context, the prompt shows the whole sentence ('The ___ was too hot to drink')."""
+        msg = (f"Fill in the blank with {HINTS.get(label, 'one word')}. Reply with that word only.\n"
+               f"Sentence: {context}")
+        ids = self.tok.apply_chat_template([{"role": "user", "content": msg}], add_generation_prompt=True,
+                                           tokenize=True, return_dict=True)["input_ids"]
+        logits = self.model(input_ids=torch.tensor([ids])).logits[0, -1]
+        out = []
+        for i in logits.topk(self.n_first).indices.tolist():
+            answer = self.tok.decode([i]).strip()
+            if not answer.isalnum():
+                continue
+            forms = {answer, answer.lower()} if label in GENERIC_LABELS else {answer}
+            for form in forms:  # the same word as it would start inside the sentence
+                out.append(self.tok(sep + form, add_special_tokens=False)["input_ids"][0])
+        return out
+
+    def _extend(self, firsts: list[int], past, label: str) -> list[str]:
+        """Grow each first token into a word, greedily, while the model continues the word."""
+        pieces, done = [[i] for i in firsts], [False] * len(firsts)
+        cont = self._continues(label)
+        cache, last = _repeat(past, len(pieces)), torch.tensor([[i] for i in firsts])  # [M, 1]
+        for _ in range(self.max_pieces - 1):
+            step = self.model(input_ids=last, past_key_values=cache, use_cache=True)
+            nxt = step.logits[:, -1].argmax(-1)  # [M]
+            for j, tok_id in enumerate(nxt.tolist()):
+                if not done[j] and cont[tok_id]:
+                    pieces[j].append(tok_id)
+                else:
+                    done[j] = True
+            if all(done):
+                break
+            cache, last = step.past_key_values, nxt[:, None]
+        return [self.tok.decode(p).strip() for p in pieces]
+
+    def _sentence_scores(self, words: list[str], sep: str, right: str, prefix: list[int], past,
+                         logp0: torch.Tensor) -> torch.Tensor:
+        """log p(word + right | left) for each word: [n]. Shares the left context's cache."""
+        suffixes = [self.tok(sep + w + right, add_special_tokens=False)["input_ids"] for w in words]
+        S = max(len(x) for x in suffixes)
+        ids = torch.full((len(words), S), self._doc, dtype=torch.long)  # [n, S], right-padded
+        real = torch.zeros((len(words), S), dtype=torch.bool)
+        for j, x in enumerate(suffixes):
+            ids[j, : len(x)] = torch.tensor(x)
+            real[j, : len(x)] = True
+        attn = torch.cat([torch.ones(len(words), len(prefix), dtype=torch.long), real.long()], 1)
+        out = self.model(input_ids=ids, past_key_values=_repeat(past, len(words)), attention_mask=attn)
+        logp = out.logits.float().log_softmax(-1)  # [n, S, V]
+        tok_lp = logp[:, :-1].gather(-1, ids[:, 1:, None])[..., 0]  # [n, S-1]: log p(token j+1)
+        return logp0[ids[:, 0]] + (tok_lp * real[:, 1:]).sum(1)
+
+
+HINTS = {
+    "PERSON": "a person's first name", "GPE": "the name of a city or country", "LOC": "the name of a place",
+    "ORG": "the name of an organisation", "NORP": "a nationality", "FAC": "the name of a building",
+    "NUMBER": "a number",
+}
+
+
+def _repeat(past, n: int):
+    c = copy.deepcopy(past)
+    c.batch_repeat_interleave(n)
+    return c

@@ -1,0 +1,150 @@
+"""Top-1 / Top-K filling with any masked LM (vats2024 §3.2), batched across sentences.
+
+Left to right, one mask at a time: step t fills the t-th mask of every sentence
+in the batch, so a batch of B sentences with at most T masks costs T forward
+passes instead of B*T. The MLM head (hidden -> 30k-50k logits) is the single
+largest matrix in a small encoder, so it runs only at the mask being filled.
+Filled words are written back as token ids, never re-tokenized: candidates are
+whole-word vocabulary entries, so the id is the word.
+"""
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+import torch
+
+from recover_core import bundles
+from recover_core.filling import candidates as cand_rules
+from recover_core.filling.base import (
+    DEFAULT_K, Candidate, Fill, Filled, Filler, MaskInput, Method, at_sentence_start, choose,
+    merge_consecutive, rng_for, surface,
+)
+from recover_core.spans import apply, shift
+
+
+@dataclass
+class _Vocab:
+    """Per-id word forms and which ids are whole words (tokenizer family aware)."""
+
+    words: list[str]
+    word_start: torch.Tensor  # [V] bool: begins a word after a space
+    text_start: torch.Tensor  # [V] bool: may begin the text (BPE drops the space marker there)
+
+    @classmethod
+    def build(cls, tok) -> "_Vocab":
+        toks = tok.convert_ids_to_tokens(list(range(len(tok))))
+        special = set(tok.all_special_ids)
+        bpe = sum(t.startswith("Ġ") for t in toks[:3000] if t) > 100
+        sp = not bpe and sum(t.startswith("▁") for t in toks[:3000] if t) > 100
+        words, start, first = [], [], []
+        for i, t in enumerate(toks):
+            t = t or ""
+            if bpe or sp:
+                marker = "Ġ" if bpe else "▁"
+                spaced = t.startswith(marker)
+                w = t[1:] if spaced else t
+                start.append(spaced and i not in special)
+                first.append(i not in special)  # at text start a word has no space marker
+            else:  # WordPiece: continuation pieces carry '##'
+                w = t
+                ok = not t.startswith("##") and i not in special
+                start.append(ok)
+                first.append(ok)
+            words.append(w)
+        return cls(words, torch.tensor(start), torch.tensor(first))
+
+
+def split_head(model) -> tuple[Callable, Callable]:
+    """(encoder, head) so that the head can run on a few positions only."""
+    if hasattr(model, "cls"):  # BERT family
+        return model.base_model, model.cls
+    if hasattr(model, "lm_head"):  # RoBERTa family
+        return model.base_model, model.lm_head
+    if hasattr(model, "vocab_projector"):  # DistilBERT
+        m = model
+        return m.base_model, lambda h: m.vocab_projector(m.vocab_layer_norm(m.activation(m.vocab_transform(h))))
+    raise TypeError(f"{type(model).__name__}: no separable MLM head")
+
+
+class MLMFiller(Filler):
+    name = "mlm"
+
+    def __init__(self, model: str, batch_size: int = 64):
+        self.model_name = model
+        self.model, self.tok = bundles.load_mlm(model)
+        self.encoder, self.head = split_head(self.model)
+        self.vocab = _Vocab.build(self.tok)
+        self.batch_size = batch_size
+
+    @functools.lru_cache(maxsize=32)
+    def _allowed(self, label: str, text_start: bool) -> torch.Tensor:
+        """[V] bool: ids that may fill a mask with this label at this position."""
+        base = self.vocab.text_start if text_start else self.vocab.word_start
+        ok = torch.tensor([cand_rules.acceptable(w, label) for w in self.vocab.words])
+        return base & ok
+
+    def _encode(self, item: MaskInput) -> list[int]:
+        text = apply(item.text, item.markers, [self.tok.mask_token] * len(item.markers))
+        return self.tok(text, truncation=True, max_length=512)["input_ids"]
+
+    @torch.inference_mode()
+    def fill(self, items: Sequence[MaskInput], *, method: Method = "top1", k: int = DEFAULT_K,
+             seed: int = 0, keep: frozenset[str] | None = None, first_id: int = 0) -> list[Filled]:
+        items = [merge_consecutive(it) for it in items]
+        ids = [self._encode(it) for it in items]
+        chosen: list[list[tuple[int, list[Candidate], bool]]] = [[] for _ in items]
+        # Sorting by length keeps padding small; by mask count, it keeps late steps full.
+        order = sorted(range(len(items)), key=lambda i: (len(ids[i]), len(items[i].markers)))
+        for b in range(0, len(order), self.batch_size):
+            rows = order[b : b + self.batch_size]
+            self._fill_batch(rows, items, ids, chosen, method, k, seed, keep, first_id)
+        return [self._decode(it, ch) for it, ch in zip(items, chosen)]
+
+    def _fill_batch(self, rows, items, ids, chosen, method, k, seed, keep, first_id) -> None:
+        mask_id = self.tok.mask_token_id
+        L = max(len(ids[i]) for i in rows)
+        input_ids = torch.full((len(rows), L), self.tok.pad_token_id, dtype=torch.long)  # [B, L]
+        attn = torch.zeros((len(rows), L), dtype=torch.long)
+        for r, i in enumerate(rows):
+            input_ids[r, : len(ids[i])] = torch.tensor(ids[i])
+            attn[r, : len(ids[i])] = 1
+        # Mask positions per row, in text order; truncation may have cut some off.
+        positions = [(input_ids[r] == mask_id).nonzero().flatten().tolist() for r in range(len(rows))]
+        steps = max(len(p) for p in positions)
+        for t in range(steps):
+            active = [r for r in range(len(rows)) if len(positions[r]) > t]
+            idx = torch.tensor(active)
+            sub_len = int(attn[idx].sum(1).max())
+            hidden = self.encoder(input_ids=input_ids[idx, :sub_len], attention_mask=attn[idx, :sub_len])[0]
+            pos = torch.tensor([positions[r][t] for r in active])
+            logits = self.head(hidden[torch.arange(len(active)), pos])  # [b, V]: head at masks only
+            probs = logits.float().softmax(-1)
+            for j, r in enumerate(active):
+                i = rows[r]
+                marker = items[i].markers[t]
+                allowed = self._allowed(marker.label, marker.start == 0)
+                p = probs[j].masked_fill(~allowed, -1.0)
+                top = p.topk(max(k, 1))
+                cands = [Candidate(self.vocab.words[v], float(s))
+                         for v, s in zip(top.indices.tolist(), top.values.tolist()) if s >= 0]
+                if not cands:  # nothing acceptable at all: fall back to any whole word
+                    v = int(probs[j].masked_fill(~self.vocab.word_start, -1.0).argmax())
+                    cands, pick, fb = [Candidate(self.vocab.words[v], float(probs[j, v]))], 0, True
+                    vid = v
+                else:
+                    pick, fb = choose(cands, method, k, rng_for(seed, first_id + i, t), keep)
+                    vid = int(top.indices[pick])
+                input_ids[r, positions[r][t]] = vid
+                chosen[i].append((pick, cands, fb))
+
+    def _decode(self, item: MaskInput, choices) -> Filled:
+        markers = item.markers[: len(choices)]  # masks beyond truncation stay as they are
+        words = [surface(c[p].word, m.label, at_sentence_start(item.text, m.start))
+                 for m, (p, c, _) in zip(markers, choices)]
+        text = apply(item.text, markers, words)
+        spans = shift(markers, item.text, words)
+        fills = [Fill(s.start, s.end, m.label, s.text, c, fb)
+                 for s, m, (_, c, fb) in zip(spans, markers, choices)]
+        return Filled(text, fills)
