@@ -1,0 +1,95 @@
+"""MLM filler mechanics on a tiny random BERT (real WordPiece vocabulary, random weights)."""
+import re
+
+import pytest
+
+from recover_core.errors import RecoverError
+from recover_core.filling import MaskInput, get_filler
+from recover_core.filling.base import merge_consecutive
+
+SENTS = [
+    "[MASK] lives in [MASK] and works for [MASK] since [NUMBER].",
+    "I met [PERSON] [PERSON] yesterday near the [MASK].",
+    "The weather was [MASK] all week.",
+    "[MASK] [MASK] [MASK] went to [GPE] with [PERSON].",
+]
+
+
+@pytest.fixture(scope="module")
+def filler(tiny_bert):
+    return get_filler("mlm", tiny_bert)
+
+
+def items():
+    return [MaskInput.parse(s) for s in SENTS]
+
+
+def test_fills_every_marker_with_whole_words(filler):
+    for f in filler.fill(items(), method="top1"):
+        assert "[" not in f.text and "##" not in f.text
+        for x in f.fills:
+            assert f.text[x.start : x.end] == x.word
+            if x.label == "NUMBER":
+                assert x.word.isdigit()
+            else:
+                assert re.fullmatch(r"[A-Za-z]+(['-][A-Za-z]+)*", x.word), x.word
+            scores = [c.score for c in x.candidates]
+            assert scores == sorted(scores, reverse=True) and len(scores) <= 10
+
+
+def test_consecutive_masks_are_merged_first(filler):
+    assert len(merge_consecutive(MaskInput.parse(SENTS[3])).markers) == 3
+    f = filler.fill([MaskInput.parse(SENTS[3])])[0]
+    assert len(f.fills) == 3
+
+
+def test_person_and_place_substitutes_come_from_name_lists(filler):
+    from recover_core import lexicons
+
+    f = filler.fill([MaskInput.parse(SENTS[3])])[0]
+    person = [x for x in f.fills if x.label == "PERSON"]
+    place = [x for x in f.fills if x.label == "GPE"]
+    assert person[0].word[0].isupper()
+    assert person[0].word.lower() in lexicons.first_names() | lexicons.last_names(1000)
+    assert place[0].word.lower() in lexicons.place_names()
+
+
+def test_batching_does_not_change_results(filler):
+    batched = filler.fill(items(), method="topk", seed=3)
+    filler.batch_size, saved = 1, filler.batch_size
+    try:
+        single = [filler.fill([it], method="topk", seed=3, first_id=i)[0] for i, it in enumerate(items())]
+    finally:
+        filler.batch_size = saved
+    assert [f.text for f in batched] == [f.text for f in single]
+
+
+def test_top_k_is_seeded(filler):
+    a = [f.text for f in filler.fill(items(), method="topk", k=10, seed=1)]
+    b = [f.text for f in filler.fill(items(), method="topk", k=10, seed=1)]
+    assert a == b
+    others = {tuple(f.text for f in filler.fill(items(), method="topk", k=10, seed=s)) for s in range(2, 7)}
+    assert len(others | {tuple(a)}) > 1  # different seeds draw different words
+
+
+def test_top_k_resamples_outside_the_keep_list(filler):
+    item = [MaskInput.parse("The weather was [MASK] all week.")]
+    top = filler.fill(item, method="top1", k=10)[0].fills[0].candidates
+    keep = frozenset(c.word for c in top[:9])  # all but the 10th are "kept" words
+    for seed in range(5):
+        f = filler.fill(item, method="topk", k=10, seed=seed, keep=keep)[0].fills[0]
+        assert f.word == top[9].word and not f.fallback
+    f = filler.fill(item, method="topk", k=10, seed=0, keep=frozenset(c.word for c in top))[0].fills[0]
+    assert f.fallback and f.word.lower() == top[0].word  # every candidate kept: the best one, flagged
+
+
+def test_wrong_model_kind_is_a_clear_error():
+    with pytest.raises(RecoverError, match="needs a mlm model"):
+        get_filler("mlm", "smollm2-135m")
+    with pytest.raises(RecoverError, match="Unknown model"):
+        get_filler("mlm", "no-such-model")
+
+
+def test_hub_only_model_offline_names_alternatives():
+    with pytest.raises(RecoverError, match="cannot reach"):
+        get_filler("mlm", "roberta-base")
