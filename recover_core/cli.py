@@ -51,12 +51,14 @@ def read_records(path: Path, fmt: str | None, field: str) -> Iterator[dict | Non
                     raise RecoverError(f"{path}:{n}: not valid JSON ({e.msg}).") from None
                 if not isinstance(rec, dict) or not isinstance(rec.get(field), str):
                     raise RecoverError(f"{path}:{n}: expected an object with a string field {field!r}.")
-                yield rec
+                yield rec if rec[field].strip() else None  # `mask` writes blank lines as empty records
             else:
                 yield {field: line}
 
 
 def count_lines(path: Path) -> int:
+    if not path.is_file():
+        raise RecoverError(f"Input file {str(path)!r} does not exist.")
     with path.open("rb") as f:
         return sum(1 for _ in f)
 
@@ -91,11 +93,12 @@ def _validate(rec: dict | None, field: str, line: int, skip_bad: bool, allow_mar
     if rec is None:
         return None, False
     try:
-        return validation.check_text(rec[field], allow_markers=allow_markers, what=f"line {line}"), False
+        return validation.check_text(rec[field], allow_markers=allow_markers, what="line"), False
     except RecoverError as e:
         if skip_bad:
             return None, True
-        raise RecoverError(f"{e} (Use --skip-bad to write an empty line for such lines instead.)") from None
+        raise RecoverError(f"line {line}: {e} Nothing was written; use --skip-bad to write an empty "
+                           "line for such lines instead.") from None
 
 
 # --- commands -----------------------------------------------------------------------
@@ -412,6 +415,12 @@ def main(argv: list[str] | None = None) -> int:
         args.fn(args)
     except RecoverError as e:
         print(f"error: {e}", file=sys.stderr)
+        return 2
+    except UnicodeDecodeError:
+        print(f"error: {args.input} is not UTF-8 text. Nothing was written.", file=sys.stderr)
+        return 2
+    except OSError as e:  # unreadable input, unwritable output, full disk
+        print(f"error: {e.strerror or e}: {e.filename or ''}. Nothing was written.", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("interrupted: no output was written", file=sys.stderr)

@@ -79,6 +79,7 @@ class InfillFiller(Filler):
             fills.append(Fill(m.start, m.start + len(word), m.label, word, cands, fallback or fb))
         return Filled(text, fills)
 
+    @torch.inference_mode()
     def candidates(self, left: str, right: str, label: str, k: int, context: str | None = None) -> list[Candidate]:
         """Whole-word candidates for the gap between ``left`` and ``right``, best first.
 

@@ -93,14 +93,18 @@ class MLMFiller(Filler):
     def fill(self, items: Sequence[MaskInput], *, method: Method = "top1", k: int = DEFAULT_K,
              seed: int = 0, keep: frozenset[str] | None = None, first_id: int = 0) -> list[Filled]:
         items = [merge_consecutive(it) for it in items]
-        ids = [self._encode(it) for it in items]
+        ids, batches = self.plan(items)
         chosen: list[list[tuple[int, list[Candidate], bool]]] = [[] for _ in items]
-        # Sorting by length keeps padding small; by mask count, it keeps late steps full.
-        order = sorted(range(len(items)), key=lambda i: (len(ids[i]), len(items[i].markers)))
-        for b in range(0, len(order), self.batch_size):
-            rows = order[b : b + self.batch_size]
+        for rows in batches:
             self._fill_batch(rows, items, ids, chosen, method, k, seed, keep, first_id)
         return [self._decode(it, ch) for it, ch in zip(items, chosen)]
+
+    def plan(self, items: Sequence[MaskInput]) -> tuple[list[list[int]], list[list[int]]]:
+        """Token ids per (merged) item, and the batches as lists of item indices."""
+        ids = [self._encode(it) for it in items]
+        # Sorting by length keeps padding small; by mask count, it keeps late steps full.
+        order = sorted(range(len(items)), key=lambda i: (len(ids[i]), len(items[i].markers)))
+        return ids, [order[b : b + self.batch_size] for b in range(0, len(order), self.batch_size)]
 
     def _fill_batch(self, rows, items, ids, chosen, method, k, seed, keep, first_id) -> None:
         mask_id = self.tok.mask_token_id

@@ -63,22 +63,31 @@ class EntityTagger(Masker):
 
 
 def name_list_spans(text: str, source: str = "nameList") -> list[Span]:
-    """Capitalised census first names, and a capitalised census surname right after one."""
+    """Capitalised census first names, and a capitalised census surname right after one.
+
+    A possessive "'s" is looked past ("Grace's" -> "Grace") and left out of the span.
+    Day and month names the census lists as first names but that are hardly ever
+    given names (Sunday, January, September) are not names; April, May, June and
+    August are, and follow the common-word rule.
+    """
     firsts, lasts, common = lexicons.first_names(), lexicons.last_names(), lexicons.top_words(5000)
+    calendar = {"sunday", "january", "september"}
     toks = words(text)
     out: list[Span] = []
     prev_hit = False
     for i, w in enumerate(toks):
         t = w.text
+        if len(t) > 3 and t[-2:] in ("'s", "’s"):
+            t = t[:-2]
         low = t.lower()
         hit = False
-        if t[:1].isupper() and t[1:].islower() and len(t) > 1:
+        if t[:1].isupper() and t[1:].islower() and len(t) > 1 and low not in calendar:
             initial = i == 0 or text[toks[i - 1].end : w.start].strip() in {".", "!", "?", '"'}
             if low in firsts and not (low in common and (initial or low in lexicons.FUNCTION_WORDS)):
                 hit = True
             elif prev_hit and low in lasts:
                 hit = True
         if hit:
-            out.append(Span(w.start, w.end, t, "PERSON", source))
+            out.append(Span(w.start, w.start + len(t), t, "PERSON", source))
         prev_hit = hit
     return out

@@ -1,0 +1,143 @@
+"""recover: a live explorer of privacy-preserving masking and LLM-based recovery.
+
+Runs as a Hugging Face Space, and fully offline here (`make demo`). Handlers only
+convert formats; recover_core does the work. Nothing a user types is logged or
+kept: it lives in memory for the length of one request.
+"""
+from __future__ import annotations
+
+import functools
+import os
+import sys
+
+import recover_core  # noqa: F401  (sets the offline environment before gradio/transformers load)
+import gradio as gr
+import pandas as pd
+
+from recover_core import explore
+from recover_core.errors import RecoverError
+from recover_core.masking.vocab_thres import DEFAULT_N, MAX_N
+from recover_core.validation import MAX_K
+
+EXAMPLES = [
+    "Tom lives in Chicago and works for Microsoft with Maria Gonzalez since 1999.",
+    "Yesterday I called Sarah about the trip to Paris, but she was still in a meeting at Google.",
+    "Dr. Patel said the results from the Boston clinic would arrive on Tuesday.",
+    "My neighbour Kevin fixed the old Volvo in his garage in Leeds last weekend.",
+]
+CANDIDATE_COLUMNS = ["mask", "label", "candidate", "score", "chosen"]
+
+
+def friendly(fn):
+    """Every handler: a RecoverError becomes its message; anything else a short notice, never a traceback."""
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except RecoverError as e:
+            raise gr.Error(str(e), print_exception=False) from None
+        except Exception as e:  # noqa: BLE001
+            # Log the kind of failure only: the arguments hold the user's text.
+            print(f"handler {fn.__name__} failed: {type(e).__name__}", file=sys.stderr)
+            raise gr.Error(f"Something went wrong inside the model ({type(e).__name__}). "
+                           "Nothing you typed was kept.", print_exception=False) from None
+    return wrapper
+
+
+def highlighted(text: str, spans) -> dict:
+    return {"text": text, "entities": [{"entity": s.label, "start": s.start, "end": s.end} for s in spans]}
+
+
+def candidates_table(filled) -> pd.DataFrame:
+    rows = [(i + 1, f.label, c.word, round(c.score, 4), "✓" if c.word.lower() == f.word.lower() else "")
+            for i, f in enumerate(filled.fills) for c in f.candidates]
+    return pd.DataFrame(rows, columns=CANDIDATE_COLUMNS)
+
+
+@friendly
+def on_mask(text, technique, n, markers):
+    m = explore.mask(text, technique, n, markers)
+    note = (f"Masked {len(m.spans)} of {m.n_words} words." if m.spans
+            else "Nothing to mask: every word is kept by this technique. Try another technique.")
+    return highlighted(m.masked, m.markers), note
+
+
+@friendly
+def on_fill(text, technique, n, markers, k, seed, mlm_model, causal_model, progress=gr.Progress()):
+    progress(0.05, desc="masking")
+    m = explore.mask(text, technique, n, markers)
+    if not m.spans:
+        empty = [highlighted(m.masked, []), "Nothing to fill.", pd.DataFrame(columns=CANDIDATE_COLUMNS)]
+        return [highlighted(m.masked, []), "Nothing to mask: every word is kept by this technique."] + empty * 4
+    keep = explore.keep_list(technique, n)
+    outs = [highlighted(m.masked, m.markers), f"Masked {len(m.spans)} of {m.n_words} words."]
+    for i, col in enumerate(explore.COLUMNS):
+        progress(0.1 + 0.9 * i / len(explore.COLUMNS), desc=col.title)
+        model = mlm_model if col.kind == "mlm" else causal_model
+        try:
+            f = explore.fill(m, col, model, k, seed, keep)
+            outs += [highlighted(f.text, f.fills), f"**{col.title}** · {model}", candidates_table(f)]
+        except RecoverError as e:  # one unavailable model must not blank the other columns
+            outs += [highlighted("", []), f"**{col.title}** · {model}: {e}", pd.DataFrame(columns=CANDIDATE_COLUMNS)]
+    return outs
+
+
+def on_resample(seed):
+    return int(seed) + 1
+
+
+def build_demo() -> gr.Blocks:
+    with gr.Blocks(title="recover: masking and LLM recovery") as demo:
+        gr.Markdown(
+            "# recover\nMask private words, then let language models suggest substitutes "
+            "(Vats et al., ICASSP 2024; Preiss, Findings of ACL 2023). Your text is processed in memory "
+            "and never stored.")
+        with gr.Tab("Text"):
+            with gr.Row():
+                text = gr.Textbox(label="Sentence", lines=2, max_length=2000, scale=3,
+                                  placeholder="Type a sentence with names, places or numbers")
+                with gr.Column(scale=2):
+                    technique = gr.Dropdown(explore.TECHNIQUES, value="entityTagger", label="Masking technique")
+                    n = gr.Slider(1000, MAX_N, value=DEFAULT_N, step=1000, label="N for vocabThres")
+                    markers = gr.Radio(["mask", "class"], value="mask", label="Markers",
+                                       info="[MASK], or class markers such as [PERSON]")
+            gr.Examples(EXAMPLES, inputs=text)
+            with gr.Row():
+                k = gr.Slider(1, MAX_K, value=10, step=1, label="K (Top-K samples among the best K)")
+                seed = gr.Number(value=0, precision=0, label="Seed")
+                mlm_model = gr.Dropdown(explore.model_choices("mlm"), value=explore.default_model("mlm"),
+                                        label="Masked LM")
+                causal_model = gr.Dropdown(explore.model_choices("infill"), value=explore.default_model("infill"),
+                                           label="Causal LM")
+            with gr.Row():
+                mask_btn = gr.Button("Mask only")
+                fill_btn = gr.Button("Mask and fill", variant="primary")
+                resample_btn = gr.Button("Resample (seed + 1)")
+            masked = gr.HighlightedText(label="Masked", show_legend=True)
+            status = gr.Markdown()
+            col_outputs = []
+            with gr.Row(equal_height=False):
+                for col in explore.COLUMNS:
+                    with gr.Column(min_width=260):
+                        header = gr.Markdown(f"**{col.title}**")
+                        filled = gr.HighlightedText(label="Filled", show_legend=False)
+                        table = gr.Dataframe(headers=CANDIDATE_COLUMNS, label="Candidates", wrap=True)
+                        col_outputs += [filled, header, table]
+        fill_inputs = [text, technique, n, markers, k, seed, mlm_model, causal_model]
+        fill_outputs = [masked, status] + col_outputs
+        mask_btn.click(on_mask, [text, technique, n, markers], [masked, status], api_name="mask")
+        fill_btn.click(on_fill, fill_inputs, fill_outputs, api_name="fill")
+        text.submit(on_fill, fill_inputs, fill_outputs, api_name="fill_on_submit")
+        resample_btn.click(on_resample, seed, seed, api_name="resample").then(
+            on_fill, fill_inputs, fill_outputs, api_name="fill_after_resample")
+    return demo
+
+
+demo = build_demo()
+
+if __name__ == "__main__":
+    demo.queue(default_concurrency_limit=1).launch(
+        server_name=os.environ.get("GRADIO_SERVER_NAME", "127.0.0.1"),
+        server_port=int(os.environ.get("GRADIO_SERVER_PORT", "7860")),
+        share=False,  # privacy: never a public share link
+    )

@@ -1,0 +1,106 @@
+"""The command line, run as a user runs it, on real files."""
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run(*args, check=True):
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    p = subprocess.run([sys.executable, "-m", "recover_core", *map(str, args)], capture_output=True,
+                       text=True, env=env, cwd=ROOT, timeout=600)
+    if check and p.returncode != 0:
+        raise AssertionError(p.stderr)
+    return p
+
+
+def summary(stderr: str) -> dict:
+    return json.loads(stderr[stderr.index("{") : stderr.rindex("}") + 1])
+
+
+@pytest.fixture
+def news_file(tmp_path, news_sentences):
+    path = tmp_path / "news.txt"
+    lines = news_sentences[:30]
+    lines.insert(5, "")  # a blank line stays a blank line
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_mask_writes_one_line_per_input_line_without_originals(news_file, tmp_path):
+    out = tmp_path / "masked.jsonl"
+    p = run("mask", news_file, "-o", out, "--technique", "entityTagger", "--markers", "class")
+    lines = out.read_text().splitlines()
+    assert len(lines) == 31
+    recs = [json.loads(x) for x in lines]
+    assert recs[5] == {"masked": "", "masks": []}
+    assert all("original" not in r for r in recs)
+    assert "[PERSON]" in out.read_text() or "[GPE]" in out.read_text()
+    s = summary(p.stderr)
+    assert s["lines"] == 31 and s["blank"] == 1 and 0 < s["mask_rate"] < 0.5 and "seconds" in s
+    assert "mask" in p.stderr and "line/s" in p.stderr  # the tqdm bar
+
+
+def test_mask_then_fill_with_an_mlm_folder_counts_leaks(news_file, tmp_path, tiny_bert):
+    masked = tmp_path / "m.jsonl"
+    run("mask", news_file, "-o", masked, "--technique", "vocabThres", "--keep-originals")
+    out = tmp_path / "filled.txt"
+    p = run("fill", masked, "-o", out, "--filler", "mlm", "--model", tiny_bert, "--method", "topk",
+            "--keep-list", "vocabThres", "--seed", "7", "--batch-size", "8")
+    lines = out.read_text().splitlines()
+    assert len(lines) == 31 and lines[5] == ""
+    assert "[MASK]" not in out.read_text()
+    s = summary(p.stderr)
+    assert s["fills"] > 20 and s["leak_rate"] is not None and s["seconds"] >= 0
+
+
+def test_obfuscate_with_smollm2_on_real_text(tmp_path):
+    src = tmp_path / "talk.txt"
+    src.write_text("I spoke to Maria yesterday.\nThe bus was late again.\nKevin moved to Denver.\n")
+    out = tmp_path / "obf.jsonl"
+    p = run("obfuscate", src, "-o", out, "--technique", "entityTagger", "--candidates")
+    recs = [json.loads(x) for x in out.read_text().splitlines()]
+    assert len(recs) == 3 and recs[1] == {"text": "The bus was late again.", "fills": []}
+    assert "Maria" not in recs[0]["text"] or recs[0]["fills"][0]["word"] == "Maria"
+    assert recs[2]["fills"] and recs[2]["fills"][0]["candidates"]
+    s = summary(p.stderr)
+    assert s["fills"] == 3 and s["leak_rate"] is not None and s["no_mask"] == 1
+
+
+def test_bad_line_stops_with_line_number_and_writes_nothing(tmp_path):
+    src = tmp_path / "bad.txt"
+    src.write_text("Tom lives here.\nМосква is big.\n")
+    out = tmp_path / "out.txt"
+    p = run("mask", src, "-o", out, check=False)
+    assert p.returncode == 2 and "line 2" in p.stderr and "Latin script" in p.stderr
+    assert "Traceback" not in p.stderr
+    assert not out.exists() and not list(tmp_path.glob(".out.txt*"))
+    p = run("mask", src, "-o", out, "--skip-bad")
+    assert out.read_text().splitlines() == ["[MASK] lives here.", ""]
+    assert summary(p.stderr)["bad"] == 1
+
+
+@pytest.mark.parametrize("args,msg", [
+    (["mask", "{src}", "-o", "{out}", "--technique", "regexList"], "Unknown masking technique"),
+    (["fill", "{src}", "-o", "{out}", "--model", "gpt-99"], "Unknown model"),
+    (["fill", "{src}", "-o", "{out}", "--k", "0", "--method", "topk"], "K must be from 1 to 50"),
+    (["fill", "{src}", "-o", "{out}", "--filler", "mlm"], "cannot reach"),
+    (["mask", "{missing}", "-o", "{out}"], "does not exist"),
+])
+def test_bad_arguments_get_clear_messages(tmp_path, args, msg):
+    src = tmp_path / "in.txt"
+    src.write_text("[MASK] lives here.\n")
+    paths = {"src": src, "out": tmp_path / "o.txt", "missing": tmp_path / "nope.txt"}
+    p = run(*[a.format(**paths) for a in args], check=False)
+    assert p.returncode == 2 and msg in p.stderr and "Traceback" not in p.stderr
+    assert not (tmp_path / "o.txt").exists()
+
+
+def test_mask_rates_table():
+    p = run("mask-rates", "--corpus", "news", "--techniques", "allowList,vocabThres", "--quiet")
+    assert "allowList" in p.stdout and "mask_rate_%" in p.stdout
