@@ -1,0 +1,118 @@
+"""The app launched on loopback as a user would run it, driven with gradio_client."""
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def client():
+    from gradio_client import Client
+
+    port = free_port()
+    env = {**os.environ, "GRADIO_SERVER_PORT": str(port), "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen([sys.executable, "app.py"], cwd=ROOT, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    url = f"http://127.0.0.1:{port}/"
+    deadline = time.time() + 180
+    while time.time() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1):
+                break
+        except OSError:
+            if proc.poll() is not None:
+                raise RuntimeError(proc.stdout.read())
+            time.sleep(0.5)
+    else:
+        proc.kill()
+        raise RuntimeError("app did not start")
+    try:
+        yield Client(url, verbose=False)
+    finally:
+        proc.terminate()
+        out, _ = proc.communicate(timeout=30)
+        # Privacy: the server never echoes what users typed.
+        assert "Kowalski" not in out
+
+
+def text_of(highlighted) -> str:
+    return "".join(t["token"] for t in highlighted)
+
+
+def labels_of(highlighted) -> list[str]:
+    return [t["class_or_confidence"] for t in highlighted if t["class_or_confidence"]]
+
+
+def test_every_event_has_an_api_name(client):
+    api = client.view_api(return_format="dict", print_info=False)
+    names = set(api["named_endpoints"])
+    assert {"/mask", "/fill", "/resample", "/fill_on_submit", "/fill_after_resample"} <= names
+
+
+def test_mask_highlights_spans(client):
+    masked, note = client.predict("Anna Kowalski moved to Denver.", "entityTagger", 10000, "class",
+                                  api_name="/mask")
+    assert text_of(masked) == "[PERSON] [PERSON] moved to [GPE]."
+    assert labels_of(masked) == ["PERSON", "PERSON", "GPE"]
+    assert "Masked 3 of 5 words" in note
+
+
+def test_fill_gives_side_by_side_columns(client):
+    out = client.predict("Anna Kowalski moved to Denver.", "entityTagger", 10000, "class", 5, 0,
+                         "bert-base-uncased", "smollm2-135m", api_name="/fill")
+    masked, status, cols = out[0], out[1], out[2:]
+    assert len(cols) == 12  # four columns: filled text, header, candidates
+    mlm_top1, infill_top1, infill_topk = cols[0:3], cols[6:9], cols[9:12]
+    assert "cannot reach" in mlm_top1[1]  # the hub-only MLM says so, and names alternatives
+    for filled, header, table in (infill_top1, infill_topk):
+        assert "Kowalski" not in text_of(filled) and "[" not in text_of(filled)
+        assert labels_of(filled) == ["PERSON", "GPE"]  # the two name masks became one substitute
+        rows = table["data"]
+        assert rows and all(len(r) == 5 for r in rows) and sum(r[4] == "✓" for r in rows) == 2
+
+
+@pytest.mark.parametrize("text,msg", [
+    ("", "empty"),
+    ("x" * 2001, "limit"),
+    ("Tell [MASK] now.", "already contains the marker"),
+    ("Привет, Анна.", "Latin script"),
+    ("Nice 😀 day", "Emoji"),
+])
+def test_bad_input_gets_a_message_not_a_traceback(client, text, msg):
+    from gradio_client.exceptions import AppError
+
+    with pytest.raises(AppError, match=msg):
+        client.predict(text, "entityTagger", 10000, "mask", api_name="/mask")
+
+
+def test_bad_k_and_technique(client):
+    from gradio_client.exceptions import AppError
+
+    with pytest.raises(AppError, match="K must|minimum value 1"):  # the slider checks first
+        client.predict("Anna moved to Denver.", "entityTagger", 10000, "mask", 0, 0,
+                       "bert-base-uncased", "smollm2-135m", api_name="/fill")
+    with pytest.raises(AppError):
+        client.predict("Anna moved to Denver.", "regex", 10000, "mask", api_name="/mask")
+
+
+def test_nothing_to_mask_is_said(client):
+    masked, note = client.predict("I like it here.", "allowList", 10000, "mask", api_name="/mask")
+    assert text_of(masked) == "I like it here." and "Nothing to mask" in note
+
+
+def test_import_builds_without_launching():
+    code = "import app, gradio; assert isinstance(app.demo, gradio.Blocks); print('ok')"
+    p = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert p.stdout.strip() == "ok", p.stderr
