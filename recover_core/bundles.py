@@ -153,25 +153,24 @@ register(Bundle(
 
 # --- loaders (cached: each model is built once per process) --------------------------
 
+def _load_hf(name: str, auto_class: str):
+    import transformers
+
+    src = get(name).source()
+    model = getattr(transformers, auto_class).from_pretrained(src).eval()
+    return model, transformers.AutoTokenizer.from_pretrained(src)
+
+
 @functools.lru_cache(maxsize=4)
 def load_mlm(name: str):
     """(model, tokenizer) for a masked LM, in eval mode."""
-    from transformers import AutoModelForMaskedLM, AutoTokenizer
-
-    src = get(name).source()
-    tok = AutoTokenizer.from_pretrained(src)
-    model = AutoModelForMaskedLM.from_pretrained(src).eval()
-    return model, tok
+    return _load_hf(name, "AutoModelForMaskedLM")
 
 
 @functools.lru_cache(maxsize=2)
 def load_causal(name: str):
-    from transformers import AutoModelForCausalLM, AutoTokenizer
-
-    src = get(name).source()
-    tok = AutoTokenizer.from_pretrained(src)
-    model = AutoModelForCausalLM.from_pretrained(src).eval()
-    return model, tok
+    """(model, tokenizer) for a causal LM, in eval mode."""
+    return _load_hf(name, "AutoModelForCausalLM")
 
 
 @functools.lru_cache(maxsize=2)

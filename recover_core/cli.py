@@ -18,7 +18,7 @@ from typing import Iterator
 
 from tqdm import tqdm
 
-from recover_core import validation
+from recover_core import env, validation
 from recover_core.errors import RecoverError
 from recover_core.filling import DEFAULT_K, METHODS, MaskInput, get_filler
 from recover_core.filling.base import check_method
@@ -107,13 +107,17 @@ def cmd_prepare(args) -> None:
     """Convert and check every offline model once, so the first request is fast."""
     from recover_core import bundles
 
+    missing = []
     for name in bundles.names():
         b = bundles.get(name)
         if b.locate is None:
             continue
         t = time.time()
         ok = b.offline_available()
+        missing += [] if ok else [f"{name} (package {b.offline_package})"]
         print(f"{name:18s} {'ready' if ok else 'not installed':14s} {time.time() - t:5.1f}s  {b.description}")
+    if missing and not env.in_space():
+        raise RecoverError(f"Offline models missing: {', '.join(missing)}. Install requirements-offline.txt.")
 
 
 def _masker(args):
