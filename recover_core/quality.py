@@ -17,16 +17,23 @@ def leaks(filled: Filled, originals: Sequence[str]) -> int:
     return sum(f.word.lower() == o.lower() for f, o in zip(filled.fills, originals))
 
 
-def same_type(filled: Sequence[Filled], nlp) -> tuple[int, int]:
-    """(entity fills tagged with their label, entity fills) over a batch."""
+def same_type(filled: Sequence[Filled], nlp, by_label: dict | None = None) -> tuple[int, int]:
+    """(entity fills tagged with their label, entity fills) over a batch.
+
+    ``by_label``, if given, collects [hits, total] per label."""
     hit = total = 0
     for item, doc in zip(filled, nlp.pipe([f.text for f in filled], batch_size=64)):
         ents = [(e.start_char, e.end_char, e.label_) for e in doc.ents]
         for f in item.fills:
             if f.label in GENERIC_LABELS or f.label == "NUMBER":
                 continue
+            ok = any(s < f.end and f.start < e and lab == f.label for s, e, lab in ents)
             total += 1
-            hit += any(s < f.end and f.start < e and lab == f.label for s, e, lab in ents)
+            hit += ok
+            if by_label is not None:
+                counts = by_label.setdefault(f.label, [0, 0])
+                counts[0] += ok
+                counts[1] += 1
     return hit, total
 
 

@@ -119,8 +119,10 @@ class Filler(ABC):
 
     @abstractmethod
     def fill(self, items: Sequence[MaskInput], *, method: Method = "top1", k: int = DEFAULT_K,
-             seed: int = 0, keep: frozenset[str] | None = None, first_id: int = 0) -> list[Filled]:
-        """``first_id`` numbers items for seeding, so batches of a stream stay reproducible."""
+             seed: int = 0, keep: frozenset[str] | None = None, first_id: int = 0,
+             type_check=None) -> list[Filled]:
+        """``first_id`` numbers items for seeding, so batches of a stream stay reproducible.
+        ``type_check`` (candidates.TypeCheck) keeps entity substitutes of the masked type."""
 
 
 def check_method(method: str) -> Method:

@@ -9,7 +9,13 @@ from __future__ import annotations
 import functools
 import re
 
+from typing import Callable, Sequence
+
 from recover_core import lexicons
+
+# Given filled sentences with the substitute's [start, end) and the label it must carry,
+# says which ones a tagger reads as that label. Built from an NER pipeline by the caller.
+TypeCheck = Callable[[Sequence[tuple[str, int, int]], str], list[bool]]
 
 ALPHA_RE = re.compile(r"^[A-Za-z]+(?:['\-][A-Za-z]+)*$")
 DIGITS_RE = re.compile(r"^\d+$")
@@ -49,3 +55,14 @@ def fallback_word(label: str, rng) -> str:
     if label in PLACE_LABELS:
         return rng.choice(sorted(lexicons.place_names())).capitalize()
     return "thing"
+
+
+def ner_type_check(nlp) -> TypeCheck:
+    """A TypeCheck backed by a spaCy pipeline (preiss2023 checks substitutes against name
+    lists; for organisations and nationalities there is no list, so the tagger decides)."""
+    def check(filled: Sequence[tuple[str, int, int]], label: str) -> list[bool]:
+        out = []
+        for (text, start, end), doc in zip(filled, nlp.pipe([t for t, _, _ in filled], batch_size=32)):
+            out.append(any(e.label_ == label and e.start_char < end and start < e.end_char for e in doc.ents))
+        return out
+    return check

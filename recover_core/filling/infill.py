@@ -56,17 +56,20 @@ class InfillFiller(Filler):
 
     @torch.inference_mode()
     def fill(self, items: Sequence[MaskInput], *, method: Method = "top1", k: int = DEFAULT_K,
-             seed: int = 0, keep: frozenset[str] | None = None, first_id: int = 0) -> list[Filled]:
-        return [self._fill_one(merge_consecutive(it), method, k, seed, keep, first_id + i)
+             seed: int = 0, keep: frozenset[str] | None = None, first_id: int = 0,
+             type_check: cand_rules.TypeCheck | None = None) -> list[Filled]:
+        return [self._fill_one(merge_consecutive(it), method, k, seed, keep, first_id + i, type_check)
                 for i, it in enumerate(items)]
 
-    def _fill_one(self, item: MaskInput, method, k, seed, keep, item_id) -> Filled:
+    def _fill_one(self, item: MaskInput, method, k, seed, keep, item_id, type_check) -> Filled:
         text, markers, fills = item.text, list(item.markers), []
         for t in range(len(markers)):
             m = markers[t]
             nxt = markers[t + 1].start if t + 1 < len(markers) else len(text)
             context = text[: m.start] + "___" + MARKER_RE.sub("…", text[m.end :])
             cands = self.candidates(text[: m.start], text[m.end : nxt], m.label, k, context)
+            if type_check and cands and m.label not in GENERIC_LABELS and m.label != "NUMBER":
+                cands = _same_type(cands, text[: m.start], text[m.end : nxt], m, type_check, at_sentence_start(text, m.start))
             rng = rng_for(seed, item_id, t)
             fallback = False
             if not cands:
@@ -167,6 +170,17 @@ HINTS = {
     "ORG": "the name of an organisation", "NORP": "a nationality", "FAC": "the name of a building",
     "NUMBER": "a number",
 }
+
+
+def _same_type(cands: list[Candidate], left: str, right: str, marker, type_check, initial: bool) -> list[Candidate]:
+    """Candidates the tagger reads as the masked type, scores renormalised; all of them if none is."""
+    words = [surface(c.word, marker.label, initial) for c in cands]
+    ok = type_check([(left + w + right, len(left), len(left) + len(w)) for w in words], marker.label)
+    kept = [c for c, good in zip(cands, ok) if good]
+    if not kept:
+        return cands
+    total = sum(c.score for c in kept)
+    return [Candidate(c.word, c.score / total) for c in kept]
 
 
 def _repeat(past, n: int):

@@ -53,8 +53,8 @@ class EntityTagger(Masker):
                 for ent in doc.ents
                 if ent.label_ in self.types
                 for m in WORD_RE.finditer(ent.text)  # one span per word, as the paper masks tokens
-                # spaCy's entities include a leading "the" ("the Hume Highway"): not private
-                if not (m.group().islower() and m.group() in lexicons.FUNCTION_WORDS)
+                # spaCy's entities include "the"/"The" ("the Hume Highway"): not private
+                if m.group().lower() not in lexicons.FUNCTION_WORDS
             ]
             if self.name_list and "PERSON" in self.types:
                 spans += name_list_spans(text, self.name)
