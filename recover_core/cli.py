@@ -205,8 +205,19 @@ def cmd_obfuscate(args) -> None:
     _run_fill(args, filler, method, k, masker.keep, masker=masker)
 
 
+def _type_check(args):
+    """Entity substitutes must read as the masked type to the same NER that masks (default on)."""
+    if args.no_type_check:
+        return None
+    from recover_core import bundles
+    from recover_core.filling.candidates import ner_type_check
+
+    return ner_type_check(bundles.load_ner(getattr(args, "ner_model", None) or "spacy-md"))
+
+
 def _run_fill(args, filler, method, k, keep, masker) -> None:
     total = count_lines(args.input)
+    type_check = _type_check(args)
     field = "text" if masker else ("masked" if _is_jsonl(args.input, args.in_format) else "text")
     n = {"lines": total, "blank": 0, "bad": 0, "no_mask": 0, "words": 0, "masked_words": 0, "fills": 0,
          "fallbacks": 0, "leaks": 0, "leak_checked": 0}
@@ -250,7 +261,8 @@ def _run_fill(args, filler, method, k, keep, masker) -> None:
                     orig = _jsonl_originals(rec, item)
                 prepared.append(("fill", len(items), orig))
                 items.append(item)
-            filled = filler.fill(items, method=method, k=k, seed=args.seed, keep=keep, first_id=line - len(chunk))
+            filled = filler.fill(items, method=method, k=k, seed=args.seed, keep=keep, first_id=line - len(chunk),
+                                 type_check=type_check)
             for p in prepared:
                 if p is None:
                     out.write(json.dumps({"text": ""}) + "\n" if jsonl_out else "\n")
@@ -364,6 +376,8 @@ def _filling_args(p) -> None:
     p.add_argument("--method", default="top1", help=f"one of {', '.join(METHODS)}")
     p.add_argument("--k", type=int, default=DEFAULT_K, help="Top-K: sample among the best K")
     p.add_argument("--candidates", action="store_true", help="jsonl output: include every candidate list")
+    p.add_argument("--no-type-check", action="store_true",
+                   help="do not ask the NER whether an entity substitute reads as the masked type")
 
 
 def _positive(v: str) -> int:
@@ -386,6 +400,7 @@ def parser() -> argparse.ArgumentParser:
     _io(p), _filling_args(p)
     p.add_argument("--keep-list", default=None, help="Top-K avoids this technique's keep-list: allowList, vocabThres")
     p.add_argument("--n", type=int, default=None, help="N of vocabThres for --keep-list")
+    p.add_argument("--ner-model", default=None, help="the NER for the type check: spacy-md (default) or spacy-sm")
     p.add_argument("--markers", default="mask", help=argparse.SUPPRESS)
     p.set_defaults(fn=cmd_fill)
     p = sub.add_parser("obfuscate", help="mask and fill in one pass; originals are never written")

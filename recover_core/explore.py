@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from recover_core import bundles, validation
 from recover_core.filling import DEFAULT_MODEL, Filled, MaskInput, get_filler
+from recover_core.filling.candidates import ner_type_check
 from recover_core.masking import build, mask_text
 from recover_core.masking.mask import Masked
 
@@ -52,8 +53,10 @@ def keep_list(technique: str, n: int):
     return build(technique, n=int(n)).keep if technique != "entityTagger" else None
 
 
-def fill(masked: Masked, column: Column, model: str, k: int, seed: int, keep) -> Filled:
+def fill(masked: Masked, column: Column, model: str, k: int, seed: int, keep,
+         ner_model: str = "spacy-md") -> Filled:
     k = validation.check_k(k)
     filler = get_filler(column.kind, model)
+    check = ner_type_check(bundles.load_ner(ner_model))
     return filler.fill([MaskInput(masked.masked, masked.markers)], method=column.method, k=k,
-                       seed=int(seed), keep=keep)[0]
+                       seed=int(seed), keep=keep, type_check=check)[0]

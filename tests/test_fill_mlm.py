@@ -93,3 +93,42 @@ def test_wrong_model_kind_is_a_clear_error():
 def test_hub_only_model_offline_names_alternatives():
     with pytest.raises(RecoverError, match="cannot reach"):
         get_filler("mlm", "roberta-base")
+
+
+def test_fast_forward_gives_the_models_logits(filler, monkeypatch):
+    """The filler's own forward (oneDNN products, last layer at the masks only) and its
+    plain-PyTorch fallback both match the model's forward with the head at the masks."""
+    import torch
+
+    from recover_core.filling import fastpath
+
+    batch = filler.tok(["The weather was [MASK] all week.", "I met [MASK] near the old harbour wall yesterday."],
+                       padding=True, return_tensors="pt")
+    ids, attn = batch["input_ids"], batch["attention_mask"]
+    assert not attn.all()  # padding is part of what is checked
+    pos = (ids == filler.tok.mask_token_id).int().argmax(1)
+    with torch.inference_mode():
+        want = filler.head(filler.encoder(input_ids=ids, attention_mask=attn)[0][torch.arange(2), pos])
+        assert filler._fast is not None
+        assert torch.allclose(filler.logits_at(ids, attn, pos), want, atol=1e-4)
+        monkeypatch.setattr(fastpath, "_onednn_available", lambda: False)
+        plain = fastpath.logits_at(filler.model)
+        assert plain is not None and not plain.decoder.packed
+        assert torch.allclose(plain(ids, attn, pos), want, atol=1e-4)
+
+
+def test_type_check_filters_entity_candidates(filler):
+    item = [MaskInput.parse("I met [PERSON] near the old harbour.")]
+    plain = filler.fill(item)[0].fills[0].candidates
+    third = plain[2].word.capitalize()
+    seen = []
+
+    def only_third(filled, label):
+        seen.extend(t[s:e] for t, s, e in filled)
+        return [t[s:e] == third for t, s, e in filled]
+
+    f = filler.fill(item, type_check=only_third)[0]
+    assert f.fills[0].word == third and [c.word for c in f.fills[0].candidates] == [plain[2].word]
+    assert seen[:3] == [c.word.capitalize() for c in plain[:3]]  # judged in place, cased as written
+    f = filler.fill(item, type_check=lambda filled, label: [False] * len(filled))[0]
+    assert [c.word for c in f.fills[0].candidates] == [c.word for c in plain]  # none pass: unchanged

@@ -12,6 +12,7 @@ import re
 from typing import Callable, Sequence
 
 from recover_core import lexicons
+from recover_core.filling.base import Candidate, surface
 
 # Given filled sentences with the substitute's [start, end) and the label it must carry,
 # says which ones a tagger reads as that label. Built from an NER pipeline by the caller.
@@ -66,3 +67,16 @@ def ner_type_check(nlp) -> TypeCheck:
             out.append(any(e.label_ == label and e.start_char < end and start < e.end_char for e in doc.ents))
         return out
     return check
+
+
+def same_type(cands: list[Candidate], left: str, right: str, label: str, initial: bool,
+              check: TypeCheck) -> list[Candidate]:
+    """Candidates the tagger reads as ``label`` between ``left`` and ``right``, scores
+    renormalised; all of them unchanged if none is."""
+    words = [surface(c.word, label, initial) for c in cands]
+    ok = check([(left + w + right, len(left), len(left) + len(w)) for w in words], label)
+    kept = [c for c, good in zip(cands, ok) if good]
+    if not kept:
+        return cands
+    total = sum(c.score for c in kept)
+    return [Candidate(c.word, c.score / total) for c in kept]

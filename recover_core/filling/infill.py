@@ -69,7 +69,8 @@ class InfillFiller(Filler):
             context = text[: m.start] + "___" + MARKER_RE.sub("…", text[m.end :])
             cands = self.candidates(text[: m.start], text[m.end : nxt], m.label, k, context)
             if type_check and cands and m.label not in GENERIC_LABELS and m.label != "NUMBER":
-                cands = _same_type(cands, text[: m.start], text[m.end : nxt], m, type_check, at_sentence_start(text, m.start))
+                cands = cand_rules.same_type(cands, text[: m.start], text[m.end : nxt], m.label,
+                                             at_sentence_start(text, m.start), type_check)
             rng = rng_for(seed, item_id, t)
             fallback = False
             if not cands:
@@ -170,17 +171,6 @@ HINTS = {
     "ORG": "the name of an organisation", "NORP": "a nationality", "FAC": "the name of a building",
     "NUMBER": "a number",
 }
-
-
-def _same_type(cands: list[Candidate], left: str, right: str, marker, type_check, initial: bool) -> list[Candidate]:
-    """Candidates the tagger reads as the masked type, scores renormalised; all of them if none is."""
-    words = [surface(c.word, marker.label, initial) for c in cands]
-    ok = type_check([(left + w + right, len(left), len(left) + len(w)) for w in words], marker.label)
-    kept = [c for c, good in zip(cands, ok) if good]
-    if not kept:
-        return cands
-    total = sum(c.score for c in kept)
-    return [Candidate(c.word, c.score / total) for c in kept]
 
 
 def _repeat(past, n: int):

@@ -6,6 +6,11 @@ passes instead of B*T. The MLM head (hidden -> 30k-50k logits) is the single
 largest matrix in a small encoder, so it runs only at the mask being filled.
 Filled words are written back as token ids, never re-tokenized: candidates are
 whole-word vocabulary entries, so the id is the word.
+
+The forward pass is ``fastpath``'s where the model has the BERT layout (oneDNN
+products, last layer at the masks only; 2.3x the model's own on MiniLM, 2 cores),
+else the model's own. The candidate rules are one [V] table per mask kind, applied
+to all rows of a step at once. bench/fill_throughput.py measures all of this.
 """
 from __future__ import annotations
 
@@ -17,11 +22,12 @@ import torch
 
 from recover_core import bundles
 from recover_core.filling import candidates as cand_rules
+from recover_core.filling import fastpath
 from recover_core.filling.base import (
     DEFAULT_K, Candidate, Fill, Filled, Filler, MaskInput, Method, at_sentence_start, choose,
     merge_consecutive, rng_for, surface,
 )
-from recover_core.spans import apply, shift
+from recover_core.spans import GENERIC_LABELS, apply, shift
 
 
 @dataclass
@@ -68,82 +74,6 @@ def split_head(model) -> tuple[Callable, Callable]:
     raise TypeError(f"{type(model).__name__}: no separable MLM head")
 
 
-class _EncodeAt:
-    """Encoder output at one position per row.
-
-    Only the query being filled is read from the last layer, so that layer runs at
-    that position alone (its keys and values still come from every position): one
-    layer in six of MiniLM, one in twelve of BERT base. That needs the BERT layer
-    layout (BERT, RoBERTa, ...); other encoders, or a layout this does not
-    reproduce exactly, run whole.
-    """
-
-    def __init__(self, encoder):
-        self.encoder = encoder
-        self.fast = _bert_layout(encoder) and self._agrees()
-
-    def __call__(self, input_ids: torch.Tensor, attention_mask: torch.Tensor, pos: torch.Tensor) -> torch.Tensor:
-        """[b, L] ids and mask, [b] positions -> [b, H] hidden states."""
-        rows = torch.arange(len(pos))
-        if not self.fast:
-            return self.encoder(input_ids=input_ids, attention_mask=attention_mask)[0][rows, pos]
-        from transformers.masking_utils import create_bidirectional_mask
-
-        enc = self.encoder
-        h = enc.embeddings(input_ids=input_ids)
-        mask = create_bidirectional_mask(config=enc.config, inputs_embeds=h, attention_mask=attention_mask)
-        for layer in enc.encoder.layer[:-1]:
-            h = _first(layer(h, mask))
-        return _layer_at(enc.encoder.layer[-1], h, attention_mask.bool(), pos)
-
-    @torch.inference_mode()
-    def _agrees(self) -> bool:
-        """The shortcut gives the whole encoder's numbers, checked once on a padded batch."""
-        try:
-            gen = torch.Generator().manual_seed(0)
-            ids = torch.randint(1000, 2000, (3, 9), generator=gen)
-            attn = torch.ones_like(ids)
-            attn[1, 6:] = 0
-            pos = torch.tensor([0, 4, 8])
-            want = self.encoder(input_ids=ids, attention_mask=attn)[0][torch.arange(3), pos]
-            self.fast = True
-            return bool(torch.allclose(self(ids, attn, pos), want, atol=1e-4, rtol=1e-4))
-        except Exception:  # an unforeseen layout: correctness first, run the encoder whole
-            return False
-
-
-def _bert_layout(encoder) -> bool:
-    layers = getattr(getattr(encoder, "encoder", None), "layer", None)
-    cfg = getattr(encoder, "config", None)
-    if not hasattr(encoder, "embeddings") or not layers or cfg is None:
-        return False
-    if cfg.is_decoder or getattr(cfg, "chunk_size_feed_forward", 0):
-        return False
-    last = layers[-1]
-    return all(hasattr(last, a) for a in ("attention", "intermediate", "output")) and all(
-        hasattr(getattr(last.attention, "self", None), a) for a in ("query", "key", "value"))
-
-
-def _first(out):
-    return out[0] if isinstance(out, tuple) else out
-
-
-def _layer_at(layer, h: torch.Tensor, keep: torch.Tensor, pos: torch.Tensor) -> torch.Tensor:
-    """A BERT layer's output at ``pos`` only: [b, L, H] in, [b, H] out; ``keep`` is [b, L] non-padding."""
-    sa = layer.attention.self
-    b, L, _ = h.shape
-    hq = h[torch.arange(b), pos][:, None]  # [b, 1, H]
-
-    def heads(x: torch.Tensor) -> torch.Tensor:
-        return x.view(b, x.shape[1], -1, sa.attention_head_size).transpose(1, 2)
-
-    ctx = torch.nn.functional.scaled_dot_product_attention(
-        heads(sa.query(hq)), heads(sa.key(h)), heads(sa.value(h)),
-        attn_mask=keep[:, None, None, :], scale=getattr(sa, "scaling", None))
-    att = layer.attention.output(ctx.transpose(1, 2).reshape(b, 1, -1), hq)
-    return layer.output(layer.intermediate(att), att)[:, 0]
-
-
 class MLMFiller(Filler):
     name = "mlm"
 
@@ -151,7 +81,7 @@ class MLMFiller(Filler):
         self.model_name = model
         self.model, self.tok = bundles.load_mlm(model)
         self.encoder, self.head = split_head(self.model)
-        self.encode_at = _EncodeAt(self.encoder)
+        self._fast = fastpath.logits_at(self.model)
         self.vocab = _Vocab.build(self.tok)
         self.batch_size = batch_size
 
@@ -168,13 +98,21 @@ class MLMFiller(Filler):
 
     @torch.inference_mode()
     def fill(self, items: Sequence[MaskInput], *, method: Method = "top1", k: int = DEFAULT_K,
-             seed: int = 0, keep: frozenset[str] | None = None, first_id: int = 0) -> list[Filled]:
+             seed: int = 0, keep: frozenset[str] | None = None, first_id: int = 0,
+             type_check: cand_rules.TypeCheck | None = None) -> list[Filled]:
         items = [merge_consecutive(it) for it in items]
         ids, batches = self.plan(items)
         chosen: list[list[tuple[int, list[Candidate], bool]]] = [[] for _ in items]
         for rows in batches:
-            self._fill_batch(rows, items, ids, chosen, method, k, seed, keep, first_id)
+            self._fill_batch(rows, items, ids, chosen, method, k, seed, keep, first_id, type_check)
         return [self._decode(it, ch) for it, ch in zip(items, chosen)]
+
+    def logits_at(self, input_ids: torch.Tensor, attention_mask: torch.Tensor, pos: torch.Tensor) -> torch.Tensor:
+        """[b, L] ids and mask, [b] positions -> [b, V] logits at those positions."""
+        if self._fast is not None:
+            return self._fast(input_ids, attention_mask, pos)
+        hidden = self.encoder(input_ids=input_ids, attention_mask=attention_mask)[0]
+        return self.head(hidden[torch.arange(len(pos)), pos])
 
     def plan(self, items: Sequence[MaskInput]) -> tuple[list[list[int]], list[list[int]]]:
         """Token ids per (merged) item, and the batches as lists of item indices."""
@@ -183,7 +121,7 @@ class MLMFiller(Filler):
         order = sorted(range(len(items)), key=lambda i: (len(ids[i]), len(items[i].markers)))
         return ids, [order[b : b + self.batch_size] for b in range(0, len(order), self.batch_size)]
 
-    def _fill_batch(self, rows, items, ids, chosen, method, k, seed, keep, first_id) -> None:
+    def _fill_batch(self, rows, items, ids, chosen, method, k, seed, keep, first_id, type_check=None) -> None:
         mask_id = self.tok.mask_token_id
         lens = torch.tensor([len(ids[i]) for i in rows])
         input_ids = torch.full((len(rows), int(lens.max())), self.tok.pad_token_id, dtype=torch.long)  # [B, L]
@@ -203,8 +141,7 @@ class MLMFiller(Filler):
             idx = torch.tensor(active)
             sub_len = int(lens[idx].max())
             pos = torch.tensor([positions[r][t] for r in active])
-            hidden = self.encode_at(input_ids[idx, :sub_len], attn[idx, :sub_len], pos)  # [b, H]
-            probs = self.head(hidden).float().softmax(-1)  # [b, V]: head at masks only
+            probs = self.logits_at(input_ids[idx, :sub_len], attn[idx, :sub_len], pos).float().softmax(-1)  # [b, V]
             allowed = table[torch.tensor([kind[r][t] for r in active])]  # [b, V]
             top = probs.masked_fill(~allowed, -1.0).topk(max(k, 1))
             values, indices = top.values.tolist(), top.indices.tolist()
@@ -217,11 +154,26 @@ class MLMFiller(Filler):
                     cands, pick, fb = [Candidate(self.vocab.words[v], float(probs[j, v]))], 0, True
                     vid = v
                 else:
+                    word_id = {self.vocab.words[v]: v for v in indices[j]}
+                    if type_check is not None:
+                        cands = self._same_type(items[i], t, chosen[i], cands, type_check)
                     pick, fb = choose(cands, method, k, rng_for(seed, first_id + i, t), keep)
-                    vid = indices[j][pick]
+                    vid = word_id[cands[pick].word]
                 picked.append(vid)
                 chosen[i].append((pick, cands, fb))
             input_ids[idx, pos] = torch.tensor(picked)
+
+    def _same_type(self, item: MaskInput, t: int, done, cands: list[Candidate], check) -> list[Candidate]:
+        """Entity candidates the tagger reads as the mask's type, judged in the text filled so far."""
+        m = item.markers[t]
+        if m.label in GENERIC_LABELS or m.label == "NUMBER":
+            return cands
+        words = [surface(c[p].word, mk.label, at_sentence_start(item.text, mk.start))
+                 for mk, (p, c, _) in zip(item.markers[:t], done)]
+        left = apply(item.text[: m.start], item.markers[:t], words)
+        nxt = item.markers[t + 1].start if t + 1 < len(item.markers) else len(item.text)
+        return cand_rules.same_type(cands, left, item.text[m.end : nxt], m.label,
+                                    at_sentence_start(item.text, m.start), check)
 
     def _decode(self, item: MaskInput, choices) -> Filled:
         markers = item.markers[: len(choices)]  # masks beyond truncation stay as they are
