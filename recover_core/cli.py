@@ -416,6 +416,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--batch-size", type=_positive, default=256)
     p.add_argument("--quiet", action="store_true")
     p.set_defaults(fn=cmd_mask_rates)
+    from recover_core.filling import finetune  # finetune-mlm, evaluate-mlm (vats2024 §3.2 FT)
+
+    finetune.add_parser(sub)
     return ap
 
 

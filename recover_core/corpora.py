@@ -4,7 +4,10 @@ None of them is Fisher, Reddit or WSJ: they are stand-ins with the same roles.
 """
 from __future__ import annotations
 
+import bz2
 import functools
+import hashlib
+import re
 from pathlib import Path
 
 from recover_core.bundles import package_dir
@@ -33,4 +36,64 @@ def news() -> tuple[str, ...]:
     return tuple(out)
 
 
-CORPORA = {"news": news}
+# A shortened English Wikipedia dump (206 pages, CC BY-SA) in gensim's test data: a second,
+# encyclopedic style next to the news, so that no single style dominates an evaluation.
+WIKI_DUMP = "enwiki-latest-pages-articles1.xml-p000000010p000030302-shortened.bz2"
+# What is left of markup that filter_wiki does not remove (tables, templates, lists, links).
+_WIKI_LEFTOVER = re.compile(r"[|{}<>=\[\]*#_\\]|https?:|&[a-z]+;")
+_WIKI_NOT_PROSE = ("=", "*", "#", "|", "{", "!", ":", ";")  # headings, lists, tables, indents
+
+
+@functools.lru_cache(maxsize=1)
+def wiki() -> tuple[str, ...]:
+    """Prose sentences of the Wikipedia excerpt shipped in gensim's test data (~17k sentences)."""
+    from gensim.corpora.wikicorpus import extract_pages, filter_wiki
+
+    path = package_dir("gensim") / "test" / "test_data" / WIKI_DUMP
+    out: dict[str, None] = {}  # ordered and de-duplicated
+    with bz2.open(path) as f:
+        for _title, text, _pageid in extract_pages(f, filter_namespaces=("0",)):
+            if text.lstrip().lower().startswith("#redirect"):
+                continue
+            plain = filter_wiki(text).replace("'''", "").replace("''", "")  # bold, italics
+            for para in re.split(r"\n\s*\n", plain):
+                lines = [ln.strip() for ln in para.splitlines()]
+                para = " ".join(ln for ln in lines if ln and not ln.startswith(_WIKI_NOT_PROSE))
+                if len(para) < 40:
+                    continue
+                for s in split_sentences(para):
+                    s = re.sub(r"\s+", " ", s)
+                    s = re.sub(r" ?\(\s*[,;]?\s*\)", "", s).replace(" ,", ",")  # "( )" left by removed templates
+                    if _WIKI_LEFTOVER.search(s) or not 4 <= len(s.split()) <= 60:
+                        continue
+                    if (s[0].isupper() or s[0].isdigit()) and s[-1] in ".!?\"":
+                        out[s] = None
+    return tuple(out)
+
+
+CORPORA = {"news": news, "wiki": wiki}
+
+# Share of each corpus held out for evaluation. The split hashes the sentence text, so it is
+# the same on every machine and for every caller, and does not move when a corpus grows.
+HELDOUT_PERCENT = 15
+
+
+def is_heldout(sentence: str) -> bool:
+    return int(hashlib.sha1(sentence.encode("utf-8")).hexdigest()[:8], 16) % 100 < HELDOUT_PERCENT
+
+
+def split(name: str) -> tuple[list[str], list[str]]:
+    """(train, held-out) sentences of a registered corpus."""
+    sents = CORPORA[name]()
+    return [s for s in sents if not is_heldout(s)], [s for s in sents if is_heldout(s)]
+
+
+def heldout_mix(names: tuple[str, ...] = ("news", "wiki")) -> list[str]:
+    """Held-out sentences of several corpora in equal numbers, interleaved: no single style
+    dominates (the larger corpora are cut, in their hash order, to the smallest one's size)."""
+    parts = []
+    for name in names:
+        held = split(name)[1]
+        parts.append(sorted(held, key=lambda s: hashlib.sha1(s.encode("utf-8")).hexdigest()))
+    n = min(len(p) for p in parts)
+    return [p[i] for i in range(n) for p in parts]

@@ -1,0 +1,129 @@
+"""Fine-tuning mechanics on the tiny random BERT: the loss falls, artifacts reload, resume resumes."""
+import argparse
+import json
+
+import pytest
+import torch
+
+from recover_core.errors import RecoverError
+from recover_core.filling import finetune as ft
+
+SENTENCES = [
+    "The cat sat on the mat.",
+    "The dog sat on the rug.",
+    "A bird sang in the tree.",
+    "The children played in the park.",
+    "She reads a book every night.",
+    "He drinks coffee in the morning.",
+    "The train left the station at noon.",
+    "We walked along the river.",
+] * 6
+
+
+@pytest.fixture(scope="module", autouse=True)
+def one_thread():
+    n = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(n)
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory):
+    path = tmp_path_factory.mktemp("corpus") / "train.txt"
+    path.write_text("\n".join(SENTENCES) + "\n", encoding="utf-8")
+    return path
+
+
+def config(tiny_bert, corpus, out, **kw):
+    base = dict(out=out, model=tiny_bert, train_file=corpus, lora_r=4, steps=80, batch_size=8, lr=5e-2,
+                warmup_steps=2, eval_every=0, eval_items=40, save_every=20, quiet=True, seed=0)
+    return ft.FinetuneConfig(**{**base, **kw})
+
+
+def losses(out):
+    recs = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]
+    return [r["loss"] for r in recs if "loss" in r]
+
+
+@pytest.fixture(scope="module")
+def trained(tiny_bert, corpus, tmp_path_factory):
+    out = tmp_path_factory.mktemp("ft")
+    ft.finetune_mlm(config(tiny_bert, corpus, out))
+    return out
+
+
+def test_loss_falls_and_everything_is_saved(trained):
+    ls = losses(trained)
+    assert len(ls) == 80
+    assert sum(ls[-5:]) / 5 < sum(ls[:5]) / 5 - 1.0, ls
+    assert (trained / "model" / "config.json").exists() and (trained / "model" / "model_card.md").exists()
+    for f in ("adapter_config.json", "adapter_model.safetensors", "head.safetensors", "model_card.md"):
+        assert (trained / "adapter" / f).exists(), f
+    card = (trained / "adapter" / "model_card.md").read_text()
+    assert "LoRA r=4" in card and "top-10" in card
+    assert not list(trained.glob(".*tmp"))  # no half-written folder left behind
+
+
+def test_adapter_reloads_with_identical_outputs(trained):
+    from transformers import AutoModelForMaskedLM, AutoTokenizer
+
+    merged = AutoModelForMaskedLM.from_pretrained(str(trained / "model")).eval()
+    tok = AutoTokenizer.from_pretrained(str(trained / "model"))
+    again, _ = ft.load_adapter(trained / "adapter")
+    again2, _ = ft.load_adapter(trained / "adapter")
+    batch = tok(["The cat sat on the [MASK].", "We walked along the [MASK] today."], padding=True,
+                return_tensors="pt")
+    with torch.no_grad():
+        a = merged(**batch).logits
+        b = again(**batch).logits
+        c = again2(**batch).logits
+    assert torch.equal(b, c)  # reloading is deterministic
+    assert torch.allclose(a, b, atol=1e-4)  # merging LoRA changes only rounding
+    assert ft.evaluate_mlm(trained / "adapter", SENTENCES, 8, 0) == ft.evaluate_mlm(trained / "model", SENTENCES, 8, 0)
+
+
+def test_resume_continues_from_the_checkpoint(tiny_bert, corpus, tmp_path):
+    whole, split = tmp_path / "whole", tmp_path / "split"
+    ft.finetune_mlm(config(tiny_bert, corpus, whole, steps=12, save_every=4))
+    ft.finetune_mlm(config(tiny_bert, corpus, split, steps=12, save_every=4, stop_after=6))
+    state = json.loads((split / "checkpoint" / "state.json").read_text())
+    assert state["step"] == 6 and not (split / "model").exists()
+    with (split / "metrics.jsonl").open("a") as f:  # what a run killed after the checkpoint leaves
+        f.write(json.dumps({"round": 1, "step": 7, "loss": 0.0}) + "\n")
+    with pytest.raises(RecoverError, match="--resume"):
+        ft.finetune_mlm(config(tiny_bert, corpus, split, steps=12, save_every=4))
+    ft.finetune_mlm(config(tiny_bert, corpus, split, steps=12, save_every=4, resume=True))
+    # Same data order, masking, dropout and optimizer state as the run that was never stopped.
+    assert len(losses(split)) == 12 and losses(split) == losses(whole)
+    from safetensors.torch import load_file
+
+    w, s = load_file(str(whole / "model" / "model.safetensors")), load_file(str(split / "model" / "model.safetensors"))
+    assert all(torch.allclose(w[k], s[k], atol=1e-6) for k in w)
+
+
+def test_filled_mode_refills_each_round(tiny_bert, tmp_path):
+    masked = tmp_path / "masked.txt"
+    masked.write_text("\n".join(["[PERSON] sat on the mat.", "The dog sat near [GPE].", *SENTENCES[:8]]) + "\n")
+    out = tmp_path / "filled"
+    ft.finetune_mlm(ft.FinetuneConfig(out=out, model=tiny_bert, train_file=masked, mode="filled", rounds=2,
+                                      lora_r=0, steps=3, batch_size=4, eval_every=0, eval_items=10, quiet=True))
+    for r in (1, 2):
+        filled = (out / f"round-{r}" / "filled.txt").read_text().splitlines()
+        assert len(filled) == 2 and not any("[" in f for f in filled)
+    assert (out / "round-1" / "model" / "config.json").exists() and (out / "model" / "config.json").exists()
+    assert not (out / "adapter").exists()  # full fine-tune: the model is the artifact
+
+
+def test_cli_commands_and_errors(tiny_bert, corpus, tmp_path, capsys):
+    ap = argparse.ArgumentParser()
+    ft.add_parser(ap.add_subparsers(dest="command", required=True))
+    args = ap.parse_args(["evaluate-mlm", "--model", tiny_bert, "--test-file", str(corpus), "--items", "5"])
+    args.fn(args)
+    out = capsys.readouterr().out
+    assert "overall" in out and "content" in out
+    assert ft.main(["finetune-mlm", "--out", str(tmp_path / "x")]) == 2
+    assert "--from-minilm" in capsys.readouterr().err
+    assert ft.main(["finetune-mlm", "--model", tiny_bert, "--train-file", str(tmp_path / "missing.txt"),
+                    "--out", str(tmp_path / "y")]) == 2
+    assert "does not exist" in capsys.readouterr().err
