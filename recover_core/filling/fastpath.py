@@ -119,6 +119,8 @@ class _Fast:
     def __init__(self, embeddings, layers: list[_Layer], dense: _Linear, act: Callable, norm, decoder: _Linear):
         self.embeddings, self.layers = embeddings, layers
         self.dense, self.act, self.norm, self.decoder = dense, act, norm, decoder
+        self.description = (f"{'oneDNN on packed weights' if decoder.packed else 'PyTorch linear'}, "
+                            "last layer at the masks only")
 
     def __call__(self, input_ids: torch.Tensor, attention_mask: torch.Tensor, pos: torch.Tensor) -> torch.Tensor:
         b, L = input_ids.shape

@@ -107,6 +107,11 @@ class MLMFiller(Filler):
             self._fill_batch(rows, items, ids, chosen, method, k, seed, keep, first_id, type_check)
         return [self._decode(it, ch) for it, ch in zip(items, chosen)]
 
+    @property
+    def forward_path(self) -> str:
+        """Which forward pass runs, for benchmarks and bug reports."""
+        return self._fast.description if self._fast is not None else "the model's own"
+
     def logits_at(self, input_ids: torch.Tensor, attention_mask: torch.Tensor, pos: torch.Tensor) -> torch.Tensor:
         """[b, L] ids and mask, [b] positions -> [b, V] logits at those positions."""
         if self._fast is not None:
@@ -154,7 +159,9 @@ class MLMFiller(Filler):
                     cands, pick, fb = [Candidate(self.vocab.words[v], float(probs[j, v]))], 0, True
                     vid = v
                 else:
-                    word_id = {self.vocab.words[v]: v for v in indices[j]}
+                    word_id: dict[str, int] = {}
+                    for v in indices[j]:  # BPE may spell one word twice: keep the better-ranked id
+                        word_id.setdefault(self.vocab.words[v], v)
                     if type_check is not None:
                         cands = self._same_type(items[i], t, chosen[i], cands, type_check)
                     pick, fb = choose(cands, method, k, rng_for(seed, first_id + i, t), keep)
