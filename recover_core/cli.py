@@ -445,6 +445,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {e.strerror or e}: {e.filename or ''}. Nothing was written.", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print("interrupted: no output was written", file=sys.stderr)
+        print("interrupted: no output was written"
+              + (" (the last checkpoint is kept: add --resume)" if args.command == "finetune-mlm" else ""),
+              file=sys.stderr)
         return 130
     return 0

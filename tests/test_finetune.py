@@ -1,5 +1,4 @@
 """Fine-tuning mechanics on the tiny random BERT: the loss falls, artifacts reload, resume resumes."""
-import argparse
 import json
 
 import pytest
@@ -116,14 +115,13 @@ def test_filled_mode_refills_each_round(tiny_bert, tmp_path):
 
 
 def test_cli_commands_and_errors(tiny_bert, corpus, tmp_path, capsys):
-    ap = argparse.ArgumentParser()
-    ft.add_parser(ap.add_subparsers(dest="command", required=True))
-    args = ap.parse_args(["evaluate-mlm", "--model", tiny_bert, "--test-file", str(corpus), "--items", "5"])
-    args.fn(args)
+    from recover_core.cli import main
+
+    assert main(["evaluate-mlm", "--model", tiny_bert, "--test-file", str(corpus), "--items", "5"]) == 0
     out = capsys.readouterr().out
     assert "overall" in out and "content" in out
-    assert ft.main(["finetune-mlm", "--out", str(tmp_path / "x")]) == 2
+    assert main(["finetune-mlm", "--out", str(tmp_path / "x")]) == 2
     assert "--from-minilm" in capsys.readouterr().err
-    assert ft.main(["finetune-mlm", "--model", tiny_bert, "--train-file", str(tmp_path / "missing.txt"),
-                    "--out", str(tmp_path / "y")]) == 2
+    assert main(["finetune-mlm", "--model", tiny_bert, "--train-file", str(tmp_path / "missing.txt"),
+                 "--out", str(tmp_path / "y")]) == 2
     assert "does not exist" in capsys.readouterr().err

@@ -1008,25 +1008,3 @@ def add_parser(sub) -> None:
     p.add_argument("--threads", type=_positive, default=None)
     p.add_argument("--json", action="store_true")
     p.set_defaults(fn=cmd_evaluate)
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Stand-alone entry: python -m recover_core.filling.finetune finetune-mlm|evaluate-mlm ..."""
-    ap = argparse.ArgumentParser(prog="python -m recover_core.filling.finetune")
-    add_parser(ap.add_subparsers(dest="command", required=True))
-    args = ap.parse_args(argv)
-    try:
-        args.fn(args)
-    except RecoverError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("interrupted: continue with --resume (from the last checkpoint)", file=sys.stderr)
-        return 130
-    return 0
-
-
-if __name__ == "__main__":
-    import recover_core  # noqa: F401  (offline environment first)
-
-    sys.exit(main())
