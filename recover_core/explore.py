@@ -4,6 +4,7 @@ app.py only converts these results to Gradio values.
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from recover_core import bundles, validation
@@ -43,14 +44,19 @@ def default_model(kind: str) -> str:
     return usable[0] if usable else (DEFAULT_MODEL[kind] if DEFAULT_MODEL[kind] in choices else choices[0])
 
 
-def mask(text: str, technique: str, n: int, markers: str, ner_model: str = "spacy-md") -> Masked:
+@functools.lru_cache(maxsize=16)
+def _masker(technique: str, n: int, ner_model: str):
+    # Built once per setting: a request masks and then needs the same masker's keep-list.
     validation.check_choice("masking technique", technique, TECHNIQUES)
-    masker = build(technique, n=int(n), ner_model=ner_model)
-    return mask_text(text, masker, "class" if markers == "class" else "mask")
+    return build(technique, n=n, ner_model=ner_model)
 
 
-def keep_list(technique: str, n: int):
-    return build(technique, n=int(n)).keep if technique != "entityTagger" else None
+def mask(text: str, technique: str, n: int, markers: str, ner_model: str = "spacy-md") -> Masked:
+    return mask_text(text, _masker(technique, int(n), ner_model), "class" if markers == "class" else "mask")
+
+
+def keep_list(technique: str, n: int, ner_model: str = "spacy-md"):
+    return _masker(technique, int(n), ner_model).keep
 
 
 def fill(masked: Masked, column: Column, model: str, k: int, seed: int, keep,
