@@ -63,7 +63,7 @@ def test_obfuscate_with_smollm2_on_real_text(tmp_path):
     src = tmp_path / "talk.txt"
     src.write_text("I spoke to Maria yesterday.\nThe bus was late again.\nKevin moved to Denver.\n")
     out = tmp_path / "obf.jsonl"
-    p = run("obfuscate", src, "-o", out, "--technique", "entityTagger", "--candidates")
+    p = run("obfuscate", src, "-o", out, "--technique", "entityTagger", "--candidates", "--filler", "infill")
     recs = [json.loads(x) for x in out.read_text().splitlines()]
     assert len(recs) == 3 and recs[1] == {"text": "The bus was late again.", "fills": []}
     assert "Maria" not in recs[0]["text"] or recs[0]["fills"][0]["word"] == "Maria"
