@@ -38,3 +38,5 @@ bench: setup
 	$(PY) bench/fill_throughput.py
 	$(PY) bench/ner_recall.py
 	$(PY) bench/fill_quality.py
+	$(PY) bench/finetune_speed.py
+	$(PY) -m recover_core evaluate-fillers --items 200

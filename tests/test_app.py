@@ -37,18 +37,35 @@ def test_mask_highlights_spans(client):
     assert "Masked 3 of 5 words" in note
 
 
+def columns(out) -> dict:
+    """The six columns by title: (filled text, header, candidate table)."""
+    from recover_core.explore import COLUMNS
+
+    cols = out[2:]
+    assert len(cols) == 3 * len(COLUMNS)
+    return {c.title: cols[3 * i : 3 * i + 3] for i, c in enumerate(COLUMNS)}
+
+
 def test_fill_gives_side_by_side_columns(client):
     out = client.predict("Anna Kowalski moved to Denver.", "entityTagger", 10000, "class", 5, 0,
-                         "bert-base-uncased", "smollm2-135m", api_name="/fill")
-    masked, status, cols = out[0], out[1], out[2:]
-    assert len(cols) == 12  # four columns: filled text, header, candidates
-    mlm_top1, infill_top1, infill_topk = cols[0:3], cols[6:9], cols[9:12]
-    assert "cannot reach" in mlm_top1[1]  # the hub-only MLM says so, and names alternatives
-    for filled, header, table in (infill_top1, infill_topk):
-        assert "Kowalski" not in text_of(filled) and "[" not in text_of(filled)
+                         "minilm-mlm", "smollm2-135m", "smollm2-fill", api_name="/fill")
+    cols = columns(out)
+    assert len(cols) == 6
+    for title, (filled, header, table) in cols.items():
+        assert title in header and "Kowalski" not in text_of(filled) and "[" not in text_of(filled), header
         assert labels_of(filled) == ["PERSON", "GPE"]  # the two name masks became one substitute
         rows = table["data"]
         assert rows and all(len(r) == 5 for r in rows) and sum(r[4] == "✓" for r in rows) == 2
+    assert "minilm-mlm" in cols["MLM · Top-1"][1] and "smollm2-fill" in cols["LoRA-tuned LLM · Top-K"][1]
+
+
+def test_a_hub_only_model_explains_itself_in_its_own_columns(client):
+    out = client.predict("Anna moved to Denver.", "entityTagger", 10000, "mask", 5, 0,
+                         "bert-base-uncased", "smollm2-135m", "llama-2-7b", api_name="/fill")
+    cols = columns(out)
+    for title in ("MLM · Top-1", "MLM · Top-K", "LoRA-tuned LLM · Top-1", "LoRA-tuned LLM · Top-K"):
+        assert "cannot reach" in cols[title][1]  # and names the offline alternatives
+    assert "Denver" not in text_of(cols["Causal infill · Top-1"][0])  # the others still fill
 
 
 @pytest.mark.parametrize("text,msg", [
@@ -70,7 +87,7 @@ def test_bad_k_and_technique(client):
 
     with pytest.raises(AppError, match="K must|minimum value 1"):  # the slider checks first
         client.predict("Anna moved to Denver.", "entityTagger", 10000, "mask", 0, 0,
-                       "bert-base-uncased", "smollm2-135m", api_name="/fill")
+                       "minilm-mlm", "smollm2-135m", "smollm2-fill", api_name="/fill")
     with pytest.raises(AppError):
         client.predict("Anna moved to Denver.", "regex", 10000, "mask", api_name="/mask")
 

@@ -26,9 +26,9 @@ def page(app_url):
 def test_mask_and_fill_in_the_browser(page, tmp_path):
     page.get_by_label("Sentence").fill("Chidi Okonkwo flew to Denver with Maria.")
     page.get_by_role("button", name="Mask and fill").click()
-    # The causal columns fill in; the hub-only MLM column explains itself.
-    page.get_by_text("cannot reach").first.wait_for(timeout=120_000)
-    page.get_by_text("Causal infill · Top-K · smollm2-135m").wait_for(timeout=240_000)
+    # Columns stream in: the MLM first, the LoRA-tuned LLM's Top-K last.
+    page.get_by_text("MLM · Top-1 · minilm-mlm").wait_for(timeout=120_000)
+    page.get_by_text("LoRA-tuned LLM · Top-K · smollm2-fill").wait_for(timeout=300_000)
     body = page.inner_text("body")
     assert "Okonkwo" not in body.split("Mask and fill")[-1].split("Candidates")[0]  # not in the filled text
     assert page.evaluate("() => document.querySelectorAll('[role=row]').length") > 10  # candidate rows
