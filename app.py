@@ -16,7 +16,7 @@ import recover_core  # noqa: F401  (sets the offline environment before gradio/t
 import gradio as gr
 import pandas as pd
 
-from recover_core import explore
+from recover_core import explore, results
 from recover_core.errors import RecoverError
 from recover_core.masking.vocab_thres import DEFAULT_N, MAX_N
 from recover_core.validation import MAX_K
@@ -109,6 +109,30 @@ def on_resample(seed):
     return int(seed) + 1
 
 
+RESULTS = results.load()  # read once at start: precomputed/ does not change while the app runs
+ALL = "(all)"
+
+
+@friendly
+def on_results_metric(metric):
+    choices = results.datasets(RESULTS, metric)
+    return gr.Dropdown(choices=choices, value=choices[0] if choices else None)
+
+
+@friendly
+def on_results_chart(metric, dataset):
+    return results.chart(RESULTS, metric, dataset)
+
+
+@friendly
+def on_results_table(dataset, origin, metric):
+    df = RESULTS
+    for column, value in (("dataset", dataset), ("origin", origin), ("metric", metric)):
+        if value and value != ALL:
+            df = df[df[column] == value]
+    return df.drop(columns=["origin"])
+
+
 def build_demo() -> gr.Blocks:
     with gr.Blocks(title="recover: masking and LLM recovery") as demo:
         gr.Markdown(
@@ -150,6 +174,25 @@ def build_demo() -> gr.Blocks:
                             filled = gr.HighlightedText(label="Filled", show_legend=False)
                             table = gr.Dataframe(headers=CANDIDATE_COLUMNS, label="Candidates", wrap=True)
                             col_outputs += [filled, header, table]
+        with gr.Tab("Results"):
+            gr.Markdown("Downstream judgement (vats2024 §4): perplexity of an LM adapted on each obfuscated "
+                        "corpus, and WER of ASR fused with it. The papers' figures (left) beside ours (right); "
+                        "every number is read from `precomputed/`.")
+            with gr.Row():
+                r_metric = gr.Radio(list(results.METRICS), value="Perplexity", label="Metric")
+                first = results.datasets(RESULTS, "Perplexity")
+                r_dataset = gr.Dropdown(first, value=first[0] if first else None, label="Dataset")
+            r_plot = gr.Plot(value=results.chart(RESULTS, "Perplexity", first[0]) if first else None)
+            with gr.Row():
+                t_dataset = gr.Dropdown([ALL] + sorted(RESULTS["dataset"].dropna().unique()), value=ALL, label="Dataset")
+                t_origin = gr.Dropdown([ALL, "paper", "ours"], value=ALL, label="Origin")
+                t_metric = gr.Dropdown([ALL] + sorted(RESULTS["metric"].dropna().unique()), value=ALL, label="Metric")
+            r_table = gr.Dataframe(value=RESULTS.drop(columns=["origin"]), label="Tidy results", wrap=True)
+        r_metric.change(on_results_metric, r_metric, r_dataset, api_name="results_metric").then(
+            on_results_chart, [r_metric, r_dataset], r_plot, api_name="results_chart_after_metric")
+        r_dataset.change(on_results_chart, [r_metric, r_dataset], r_plot, api_name="results_chart")
+        for f in (t_dataset, t_origin, t_metric):
+            f.change(on_results_table, [t_dataset, t_origin, t_metric], r_table, api_name=f"results_table_{f.label.lower()}")
         fill_inputs = [text, technique, n, markers, k, seed, mlm_model, causal_model, instruct_model]
         fill_outputs = [masked, status] + col_outputs
         mask_btn.click(on_mask, [text, technique, n, markers], [masked, status], api_name="mask")

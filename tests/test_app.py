@@ -101,3 +101,16 @@ def test_import_builds_without_launching():
     code = "import app, gradio; assert isinstance(app.demo, gradio.Blocks); print('ok')"
     p = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert p.stdout.strip() == "ok", p.stderr
+
+
+def test_results_tab_plots_and_filters_the_precomputed_tables(client):
+    import json
+
+    plot = client.predict("Perplexity", "Fisher", api_name="/results_chart")
+    fig = json.loads(plot["plot"]) if isinstance(plot.get("plot"), str) else plot["plot"]
+    bars = [t for t in fig["data"] if t["type"] == "bar"]
+    assert bars and {t["name"] for t in bars} >= {"allowList", "vocabThres", "entityTagger"}
+    assert "37.3" in json.dumps(fig)  # Fisher Oracle perplexity, vats2024 Table 3
+    table = client.predict("WSJ", "paper", "wer_percent", api_name="/results_table_metric")
+    rows = table["data"]
+    assert len(rows) == 30 and all(r[0] == "WSJ" for r in rows)
