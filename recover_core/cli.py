@@ -26,6 +26,7 @@ from recover_core.masking import build, mask_many, mask_rate, names
 from recover_core.masking.mask import Masked
 from recover_core.spans import Span
 from recover_core import quality
+from recover_core.corpora import CORPORA
 
 
 # --- input and output -------------------------------------------------------------
@@ -413,7 +414,7 @@ def parser() -> argparse.ArgumentParser:
     p.set_defaults(fn=cmd_obfuscate)
     p = sub.add_parser("mask-rates", help="share of words each technique masks (vats2024 Table 2)")
     p.add_argument("input", type=Path, nargs="?")
-    p.add_argument("--corpus", choices=["news"], default=None)
+    p.add_argument("--corpus", choices=sorted(CORPORA), default=None)
     p.add_argument("--techniques", default="allowList,vocabThres,entityTagger")
     p.add_argument("--n", type=int, default=None)
     p.add_argument("--ner-model", default=None)
@@ -430,6 +431,9 @@ def parser() -> argparse.ArgumentParser:
     from recover_core.filling import evaluate  # evaluate-fillers: every filler on the same items
 
     evaluate.add_parser(sub)
+    from recover_core import experiment  # the downstream grid (vats2024 §4)
+
+    experiment.add_parser(sub)
     return ap
 
 

@@ -30,6 +30,7 @@ class LMConfig:
 PRESETS = {
     "paper": LMConfig(n_layer=6, n_head=12, n_embd=768),
     "cpu": LMConfig(n_layer=4, n_head=4, n_embd=256),
+    "tiny": LMConfig(n_layer=1, n_head=2, n_embd=32, dropout=0.0),  # tests of the mechanics only
 }
 
 
