@@ -133,6 +133,88 @@ def scripture() -> tuple[str, ...]:
 
 CORPORA = {"news": news, "wiki": wiki, "fortunes": fortunes, "scripture": scripture}
 
+
+# --- readers for the licensed corpora of vats2024, for users who hold them --------------
+
+# Fisher (LDC2004T19, LDC2005T19) transcripts: "start end A: words", '#' comments,
+# non-speech in [brackets], unclear words in (( double parentheses )).
+_FISHER_LINE = re.compile(r"^\s*[\d.]+\s+[\d.]+\s+[AB]\d*:\s*(.*)$")
+_FISHER_NOISE = re.compile(r"\[[^\]]*\]|\(\(\s*|\s*\)\)")
+# WSJ0/WSJ1 .dot transcripts: "words (utterance-id)"; noise in [brackets], verbalized
+# punctuation as \\words, <unclear> and ~partial~ words, *mispronounced* marks.
+_WSJ_ID = re.compile(r"\s*\([0-9a-z]{8}\)\s*$", re.I)
+_WSJ_NOISE = re.compile(r"\[[^\]]*\]|<[^>]*>|\\\S+|~|\*")
+REDDIT_DROPPED = {"[deleted]", "[removed]", ""}
+
+
+def _files(path: Path, suffixes: tuple[str, ...]) -> list[Path]:
+    if path.is_file():
+        return [path]
+    if path.is_dir():
+        return sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in suffixes)
+    raise RecoverError(f"{str(path)!r} does not exist.")
+
+
+def read_fisher(path: Path | str) -> list[str]:
+    """Utterances of Fisher transcript files (a file or a folder of *.txt)."""
+    out = []
+    for f in _files(Path(path), (".txt",)):
+        for line in f.read_text(encoding="utf-8", errors="replace").splitlines():
+            m = _FISHER_LINE.match(line)
+            if m and not line.lstrip().startswith("#"):
+                text = re.sub(r"\s+", " ", _FISHER_NOISE.sub(" ", m.group(1))).strip()
+                if text:
+                    out.append(text)
+    return out
+
+
+def read_reddit(path: Path | str) -> list[str]:
+    """Sentences of Reddit dumps in JSON lines (pushshift style: comments' ``body``,
+    submissions' ``title`` and ``selftext``); deleted and removed posts are skipped."""
+    import json
+
+    out = []
+    for f in _files(Path(path), (".jsonl", ".json", ".ndjson")):
+        for line in f.read_text(encoding="utf-8", errors="replace").splitlines():
+            if not line.strip():
+                continue
+            try:
+                rec = json.loads(line)
+            except json.JSONDecodeError:
+                raise RecoverError(f"{f}: not JSON lines (a line is not a JSON object).") from None
+            for key in ("title", "selftext", "body"):
+                text = str(rec.get(key) or "").strip()
+                if text not in REDDIT_DROPPED:
+                    out += [s for s in split_sentences(re.sub(r"\s+", " ", text)) if len(s.split()) >= 2]
+    return out
+
+
+def read_wsj(path: Path | str) -> list[str]:
+    """Utterance transcripts of WSJ0/WSJ1 .dot files (a file or a folder of them)."""
+    out = []
+    for f in _files(Path(path), (".dot",)):
+        for line in f.read_text(encoding="utf-8", errors="replace").splitlines():
+            text = _WSJ_NOISE.sub(" ", _WSJ_ID.sub("", line))
+            text = re.sub(r"\s+", " ", text).strip()
+            if text:
+                out.append(text)
+    return out
+
+
+READERS = {"fisher": read_fisher, "reddit": read_reddit, "wsj": read_wsj}
+
+
+def load(name: str) -> tuple[str, ...]:
+    """A registered corpus (``news``), or a licensed one from disk as ``format:path``
+    (``fisher:/data/fisher/trans``, ``reddit:/data/rc.jsonl``, ``wsj:/data/wsj0``)."""
+    if name in CORPORA:
+        return CORPORA[name]()
+    fmt, sep, path = name.partition(":")
+    if sep and fmt in READERS:
+        return tuple(dict.fromkeys(READERS[fmt](path)))
+    raise RecoverError(f"Unknown corpus {name!r}. Known: {', '.join(CORPORA)}, or "
+                       f"{'|'.join(READERS)}:PATH for files you hold.")
+
 # Share of each corpus held out for evaluation. The split hashes the sentence text, so it is
 # the same on every machine and for every caller, and does not move when a corpus grows.
 HELDOUT_PERCENT = 15
@@ -144,7 +226,7 @@ def is_heldout(sentence: str) -> bool:
 
 def split(name: str) -> tuple[list[str], list[str]]:
     """(train, held-out) sentences of a registered corpus."""
-    sents = CORPORA[name]()
+    sents = load(name)
     return [s for s in sents if not is_heldout(s)], [s for s in sents if is_heldout(s)]
 
 

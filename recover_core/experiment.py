@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import shlex
 import sys
 import time
@@ -84,8 +85,10 @@ def _check(cfg: ExperimentConfig) -> None:
     from recover_core.masking import names as maskings
 
     for d in (*cfg.datasets, cfg.pretrain_corpus):
-        if d not in corpora.CORPORA:
-            raise RecoverError(f"Unknown dataset {d!r}. Known: {', '.join(corpora.CORPORA)}.")
+        fmt, sep, _ = d.partition(":")
+        if d not in corpora.CORPORA and not (sep and fmt in corpora.READERS):
+            raise RecoverError(f"Unknown dataset {d!r}. Known: {', '.join(corpora.CORPORA)}, or "
+                               f"{'|'.join(corpora.READERS)}:PATH for files you hold.")
     for m in cfg.maskings:
         for part in m.split("+"):
             if part not in maskings():
@@ -176,7 +179,8 @@ class Runner:
         masked, keep = self.masked(dataset, masking)
         if method in ("baseline0", "baseline1"):
             return [m.masked for m in masked], {}
-        path = self.root / "corpora" / dataset / masking / f"{method.replace(':', '_')}.txt"
+        path = self.cell_path(dataset, masking, method).parent.parent / "corpora" / \
+            self.cell_path(dataset, masking, method).with_suffix(".txt").name
         facts_path = path.with_suffix(".json")
         if path.exists() and facts_path.exists():
             return path.read_text(encoding="utf-8").split("\n"), json.loads(facts_path.read_text())
@@ -249,7 +253,8 @@ class Runner:
 
     # -- one cell --
     def cell_path(self, dataset: str, masking: str, method: str) -> Path:
-        return self.root / "cells" / f"{dataset}__{masking or 'none'}__{method.replace(':', '_')}.json"
+        name = f"{dataset}__{masking or 'none'}__{method}"
+        return self.root / "cells" / (re.sub(r"[^A-Za-z0-9_.+-]", "_", name) + ".json")
 
     def run_cell(self, dataset: str, masking: str, method: str) -> dict:
         import copy
