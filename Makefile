@@ -39,4 +39,5 @@ bench: setup
 	$(PY) bench/ner_recall.py
 	$(PY) bench/fill_quality.py
 	$(PY) bench/finetune_speed.py
+	$(PY) bench/lm_speed.py
 	$(PY) -m recover_core evaluate-fillers --items 200
