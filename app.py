@@ -176,8 +176,9 @@ def build_demo() -> gr.Blocks:
                             col_outputs += [filled, header, table]
         with gr.Tab("Results"):
             gr.Markdown("Downstream judgement (vats2024 §4): perplexity of an LM adapted on each obfuscated "
-                        "corpus, and WER of ASR fused with it. The papers' figures (left) beside ours (right); "
-                        "every number is read from `precomputed/`.")
+                        "corpus, and WER of ASR fused with it. The papers' figures (left) beside ours on an open "
+                        "stand-in corpus (right); every number is read from `precomputed/`."
+                        + ("\n\nNot shown: " + "; ".join(results.SKIPPED) if results.SKIPPED else ""))
             with gr.Row():
                 r_metric = gr.Radio(list(results.METRICS), value="Perplexity", label="Metric")
                 first = results.datasets(RESULTS, "Perplexity")

@@ -454,7 +454,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 2
     except UnicodeDecodeError:
-        print(f"error: {args.input} is not UTF-8 text. Nothing was written.", file=sys.stderr)
+        print(f"error: {getattr(args, 'input', None) or getattr(args, 'config', 'the input')} is not UTF-8 text. "
+              "Nothing was written.", file=sys.stderr)
         return 2
     except OSError as e:  # unreadable input, unwritable output, full disk
         print(f"error: {e.strerror or e}: {e.filename or ''}. Nothing was written.", file=sys.stderr)

@@ -171,21 +171,25 @@ def read_fisher(path: Path | str) -> list[str]:
 def read_reddit(path: Path | str) -> list[str]:
     """Sentences of Reddit dumps in JSON lines (pushshift style: comments' ``body``,
     submissions' ``title`` and ``selftext``); deleted and removed posts are skipped."""
+    import html
     import json
 
     out = []
     for f in _files(Path(path), (".jsonl", ".json", ".ndjson")):
-        for line in f.read_text(encoding="utf-8", errors="replace").splitlines():
-            if not line.strip():
-                continue
-            try:
-                rec = json.loads(line)
-            except json.JSONDecodeError:
-                raise RecoverError(f"{f}: not JSON lines (a line is not a JSON object).") from None
-            for key in ("title", "selftext", "body"):
-                text = str(rec.get(key) or "").strip()
-                if text not in REDDIT_DROPPED:
-                    out += [s for s in split_sentences(re.sub(r"\s+", " ", text)) if len(s.split()) >= 2]
+        with f.open(encoding="utf-8", errors="replace") as lines:  # dumps are large: a line at a time
+            for n, line in enumerate(lines, 1):
+                if not line.strip():
+                    continue
+                try:
+                    rec = json.loads(line)
+                except json.JSONDecodeError:
+                    rec = None
+                if not isinstance(rec, dict):
+                    raise RecoverError(f"{f}, line {n}: not JSON lines (each line must be a JSON object).")
+                for key in ("title", "selftext", "body"):
+                    text = html.unescape(str(rec.get(key) or "")).strip()
+                    if text not in REDDIT_DROPPED:
+                        out += [s for s in split_sentences(re.sub(r"\s+", " ", text)) if len(s.split()) >= 2]
     return out
 
 
@@ -211,7 +215,12 @@ def load(name: str) -> tuple[str, ...]:
         return CORPORA[name]()
     fmt, sep, path = name.partition(":")
     if sep and fmt in READERS:
-        return tuple(dict.fromkeys(READERS[fmt](path)))
+        if not path.strip():
+            raise RecoverError(f"{name!r}: give the path after '{fmt}:'.")
+        sents = tuple(dict.fromkeys(READERS[fmt](path)))
+        if not sents:
+            raise RecoverError(f"{name!r}: no {fmt} text found there (check the path and the format).")
+        return sents
     raise RecoverError(f"Unknown corpus {name!r}. Known: {', '.join(CORPORA)}, or "
                        f"{'|'.join(READERS)}:PATH for files you hold.")
 

@@ -56,6 +56,19 @@ class ExperimentConfig:
                 f"{self.adapt_epochs:g} ep on <= {self.max_train} train sentences; test <= {self.max_test}")
 
 
+def settings_key(cfg: ExperimentConfig) -> str:
+    """A hash of every setting that changes a result (not the output path or threads), and
+    of the shipped filler adapters, so retraining one invalidates its cached fills."""
+    from dataclasses import asdict
+
+    from recover_core import env
+
+    settings = {k: v for k, v in asdict(cfg).items() if k not in ("name", "output", "threads")}
+    adapters = sorted((p.parent.name, hashlib.sha1(p.read_bytes()).hexdigest())
+                      for p in env.assets_dir().glob("*/adapter_model.safetensors"))
+    return hashlib.sha1(json.dumps([settings, adapters], sort_keys=True).encode()).hexdigest()[:10]
+
+
 def load_config(path: Path) -> ExperimentConfig:
     if not path.is_file():
         raise RecoverError(f"Config {str(path)!r} does not exist.")
@@ -143,7 +156,9 @@ class Runner:
         from recover_core import env
 
         self.cfg, self.command, self.progress = cfg, command, progress
-        self.root = (root or env.cache_dir() / "experiments") / cfg.name
+        # Cached cells and corpora are only valid for the settings that made them: the folder
+        # is keyed by those settings, so a smoke run at another scale never leaks into this one.
+        self.root = (root or env.cache_dir() / "experiments") / f"{cfg.name}-{settings_key(cfg)}"
         self.root.mkdir(parents=True, exist_ok=True)
         self._splits: dict[str, tuple[list[str], list[str]]] = {}
         self._masked: dict[tuple[str, str], list] = {}
@@ -207,7 +222,7 @@ class Runner:
         for b in tqdm(range(0, len(todo), bs), desc=f"fill {desc} {method}", leave=False, disable=not self.progress):
             idx = todo[b : b + bs]
             out = filler.fill([MaskInput(masked[i].masked, masked[i].markers) for i in idx], method=how,
-                              k=self.cfg.k, seed=self.cfg.seed, keep=keep, first_id=idx[0], type_check=check)
+                              k=self.cfg.k, seed=self.cfg.seed, keep=keep, first_id=b, type_check=check)
             for i, f in zip(idx, out):
                 texts[i] = f.text
                 fills += len(f.fills)
@@ -231,7 +246,7 @@ class Runner:
         path = self.root.parent / "pretrained" / f"{c.preset}-{c.pretrain_corpus}-{key}.pt"
         torch.manual_seed(c.seed)
         model = new_model(PRESETS[c.preset], tok)
-        if path.exists():
+        if path.exists() and path.with_suffix(".json").exists():  # the stats are written first
             model.load_state_dict(torch.load(path, weights_only=True))
             stats = json.loads(path.with_suffix(".json").read_text())
         else:
@@ -242,11 +257,10 @@ class Runner:
                                                          seed=c.seed, bf16=c.bf16),
                           desc=f"pretrain {c.pretrain_corpus}", progress=self.progress)
             stats["sentences"] = len(sents)
-            path.parent.mkdir(parents=True, exist_ok=True)
+            _atomic_write(path.with_suffix(".json"), json.dumps(stats))
             tmp = path.with_suffix(".tmp")
             torch.save(model.state_dict(), tmp)
             tmp.replace(path)
-            _atomic_write(path.with_suffix(".json"), json.dumps(stats))
         model.eval()
         self._pretrained = (model, tok, stats)
         return self._pretrained

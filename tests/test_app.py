@@ -106,7 +106,9 @@ def test_import_builds_without_launching():
 def test_results_tab_plots_and_filters_the_precomputed_tables(client):
     import json
 
-    plot = client.predict("Perplexity", "Fisher", api_name="/results_chart")
+    from recover_core.results import pair_label
+
+    plot = client.predict("Perplexity", pair_label("Fisher", "fortunes"), api_name="/results_chart")
     fig = json.loads(plot["plot"]) if isinstance(plot.get("plot"), str) else plot["plot"]
     bars = [t for t in fig["data"] if t["type"] == "bar"]
     assert bars and {t["name"] for t in bars} >= {"allowList", "vocabThres", "entityTagger"}

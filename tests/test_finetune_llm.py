@@ -30,6 +30,8 @@ def one_thread():
     ("The [MASK] was too hot to drink.", "The  tea was too hot  to drink. ", ["tea"]),  # spacing is not content
     ("I met [PERSON] [PERSON] today.", "I met Maria Lopez today.", ["Maria Lopez"]),  # merged span
     ("Call [PERSON], please.", "Call Ann, please.", ["Ann"]),
+    ("The  [MASK] sat\ton it.", "The cat sat on it.", ["cat"]),  # whitespace runs compare equal
+    ("[MASK] and [MASK] went home.", "Tom and Jerry went home.", ["Tom", "Jerry"]),
 ])
 def test_validator_accepts_outputs_equal_outside_the_masks(masked, output, subs):
     assert validate(merge_consecutive(MaskInput.parse(masked)), output) == subs
@@ -43,9 +45,18 @@ def test_validator_accepts_outputs_equal_outside_the_masks(masked, output, subs)
     ("The [MASK] was too hot to drink.", "The tea that my aunt made for us was too hot to drink."),  # a rewrite
     ("The [MASK] was hot.", "The tea was hot.\nThe coffee was hot."),  # more than one line
     ("The [MASK] was hot.", "Sure! The tea was hot."),  # chatter
+    ("The [MASK] sat.", "The very big cat sat."),  # one marker, one word
+    ("[MASK] and [MASK] went home.", "Tom and Jerry and Ann went home."),
 ])
 def test_validator_rejects_everything_else(masked, output):
     assert validate(merge_consecutive(MaskInput.parse(masked)), output) is None
+
+
+def test_validator_stays_fast_on_many_masks():
+    # A regular expression with lazy groups between repeated literals took minutes here.
+    masked = " , ".join(["[MASK]"] * 40) + " end."
+    assert validate(MaskInput.parse(masked), " , ".join(["a"] * 40) + " end!") is None
+    assert validate(MaskInput.parse(masked), " , ".join(["a"] * 40) + " end.") == ["a"] * 40
 
 
 # --- training examples ------------------------------------------------------------------------

@@ -64,6 +64,8 @@ def evaluate_filler(filler, its: Sequence[Item], k: int = 10, batch_size: int = 
     from recover_core.filling.base import MaskInput
 
     hits1 = hitsk = fallbacks = 0
+    if getattr(filler, "beams", k) < k:  # the instruct filler's candidates are its beams: give it k
+        filler.beams = k
     t0 = time.time()
     with tqdm(total=len(its), desc=f"{filler.name}:{filler.model_name}", unit="item", disable=not progress,
               file=sys.stderr) as bar:
@@ -82,7 +84,9 @@ def evaluate_filler(filler, its: Sequence[Item], k: int = 10, batch_size: int = 
 
 
 def run(specs: Sequence[str], n_items: int, seed: int = 0, k: int = 10, corpora: Sequence[str] | None = None,
-        progress: bool = True) -> list[dict]:
+        progress: bool = True, on_row=None) -> list[dict]:
+    """Every filler on the same items. A filler that cannot be built or fails is reported
+    as skipped, and the others still run; ``on_row`` sees each row as it is finished."""
     from recover_core.filling import KINDS, get_filler
     from recover_core.filling.finetune import EVAL_CORPORA, heldout_sentences
 
@@ -93,11 +97,14 @@ def run(specs: Sequence[str], n_items: int, seed: int = 0, k: int = 10, corpora:
         if kind not in KINDS:
             raise RecoverError(f"Unknown filler {kind!r} in {spec!r}. Known: {', '.join(KINDS)} (as kind:model).")
         try:
-            filler = get_filler(kind, model or None)
+            row = evaluate_filler(get_filler(kind, model or None), its, k=k, progress=progress)
         except RecoverError as e:
-            out.append({"filler": spec, "skipped": str(e)})
-            continue
-        out.append(evaluate_filler(filler, its, k=k, progress=progress))
+            row = {"filler": spec, "skipped": str(e)}
+        except Exception as e:  # noqa: BLE001 - one broken filler must not lose the others' results
+            row = {"filler": spec, "skipped": f"failed: {type(e).__name__}: {e}"}
+        out.append(row)
+        if on_row:
+            on_row(row)
     return out
 
 
@@ -119,8 +126,12 @@ def cmd_evaluate_fillers(args) -> None:
         torch.set_num_threads(args.threads)
     specs = [s.strip() for s in args.fillers.split(",") if s.strip()]
     corpora = [c.strip() for c in args.corpus.split(",") if c.strip()] if args.corpus else None
-    rows = run(specs, args.items, args.seed, args.k, corpora, progress=not args.quiet)
-    print(json.dumps(rows, indent=2) if args.json else format_results(rows, args.k))
+    if args.json:
+        print(json.dumps(run(specs, args.items, args.seed, args.k, corpora, progress=not args.quiet), indent=2))
+        return
+    print(format_results([], args.k), flush=True)  # the header; each row as soon as it is known
+    run(specs, args.items, args.seed, args.k, corpora, progress=not args.quiet,
+        on_row=lambda r: print(format_results([r], args.k).split("\n", 1)[1], flush=True))
 
 
 def add_parser(sub) -> None:

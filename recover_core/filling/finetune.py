@@ -577,7 +577,15 @@ def load_adapter(folder: Path | str) -> tuple[Any, Any]:
 
 # --- checkpoints --------------------------------------------------------------------------
 
-_RESUME_KEYS = ("model", "from_minilm", "lora_r", "lora_targets", "mode", "rounds", "seed", "batch_size")
+# Settings a checkpoint must share with the run that resumes it (a key an older checkpoint
+# lacks is not compared).
+_RESUME_KEYS = ("model", "from_minilm", "lora_r", "lora_targets", "mode", "rounds", "seed", "batch_size",
+                "corpus", "train_file", "max_length", "mask_prob", "max_masks")
+
+
+def _resume_conf(cfg) -> dict:
+    return {k: (list(v) if isinstance(v, tuple) else str(v) if isinstance(v, Path) else v)
+            for k, v in asdict(cfg).items() if k in _RESUME_KEYS}
 
 
 def _save_checkpoint(cfg: FinetuneConfig, model, opt, data: _Data | None, state: dict) -> None:
@@ -588,8 +596,7 @@ def _save_checkpoint(cfg: FinetuneConfig, model, opt, data: _Data | None, state:
         torch.save(opt.state_dict(), tmp / "optimizer.pt")
         torch.save({"torch": torch.get_rng_state(), "python": random.getstate(),
                     "masking": data.gen.get_state() if data else None}, tmp / "rng.pt")
-        conf = {k: (list(v) if isinstance(v, tuple) else v) for k, v in asdict(cfg).items() if k in _RESUME_KEYS}
-        (tmp / "state.json").write_text(json.dumps({**state, "config": conf}, indent=2))
+        (tmp / "state.json").write_text(json.dumps({**state, "config": _resume_conf(cfg)}, indent=2))
 
     _atomic_dir(cfg.out / "checkpoint", write)
 
@@ -608,9 +615,9 @@ def _load_checkpoint(cfg: FinetuneConfig, model, opt) -> tuple[dict, dict]:
     if ck is None:
         raise RecoverError(f"--resume: no checkpoint in {cfg.out}.")
     state = json.loads((ck / "state.json").read_text())
-    conf = {k: (list(v) if isinstance(v, tuple) else v) for k, v in asdict(cfg).items() if k in _RESUME_KEYS}
+    conf = _resume_conf(cfg)
     saved = state["config"]
-    changed = [k for k in _RESUME_KEYS if saved.get(k) != conf.get(k)]
+    changed = [k for k in _RESUME_KEYS if k in saved and saved[k] != conf.get(k)]
     if changed:
         was = ", ".join(f"{k}={saved.get(k)!r}" for k in changed)
         raise RecoverError(f"--resume: the checkpoint was made with other settings ({was}).")

@@ -290,7 +290,7 @@ def finetune_llm(cfg: LLMConfig) -> Path:
             log.say(f"stopped at step {state['step']} (checkpointed); continue with --resume")
             return cfg.out / "adapter"
     bar.close()
-    state["seconds"] = secs_start + time.time() - t_start
+    state["seconds"] = state["round_seconds"] = secs_start + time.time() - t_start  # a resume then trains no more
     ft._save_checkpoint(cfg, model, opt, None, state)
     return _finish(cfg, model, tok, held, state, log)
 

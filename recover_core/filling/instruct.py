@@ -22,13 +22,12 @@ import torch
 from recover_core import bundles
 from recover_core.filling import candidates as cand_rules
 from recover_core.filling.base import (
-    DEFAULT_K, Candidate, Fill, Filled, Filler, MaskInput, Method, at_sentence_start, choose,
+    DEFAULT_K, MARKER_RE, Candidate, Fill, Filled, Filler, MaskInput, Method, at_sentence_start, choose,
     merge_consecutive, rng_for, surface,
 )
 from recover_core.spans import GENERIC_LABELS
 
 INSTRUCTION = "Predict the [MASK] tokens in the given sentence."
-MAX_SUBSTITUTE_WORDS = 4  # a masked span is one word, or a few for merged masks (a full name)
 
 
 def prompt(masked: str) -> str:
@@ -41,27 +40,50 @@ def validate(item: MaskInput, output: str) -> list[str] | None:
     """The substitutes, one per marker of ``item``, if ``output`` equals ``item.text``
     outside the markers (runs of whitespace compare equal); otherwise None.
 
-    A substitute must be non-empty, on one line, hold no marker, and have at most
-    MAX_SUBSTITUTE_WORDS words: an output that rewrites the sentence around a mask
-    would otherwise "match" by swallowing the rewrite into the substitute."""
-    parts, pos = [], 0
-    for m in item.markers:
-        parts.append(_literal(item.text[pos : m.start]))
-        parts.append(r"(.+?)")
-        pos = m.end
-    parts.append(_literal(item.text[pos:]))
-    found = re.fullmatch("".join(parts), output.strip(), flags=re.DOTALL)
-    if not found:
+    A substitute is non-empty, holds no marker, and has at most as many words as its
+    span has markers ('[PERSON] [PERSON]' may become 'Maria Lopez', '[MASK]' one word):
+    an output that rewrites the sentence around a mask must not "match" by swallowing
+    the rewrite into a substitute.
+
+    An alignment, not a regular expression: lazy groups between repeated literals
+    backtrack exponentially (16 masks took minutes); this is memoised over (marker,
+    position) and each substitute is bounded by its word limit, so it stays linear-ish."""
+    if "\n" in output.strip():
         return None
-    subs = [g.strip() for g in found.groups()]
-    for s in subs:
-        if not s or "\n" in s or "[" in s or "]" in s or len(s.split()) > MAX_SUBSTITUTE_WORDS:
+    out = _ws(output).strip()
+    lits, limits, pos = [], [], 0
+    for m in item.markers:
+        lits.append(_ws(item.text[pos : m.start]))
+        limits.append(max(1, len(MARKER_RE.findall(m.text))))
+        pos = m.end
+    lits.append(_ws(item.text[pos:]))
+    lits[0], lits[-1] = lits[0].lstrip(), lits[-1].rstrip()
+
+    @functools.lru_cache(maxsize=None)
+    def solve(i: int, p: int) -> tuple[str, ...] | None:
+        """Substitutes for markers i.. when literal i starts at position p of ``out``."""
+        if not out.startswith(lits[i], p):
             return None
-    return subs
+        q = p + len(lits[i])
+        if i == len(limits):
+            return () if q == len(out) else None
+        for e in range(q + 1, len(out) + 1):
+            sub = out[q:e]
+            if len(sub.split()) > limits[i] or "[" in sub or "]" in sub:
+                break  # longer substitutes only get worse
+            if sub.strip() != sub:
+                continue
+            rest = solve(i + 1, e)
+            if rest is not None:
+                return (sub,) + rest
+        return None
+
+    found = solve(0, 0)
+    return list(found) if found is not None else None
 
 
-def _literal(text: str) -> str:
-    return r"\s+".join(re.escape(w) for w in text.split(" ")) if text.strip() else re.escape(text)
+def _ws(text: str) -> str:
+    return re.sub(r"\s+", " ", text)
 
 
 class InstructFiller(Filler):
@@ -79,7 +101,7 @@ class InstructFiller(Filler):
         """Up to ``n`` completed sentences for masked ``text`` by beam search, with their
         log-probabilities, best first."""
         n = n or self.beams
-        ids = self.tok(prompt(text), return_tensors="pt")
+        ids = self.tok(prompt(text), return_tensors="pt", add_special_tokens=False)  # as finetune_llm.encode
         n_in = ids["input_ids"].shape[1]
         budget = len(self.tok(text, add_special_tokens=False)["input_ids"]) + 8 * text.count("[") + 8
         out = self.model.generate(
@@ -109,13 +131,15 @@ class InstructFiller(Filler):
         merged = merge_consecutive(item)
         self.stats["sentences"] += 1
         per_mask: list[Counter] = [Counter() for _ in merged.markers]
-        for out, logp in self.generate(item.text, max(self.beams, 1)):
+        beams = self.generate(item.text, max(self.beams, 1))
+        top = max((lp for _, lp in beams), default=0.0)  # exp(logp - top): no underflow to 0
+        for out, logp in beams:
             subs = validate(merged, out)
             if subs is None:
                 continue
             for t, (s, m) in enumerate(zip(subs, merged.markers)):
                 if _acceptable(s, m.label):
-                    per_mask[t][s] += math.exp(logp)
+                    per_mask[t][s] += math.exp(logp - top)
         if not all(per_mask):
             # No valid beam offered an acceptable word for some mask: the whole sentence goes
             # to the infill filler, so one sentence is never filled by two models half each.

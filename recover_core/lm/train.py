@@ -76,6 +76,10 @@ def train(model: TransformerLM, tok: LMTokenizer, sentences: Sequence[str], cfg:
     """Train in place; returns steps, tokens, seconds and tokens/s."""
     from tqdm import tqdm
 
+    from recover_core.errors import RecoverError
+
+    if not sentences:
+        raise RecoverError(f"{desc}: no sentences to train on.")
     torch.manual_seed(cfg.seed)
     ids = tok.encode_batch(list(sentences))
     per_epoch = math.ceil(len(ids) / cfg.batch_size)
@@ -114,13 +118,24 @@ def train(model: TransformerLM, tok: LMTokenizer, sentences: Sequence[str], cfg:
 
 @torch.inference_mode()
 def perplexity(model: TransformerLM, tok: LMTokenizer, sentences: Sequence[str], batch_size: int = 64) -> dict:
-    """Per-word and per-token perplexity of clean sentences, each scored on its own."""
+    """Per-word and per-token perplexity of clean sentences, each scored on its own.
+
+    A sentence longer than the LM's context is left out (and counted), rather than cut:
+    cutting would score part of it against all of its words. Which sentences are left
+    out depends only on the test set and the tokenizer, so conditions stay comparable."""
+    from recover_core.errors import RecoverError
+
     model.eval()
-    ids = tok.encode_batch(list(sentences))
+    all_ids = tok.encode_batch(list(sentences))
+    keep = [i for i, x in enumerate(all_ids) if len(x) <= model.config.block_size + 1]
+    if not keep:
+        raise RecoverError("No test sentence fits the LM's context: nothing to score.")
+    sentences = [sentences[i] for i in keep]
+    ids = [all_ids[i] for i in keep]
     nll, n_tokens = 0.0, 0
     order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
     for b in range(0, len(order), batch_size):
-        inputs, targets, pad = collate([ids[i][: model.config.block_size + 1] for i in order[b : b + batch_size]])
+        inputs, targets, pad = collate([ids[i] for i in order[b : b + batch_size]])
         logits, _ = model(inputs, pad=pad if pad.any() else None)
         lp = torch.nn.functional.cross_entropy(logits.float().transpose(1, 2), targets, ignore_index=-100,
                                                reduction="sum")
@@ -128,7 +143,7 @@ def perplexity(model: TransformerLM, tok: LMTokenizer, sentences: Sequence[str],
         n_tokens += int((targets != -100).sum())
     n_words = sum(len(s.split()) for s in sentences) + len(sentences)  # words + sentence ends
     return {"ppl_word": math.exp(nll / n_words), "ppl_token": math.exp(nll / max(n_tokens, 1)),
-            "nll": nll, "words": n_words, "tokens": n_tokens}
+            "nll": nll, "words": n_words, "tokens": n_tokens, "left_out_long": len(all_ids) - len(keep)}
 
 
 def new_model(preset: LMConfig, tok: LMTokenizer) -> TransformerLM:
