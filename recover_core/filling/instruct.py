@@ -19,7 +19,7 @@ from typing import Sequence
 
 import torch
 
-from recover_core import bundles
+from recover_core import bundles, lexicons
 from recover_core.filling import candidates as cand_rules
 from recover_core.filling.base import (
     DEFAULT_K, MARKER_RE, Candidate, Fill, Filled, Filler, MaskInput, Method, at_sentence_start, choose,
@@ -28,6 +28,7 @@ from recover_core.filling.base import (
 from recover_core.spans import GENERIC_LABELS
 
 INSTRUCTION = "Predict the [MASK] tokens in the given sentence."
+ENTITY_EXTRA_WORDS = 2  # a name or place may take more words than its markers: 'New York City'
 
 
 def prompt(masked: str) -> str:
@@ -41,9 +42,10 @@ def validate(item: MaskInput, output: str) -> list[str] | None:
     outside the markers (runs of whitespace compare equal); otherwise None.
 
     A substitute is non-empty, holds no marker, and has at most as many words as its
-    span has markers ('[PERSON] [PERSON]' may become 'Maria Lopez', '[MASK]' one word):
-    an output that rewrites the sentence around a mask must not "match" by swallowing
-    the rewrite into a substitute.
+    span has markers ('[PERSON] [PERSON]' may become 'Maria Lopez', '[MASK]' one word),
+    plus ENTITY_EXTRA_WORDS for an entity marker ('[GPE]' may become 'New York'): an
+    output that rewrites the sentence around a mask must not "match" by swallowing the
+    rewrite into a substitute.
 
     An alignment, not a regular expression: lazy groups between repeated literals
     backtrack exponentially (16 masks took minutes); this is memoised over (marker,
@@ -54,7 +56,8 @@ def validate(item: MaskInput, output: str) -> list[str] | None:
     lits, limits, pos = [], [], 0
     for m in item.markers:
         lits.append(_ws(item.text[pos : m.start]))
-        limits.append(max(1, len(MARKER_RE.findall(m.text))))
+        extra = 0 if m.label in GENERIC_LABELS or m.label == "NUMBER" else ENTITY_EXTRA_WORDS
+        limits.append(max(1, len(MARKER_RE.findall(m.text))) + extra)
         pos = m.end
     lits.append(_ws(item.text[pos:]))
     lits[0], lits[-1] = lits[0].lstrip(), lits[-1].rstrip()
@@ -181,9 +184,14 @@ def _load(model: str):
 
 
 def _acceptable(s: str, label: str) -> bool:
-    """The shared rules for one word; a merged span ('[PERSON] [PERSON]') may take a few
-    whole words ('Maria Lopez', 'New York') whose first word passes them."""
+    """The shared rules for one word. Several words: a place must be a known place as a
+    whole ('New York'), a person's first word a name ('Maria Lopez'); otherwise whole
+    words of which the first passes the rules."""
     words = s.split()
     if len(words) == 1:
         return cand_rules.acceptable(s, label)
-    return cand_rules.acceptable(words[0], label) and all(cand_rules.ALPHA_RE.match(w) for w in words[1:])
+    if not all(cand_rules.ALPHA_RE.match(w) for w in words):
+        return False
+    if label in cand_rules.PLACE_LABELS:
+        return s.lower() in lexicons.place_phrases()
+    return cand_rules.acceptable(words[0], label)
