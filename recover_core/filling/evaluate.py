@@ -115,7 +115,7 @@ def format_results(rows: Sequence[dict], k: int = 10) -> str:
             lines.append(f"{r['filler']:34s} skipped: {r['skipped']}")
             continue
         lines.append(f"{r['filler']:34s} {r['items']:5d} {100 * r['top1']:6.1f}% {100 * r[f'top{k}']:6.1f}% "
-                     f"{100 * r['fallback_rate']:7.1f}% {r['seconds_per_item']:7.2f}")
+                     f"{100 * r['fallback_rate']:7.1f}% {r['seconds_per_item']:7.3f}")
     return "\n".join(lines)
 
 
