@@ -685,19 +685,27 @@ def _check(cfg: FinetuneConfig) -> None:
         raise RecoverError("Give either --model or --from-minilm, not both.")
 
 
-def finetune_mlm(cfg: FinetuneConfig) -> Path:
-    """Fine-tune, checkpoint, evaluate and save; returns the merged model folder (OUT/model)."""
+def start_run(cfg) -> "_Log":
+    """What every fine-tuning command does first: threads, refuse to overwrite a
+    checkpoint without --resume, the output folder and its metrics log."""
     import torch
-    from tqdm import tqdm
 
-    _check(cfg)
     cfg.out = Path(cfg.out)
     if cfg.threads:
         torch.set_num_threads(cfg.threads)
     if not cfg.resume and _checkpoint_dir(cfg.out):
         raise RecoverError(f"{cfg.out} already has a checkpoint: add --resume to continue it, or pick another --out.")
     cfg.out.mkdir(parents=True, exist_ok=True)
-    log = _Log(cfg.out / "metrics.jsonl")
+    return _Log(cfg.out / "metrics.jsonl")
+
+
+def finetune_mlm(cfg: FinetuneConfig) -> Path:
+    """Fine-tune, checkpoint, evaluate and save; returns the merged model folder (OUT/model)."""
+    import torch
+    from tqdm import tqdm
+
+    _check(cfg)
+    log = start_run(cfg)
     if not cfg.resume:  # a fresh run: drop what an earlier run in this folder left (metrics, cached fills)
         log.path.unlink(missing_ok=True)
         (cfg.out / "masked.txt").unlink(missing_ok=True)

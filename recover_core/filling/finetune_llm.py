@@ -215,13 +215,7 @@ def finetune_llm(cfg: LLMConfig) -> Path:
     from tqdm import tqdm
 
     _check(cfg)
-    cfg.out = Path(cfg.out)
-    if cfg.threads:
-        torch.set_num_threads(cfg.threads)
-    if not cfg.resume and ft._checkpoint_dir(cfg.out):
-        raise RecoverError(f"{cfg.out} already has a checkpoint: add --resume to continue it, or pick another --out.")
-    cfg.out.mkdir(parents=True, exist_ok=True)
-    log = ft._Log(cfg.out / "metrics.jsonl")
+    log = ft.start_run(cfg)
     if not cfg.resume:
         log.path.unlink(missing_ok=True)
     torch.manual_seed(cfg.seed)
