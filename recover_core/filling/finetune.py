@@ -652,6 +652,33 @@ def _lr_at(cfg: FinetuneConfig, base_lr: float, step: int, progress: float) -> f
     return base_lr * min(1.0, (step + 1) / warm) * max(0.0, 1.0 - progress)
 
 
+def set_lr(cfg, opt, base_lr: float, step: int, elapsed: float, budget: float | None, max_steps: int | None) -> float:
+    """The scheduled learning rate for this step (steps or clock, whichever is further on)."""
+    progress = max(step / max_steps if max_steps else 0.0, elapsed / budget if budget else 0.0)
+    lr = _lr_at(cfg, base_lr, step, progress)
+    for g in opt.param_groups:
+        g["lr"] = lr
+    return lr
+
+
+def train_step(cfg, opt, params, state: dict, attn, loss_fn) -> "torch.Tensor":
+    """One optimizer step of either fine-tuning command, counted in ``state``."""
+    import torch
+
+    t_step = time.time()
+    with torch.autocast("cpu", dtype=torch.bfloat16, enabled=cfg.bf16):  # weights stay fp32
+        loss = loss_fn()
+    opt.zero_grad(set_to_none=True)
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(params, 1.0)
+    opt.step()
+    state["train_seconds"] += time.time() - t_step  # throughput without evaluations and saves
+    state["step"] += 1
+    state["steps_done"] += 1
+    state["tokens"] += int(attn.sum())
+    return loss
+
+
 def _loss(model, ids, attn, labels):
     """MLM cross-entropy, with the head run only at the masked positions (15% of them):
     the head's [hidden x vocab] product is the largest single cost of a small encoder."""
@@ -767,22 +794,9 @@ def finetune_mlm(cfg: FinetuneConfig) -> Path:
             elapsed = secs_start + time.time() - t_start
             if budget is not None and elapsed >= budget:
                 break
-            progress = max(state["step"] / max_steps if max_steps else 0.0, elapsed / budget if budget else 0.0)
-            lr = _lr_at(cfg, base_lr, state["step"], progress)
-            for g in opt.param_groups:
-                g["lr"] = lr
-            t_step = time.time()
+            lr = set_lr(cfg, opt, base_lr, state["step"], elapsed, budget, max_steps)
             ids, attn, labels = data.batch(state["step"])
-            with torch.autocast("cpu", dtype=torch.bfloat16, enabled=cfg.bf16):  # weights stay fp32
-                loss = _loss(model, ids, attn, labels)
-            opt.zero_grad(set_to_none=True)
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(params, 1.0)
-            opt.step()
-            state["train_seconds"] += time.time() - t_step  # throughput without evaluations and saves
-            state["step"] += 1
-            state["steps_done"] += 1
-            state["tokens"] += int(attn.sum())
+            loss = train_step(cfg, opt, params, state, attn, lambda: _loss(model, ids, attn, labels))
             ema = loss.item() if ema is None else 0.98 * ema + 0.02 * loss.item()
             bar.update(1)
             bar.set_postfix(loss=f"{ema:.3f}", lr=f"{lr:.1e}")

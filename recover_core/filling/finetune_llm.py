@@ -251,22 +251,10 @@ def finetune_llm(cfg: LLMConfig) -> Path:
         elapsed = secs_start + time.time() - t_start
         if budget is not None and elapsed >= budget:
             break
-        progress = max(state["step"] / max_steps if max_steps else 0.0, elapsed / budget if budget else 0.0)
-        lr = ft._lr_at(cfg, base_lr, state["step"], progress)
-        for g in opt.param_groups:
-            g["lr"] = lr
-        t_step = time.time()
+        lr = ft.set_lr(cfg, opt, base_lr, state["step"], elapsed, budget, max_steps)
         ids, attn, labels = data.batch(state["step"])
-        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=cfg.bf16):
-            loss = model(input_ids=ids, attention_mask=attn, labels=labels).loss
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(params, 1.0)
-        opt.step()
-        state["train_seconds"] += time.time() - t_step
-        state["step"] += 1
-        state["steps_done"] += 1
-        state["tokens"] += int(attn.sum())
+        loss = ft.train_step(cfg, opt, params, state, attn,
+                             lambda: model(input_ids=ids, attention_mask=attn, labels=labels).loss)
         ema = loss.item() if ema is None else 0.95 * ema + 0.05 * loss.item()
         bar.update(1)
         bar.set_postfix(loss=f"{ema:.3f}", lr=f"{lr:.1e}")
