@@ -8,7 +8,9 @@ killed run picks up at the first unfinished cell; obfuscated corpora and the pre
 LM are cached too. The CSV is rewritten from all finished cells at the end.
 
 Methods: ``oracle``, ``baseline0``, ``baseline1`` (lm/train.py), and fillers written
-``kind:model:top1|topk`` (``mlm:minilm-mlm:topk``, ``instruct:smollm2-fill:top1``, ...).
+``kind:model:top1|topk`` (``mlm:minilm-wiki:topk``, ``instruct:smollm2-fill:top1``, ...).
+``mlm-ft:model:topk`` is vats2024's FT: the MLM is first fine-tuned on this cell's own
+obfuscation corpus, its masks filled by the MLM itself, then it fills that corpus.
 """
 from __future__ import annotations
 
@@ -25,6 +27,7 @@ from pathlib import Path
 from recover_core.errors import RecoverError
 
 BASELINES = ("oracle", "baseline0", "baseline1")
+FT_KIND = "mlm-ft"  # vats2024 §3.2 "Fine-Tuning", per cell
 MASK_FREE = "oracle"  # the one condition that does not depend on the masking
 
 
@@ -47,6 +50,8 @@ class ExperimentConfig:
     adapt_lr: float = 3e-4
     bf16: bool = True
     type_check: bool = False  # the NER type check per candidate costs more than the fill itself
+    ft_steps: int = 200  # mlm-ft: LoRA steps on the cell's filled obfuscation corpus
+    ft_lora_r: int = 16
     output: str = "precomputed/ours/grid.csv"
     threads: int | None = None
 
@@ -111,9 +116,9 @@ def _check(cfg: ExperimentConfig) -> None:
             continue
         kind, _, rest = m.partition(":")
         model, _, how = rest.rpartition(":")
-        if kind not in KINDS or not model or how not in ("top1", "topk"):
+        if kind not in (*KINDS, FT_KIND) or not model or how not in ("top1", "topk"):
             raise RecoverError(f"Method {m!r} is not one of {', '.join(BASELINES)} or kind:model:top1|topk "
-                               f"(kinds: {', '.join(KINDS)}).")
+                               f"(kinds: {', '.join((*KINDS, FT_KIND))}).")
     if cfg.preset not in PRESETS:
         raise RecoverError(f"Unknown LM preset {cfg.preset!r}. Known: {', '.join(PRESETS)}.")
 
@@ -199,20 +204,24 @@ class Runner:
         facts_path = path.with_suffix(".json")
         if path.exists() and facts_path.exists():
             return path.read_text(encoding="utf-8").split("\n"), json.loads(facts_path.read_text())
-        texts, facts = self._fill(masked, keep, method, f"{dataset}/{masking}")
+        texts, facts = self._fill(dataset, masking, method)
         _atomic_write(path, "\n".join(texts))
         _atomic_write(facts_path, json.dumps(facts))
         return texts, facts
 
-    def _fill(self, masked, keep, method: str, desc: str) -> tuple[list[str], dict]:
+    def _fill(self, dataset: str, masking: str, method: str) -> tuple[list[str], dict]:
         from tqdm import tqdm
 
         from recover_core import bundles, quality
         from recover_core.filling import MaskInput, get_filler
         from recover_core.filling.candidates import ner_type_check
 
+        masked, keep = self.masked(dataset, masking)
+        desc = f"{dataset}/{masking}"
         kind, _, rest = method.partition(":")
         model, _, how = rest.rpartition(":")
+        if kind == FT_KIND:
+            kind, model = "mlm", self.finetuned(dataset, masking, model, how)
         filler = get_filler(kind, model)
         check = ner_type_check(bundles.load_ner("spacy-md")) if self.cfg.type_check else None
         todo = [i for i, m in enumerate(masked) if m.markers]
@@ -228,6 +237,26 @@ class Runner:
                 fills += len(f.fills)
                 leaks += quality.leaks(f, quality.originals_per_fill(masked[i].original, masked[i].spans, f))
         return texts, {"fills": fills, "leaks": leaks}
+
+    def finetuned(self, dataset: str, masking: str, model: str, how: str) -> str:
+        """vats2024's FT for one cell: ``model`` fine-tuned (LoRA) on the cell's obfuscation
+        corpus after ``model`` filled its masks (Top-1 or Top-K, as the cell then fills).
+        It never sees the originals. Returns the merged model's folder (cached)."""
+        from recover_core.filling.finetune import FinetuneConfig, _checkpoint_dir, finetune_mlm
+
+        name = re.sub(r"[^A-Za-z0-9_.+-]", "_", f"{dataset}__{masking}__{Path(model).name}__{how}")
+        out = self.root / "ft" / name
+        if (out / "model" / "config.json").exists():
+            return str(out / "model")
+        train_file = out.parent / f"{name}.txt"
+        _atomic_write(train_file, "\n".join(m.masked for m in self.masked(dataset, masking)[0]) + "\n")
+        c = self.cfg
+        finetune_mlm(FinetuneConfig(
+            out=out, model=model, train_file=train_file, mode="filled", fill_method=how, k=c.k, lora_r=c.ft_lora_r,
+            steps=c.ft_steps, bf16=c.bf16, seed=c.seed, eval_every=0, eval_items=200, save_every=max(c.ft_steps, 1),
+            quiet=not self.progress, resume=_checkpoint_dir(out) is not None,  # a killed FT run goes on
+            command=f"experiment {c.name}: FT for {dataset}/{masking}"))
+        return str(out / "model")
 
     def pretrained(self):
         """The generic LM (vats2024: WikiText-103; here the corpus named in the config), cached."""

@@ -19,7 +19,7 @@ def tiny_config(tmp_path, tiny_bert):
 [grid]
 datasets = ["news"]
 maskings = ["vocabThres"]
-methods = ["oracle", "baseline0", "baseline1", "mlm:{tiny_bert}:top1"]
+methods = ["oracle", "baseline0", "baseline1", "mlm:{tiny_bert}:top1", "mlm-ft:{tiny_bert}:topk"]
 [lm]
 preset = "tiny"
 pretrain_corpus = "news"
@@ -53,7 +53,7 @@ def test_grid_runs_resumes_and_writes_tidy_csv(tmp_path, tiny_bert, monkeypatch)
 
     cfg = X.load_config(tiny_config(tmp_path, tiny_bert))
     cells = X.cells(cfg)
-    assert len(cells) == 4 and cells[0] == ("news", "", "oracle")  # Oracle once, not per masking
+    assert len(cells) == 5 and cells[0] == ("news", "", "oracle")  # Oracle once, not per masking
     root = tmp_path / "cache"
     first = X.Runner(cfg, "test", progress=False, root=root)
     for c in cells[:2]:  # a run killed after two cells
@@ -63,8 +63,8 @@ def test_grid_runs_resumes_and_writes_tidy_csv(tmp_path, tiny_bert, monkeypatch)
     monkeypatch.setattr(T, "train", lambda *a, **k: calls.append(k.get("desc")) or real(*a, **k))
     again = X.Runner(cfg, "test", progress=False, root=root)
     out = again.run()
-    # The pretrained LM came from the cache; only the two unfinished cells were adapted.
-    assert len(calls) == 2 and all(d.startswith("adapt") for d in calls), calls
+    # The pretrained LM came from the cache; only the three unfinished cells were adapted.
+    assert len(calls) == 3 and all(d.startswith("adapt") for d in calls), calls
     df = pd.read_csv(out)
     assert list(df.columns) == TIDY_COLUMNS
     ppl = df[df.metric == "perplexity"]
@@ -74,3 +74,9 @@ def test_grid_runs_resumes_and_writes_tidy_csv(tmp_path, tiny_bert, monkeypatch)
     # Baseline1 trained on the same text as Baseline0, with the mask targets ignored.
     cell = json.loads(again.cell_path("news", "vocabThres", "baseline1").read_text())
     assert cell["train_sentences"] == 64
+    # FT (vats2024): the MLM was fine-tuned on the cell's filled obfuscation corpus, never on
+    # the originals, and the fill came from the fine-tuned model.
+    ft = next((root).glob("*/ft/news__vocabThres__*__topk"))
+    trained_on = (ft.parent / f"{ft.name}.txt").read_text().splitlines()
+    assert trained_on == [m.masked for m in again.masked("news", "vocabThres")[0]]
+    assert (ft / "model" / "config.json").exists() and (ft / "round-1" / "filled.txt").exists()
