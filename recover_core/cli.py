@@ -434,6 +434,9 @@ def parser() -> argparse.ArgumentParser:
     from recover_core import experiment  # the downstream grid (vats2024 §4)
 
     experiment.add_parser(sub)
+    from recover_core import results  # claims: vats2024 §4.3 checked on any tidy results
+
+    results.add_parser(sub)
     return ap
 
 

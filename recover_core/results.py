@@ -6,6 +6,7 @@ The app's Results tab reads them once at start; nothing here trains or scores.
 from __future__ import annotations
 
 import functools
+import re
 from pathlib import Path
 
 TIDY_COLUMNS = ["dataset", "masking", "method", "metric", "value", "model", "scale", "seed", "command"]
@@ -95,3 +96,151 @@ def chart(df, metric: str, dataset: str):
     fig.update_layout(legend_title_text="masking", margin=dict(t=60, b=10))
     fig.update_xaxes(tickangle=-35)
     return fig
+
+
+# --- vats2024 §4.3, claim by claim --------------------------------------------------------
+
+_PAPER_METHOD = re.compile(r"^(?P<model>.+) \((?P<how>Top-1|Top-K)(?P<ft>, FT)?\)$")
+CLOSE_TO_ORACLE = 0.05  # "very close to Oracle" (§4.3), read as within 5%: the paper's own cases are 1-4%
+
+
+def method_parts(method: str) -> tuple[str, str, bool] | None:
+    """(model, top1|topk, fine-tuned) of a filling method named as in the paper ("BERT (Top-K,
+    FT)") or as in our grid ("mlm-ft:minilm-wiki:topk"); None for Oracle and the baselines."""
+    m = _PAPER_METHOD.match(method)
+    if m:
+        return m["model"], "top1" if m["how"] == "Top-1" else "topk", bool(m["ft"])
+    parts = method.split(":")
+    if len(parts) == 3 and parts[2] in ("top1", "topk"):
+        return parts[1], parts[2], parts[0].endswith("-ft")
+    return None
+
+
+def _verdict(passed: list[str], failed: list[str]) -> tuple[str, str]:
+    if not passed and not failed:
+        return "n/a", "nothing to compare"
+    holds = "yes" if not failed else "no" if not passed else "partly"
+    return holds, f"{len(passed)} of {len(passed) + len(failed)}" + (f"; fails: {', '.join(failed)}" if failed else "")
+
+
+def claims(df, dataset: str) -> list[dict]:
+    """Check each qualitative perplexity claim of vats2024 §4.3 on one dataset's rows.
+
+    Returns rows of claim, dataset, holds (yes / partly / no / n/a) and the evidence: how
+    many comparisons agree, and which do not. Works on the paper's tables and on ours."""
+    rows = df[(df["metric"] == "perplexity") & (df["dataset"] == dataset)]
+    cell = rows.groupby(["method", "masking"])["value"].mean().to_dict()  # (method, masking) -> ppl
+    oracle = [v for (meth, _), v in cell.items() if meth.lower() == "oracle"]
+    maskings = sorted({mk for (meth, mk) in cell if meth.lower() != "oracle"})
+    fillers = sorted({meth for (meth, _) in cell if method_parts(meth)})
+    base = {b: meth for meth in {m for m, _ in cell} for b in ("baseline0", "baseline1") if meth.lower() == b}
+    out = []
+
+    def add(claim: str, passed: list[str], failed: list[str], note: str = "") -> None:
+        holds, evidence = _verdict(passed, failed)
+        out.append({"claim": claim, "dataset": dataset, "holds": holds, "evidence": evidence + note})
+
+    ok, bad = [], []
+    for mk in maskings:
+        bases = [cell[(b, mk)] for b in base.values() if (b, mk) in cell]
+        for f in fillers:
+            if (f, mk) in cell and bases:
+                (ok if cell[(f, mk)] < min(bases) else bad).append(f"{f}/{mk}")
+    add("Every filling method beats both baselines", ok, bad)
+
+    ok, bad = [], []
+    for mk in maskings:
+        b0, b1 = (cell.get((base.get(b, ""), mk)) for b in ("baseline0", "baseline1"))
+        if b0 is not None and b1 is not None:
+            (ok if b1 <= b0 else bad).append(mk)
+    add("Baseline1 (masks ignored) beats Baseline0 (masks as a token)", ok, bad)
+
+    def paired(a: tuple, b: tuple) -> tuple[list[str], list[str]]:
+        """Fillers that differ only in one part: does the `b` variant beat the `a` one?"""
+        ok, bad = [], []
+        for f in fillers:
+            if method_parts(f)[1:] != a:
+                continue
+            twin = next((g for g in fillers if method_parts(g)[0] == method_parts(f)[0] and method_parts(g)[1:] == b), None)
+            for mk in maskings:
+                if twin and (f, mk) in cell and (twin, mk) in cell:
+                    (ok if cell[(twin, mk)] < cell[(f, mk)] else bad).append(f"{twin}/{mk}")
+        return ok, bad
+
+    add("Top-K beats Top-1", *[a + b for a, b in zip(paired(("top1", False), ("topk", False)),
+                                                     paired(("top1", True), ("topk", True)))])
+    add("A fine-tuned MLM (FT) beats the same MLM without fine-tuning", *paired(("topk", False), ("topk", True)))
+
+    ok, bad = [], []
+    if oracle and "allowList" in maskings:
+        for meth in sorted({m for m, _ in cell if m.lower() != "oracle"}):
+            gaps = {mk: cell[(meth, mk)] - oracle[0] for mk in maskings if (meth, mk) in cell}
+            others = [g for mk, g in gaps.items() if mk != "allowList"]
+            if "allowList" in gaps and others:
+                (ok if gaps["allowList"] > max(others) else bad).append(meth)
+    add("allowList (most words masked) leaves the largest gap to Oracle", ok, bad)
+
+    ok, bad, best = [], [], []
+    for mk in [m for m in maskings if m in ("vocabThres", "entityTagger")]:
+        scored = [(cell[(f, mk)], f) for f in fillers if (f, mk) in cell]
+        if oracle and scored:
+            v, f = min(scored)
+            gap = v / oracle[0] - 1
+            best.append(f"{mk}: {f} {100 * gap:+.1f}%")
+            (ok if gap <= CLOSE_TO_ORACLE else bad).append(mk)
+    add(f"The best filling method is close to Oracle (within {100 * CLOSE_TO_ORACLE:.0f}%) for vocabThres and "
+        "entityTagger", ok, bad, f" ({'; '.join(best)})" if best else "")
+
+    llm = [f for f in fillers if method_parts(f)[0].lower().startswith(("llama", "smollm"))]
+    ft_mlm = [f for f in fillers if method_parts(f)[2] and f not in llm]
+    ok, bad = [], []
+    for mk in maskings:
+        for f in llm:
+            rivals = [cell[(g, mk)] for g in ft_mlm if (g, mk) in cell]
+            if (f, mk) in cell and rivals:
+                (ok if cell[(f, mk)] > min(rivals) else bad).append(f"{f}/{mk}")
+    add("The tuned causal LLM is not as good as the best fine-tuned MLM", ok, bad)
+    return out
+
+
+def claims_table(df, dataset_choice: str):
+    """Claims for a chart choice: the paper's dataset and our stand-in, one row block each."""
+    import pandas as pd
+
+    names = [dataset_choice]
+    for paper, ours in STAND_INS.items():
+        if dataset_choice == pair_label(paper, ours):
+            names = [paper, ours]
+    rows = [r for d in names for r in claims(df, d)]
+    return pd.DataFrame(rows, columns=["claim", "dataset", "holds", "evidence"])
+
+
+def cmd_claims(args) -> None:
+    import pandas as pd
+
+    from recover_core.errors import RecoverError
+
+    if args.csv:
+        missing = [p for p in args.csv if not Path(p).is_file()]
+        if missing:
+            raise RecoverError(f"No such file: {', '.join(map(str, missing))}.")
+        df = pd.concat([pd.read_csv(p, dtype={"masking": "string", "method": "string"}) for p in args.csv])
+        df["method"], df["masking"] = df["method"].fillna(""), df["masking"].fillna(ANY_MASKING)
+    else:
+        df = load()
+    present = sorted(set(df[df["metric"] == "perplexity"]["dataset"].dropna()))
+    names = args.dataset or present
+    unknown = [d for d in names if d not in present]
+    if unknown:
+        raise RecoverError(f"No perplexity results for {', '.join(unknown)}. Present: {', '.join(present) or 'none'}.")
+    print("| claim (vats2024 §4.3) | dataset | holds | evidence |\n|---|---|---|---|")
+    for d in names:
+        for r in claims(df, d):
+            print(f"| {r['claim']} | {r['dataset']} | {r['holds']} | {r['evidence']} |")
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("claims", help="check vats2024 §4.3's claims on perplexity results (a markdown table)")
+    p.set_defaults(fn=cmd_claims)
+    p.add_argument("--csv", type=Path, nargs="+", help="tidy CSVs (default: everything in precomputed/)")
+    p.add_argument("--dataset", nargs="+", help="datasets to check (default: all with perplexity results)")

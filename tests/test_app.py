@@ -124,3 +124,12 @@ def test_results_tab_plots_and_filters_the_precomputed_tables(client):
     table = client.predict("WSJ", "paper", "wer_percent", api_name="/results_table_metric")
     rows = table["data"]
     assert len(rows) == 30 and all(r[0] == "WSJ" for r in rows)
+
+
+def test_results_tab_checks_the_claims(client):
+    from recover_core.results import pair_label
+
+    table = client.predict(pair_label("WSJ", "news"), api_name="/results_claims")
+    rows = {(r[0], r[1]): r[2] for r in table["data"]}
+    assert rows[("Top-K beats Top-1", "WSJ")] == "yes"
+    assert rows[("A fine-tuned MLM (FT) beats the same MLM without fine-tuning", "WSJ")] == "no"
