@@ -73,7 +73,8 @@ def _chart_rows(df, metric: str, choice: str):
     for paper, ours in STAND_INS.items():
         if choice == pair_label(paper, ours):
             names = {paper, ours}
-    rows = df[df["metric"].isin(METRICS[metric]) & df["dataset"].isin(names)]
+    rows = df[df["metric"].isin(METRICS[metric]) & df["dataset"].isin(names)].copy()
+    rows["method"] = rows["method"].map(display_method)
     # Several runs of one cell (seeds, files) are one bar: their mean.
     keys = ["origin", "dataset", "method", "masking"]
     return rows.groupby(keys, sort=False, as_index=False).agg(
@@ -114,6 +115,16 @@ def method_parts(method: str) -> tuple[str, str, bool] | None:
     if len(parts) == 3 and parts[2] in ("top1", "topk"):
         return parts[1], parts[2], parts[0].endswith("-ft")
     return None
+
+
+def display_method(method: str) -> str:
+    """Our grid's method names written as the paper writes its own, so bars line up:
+    ``mlm-ft:minilm-wiki:topk`` -> ``minilm-wiki (Top-K, FT)``, ``baseline0`` -> ``Baseline0``."""
+    parts = method_parts(method)
+    if parts and not _PAPER_METHOD.match(method):
+        model, how, ft = parts
+        return f"{Path(model).name} ({'Top-1' if how == 'top1' else 'Top-K'}{', FT' if ft else ''})"
+    return method.capitalize() if method in ("oracle", "baseline0", "baseline1") else method
 
 
 def _verdict(passed: list[str], failed: list[str]) -> tuple[str, str]:

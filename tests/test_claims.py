@@ -39,6 +39,14 @@ def test_method_names_of_both_origins_parse(method, parts):
     assert R.method_parts(method) == parts
 
 
+@pytest.mark.parametrize("method,label", [
+    ("mlm-ft:minilm-wiki:topk", "minilm-wiki (Top-K, FT)"), ("mlm:/tmp/x/model:top1", "model (Top-1)"),
+    ("baseline0", "Baseline0"), ("oracle", "Oracle"), ("BERT (Top-K, FT)", "BERT (Top-K, FT)"),
+])
+def test_our_methods_are_labelled_as_the_paper_labels_its_own(method, label):
+    assert R.display_method(method) == label
+
+
 def test_claims_on_our_naming():
     rows = [("oracle", "(any)", 100)]
     for mk, b0, b1, t1, tk, ft in [("allowList", 300, 250, 200, 180, 190), ("vocabThres", 150, 140, 120, 110, 104)]:
