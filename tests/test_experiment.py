@@ -20,6 +20,7 @@ def tiny_config(tmp_path, tiny_bert):
 datasets = ["news"]
 maskings = ["vocabThres"]
 methods = ["oracle", "baseline0", "baseline1", "mlm:{tiny_bert}:top1", "mlm-ft:{tiny_bert}:topk"]
+ft_steps = 10
 [lm]
 preset = "tiny"
 pretrain_corpus = "news"
