@@ -65,3 +65,13 @@ def tiny_llama(tmp_path_factory) -> str:
     from tiny import make_tiny_llama
 
     return str(make_tiny_llama(tmp_path_factory.mktemp("tiny-llama")))
+
+
+@pytest.fixture(scope="module")
+def one_thread():
+    import torch
+
+    n = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(n)

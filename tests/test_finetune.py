@@ -19,19 +19,15 @@ SENTENCES = [
 ] * 6
 
 
-@pytest.fixture(scope="module", autouse=True)
-def one_thread():
-    n = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(n)
+from tiny import sentence_file  # tests/tiny.py, as conftest imports it
+
+# Tiny models train fastest on one thread, and the results do not depend on a thread count.
+pytestmark = pytest.mark.usefixtures("one_thread")
 
 
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory):
-    path = tmp_path_factory.mktemp("corpus") / "train.txt"
-    path.write_text("\n".join(SENTENCES) + "\n", encoding="utf-8")
-    return path
+    return sentence_file(tmp_path_factory.mktemp("corpus"), SENTENCES)
 
 
 def config(tiny_bert, corpus, out, **kw):

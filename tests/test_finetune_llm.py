@@ -14,12 +14,10 @@ from recover_core.filling.instruct import InstructFiller, prompt, validate
 from recover_core.filling.base import merge_consecutive
 
 
-@pytest.fixture(scope="module", autouse=True)
-def one_thread():
-    n = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(n)
+from tiny import sentence_file  # tests/tiny.py, as conftest imports it
+
+# Tiny models train fastest on one thread, and the results do not depend on a thread count.
+pytestmark = pytest.mark.usefixtures("one_thread")
 
 
 # --- the validator ----------------------------------------------------------------------------
@@ -92,9 +90,7 @@ SENTENCES = ["The cat sat on the mat.", "The dog sat on the rug.", "A bird sang 
 
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory):
-    path = tmp_path_factory.mktemp("llm-corpus") / "train.txt"
-    path.write_text("\n".join(SENTENCES) + "\n", encoding="utf-8")
-    return path
+    return sentence_file(tmp_path_factory.mktemp("llm-corpus"), SENTENCES)
 
 
 def config(model, corpus, out, **kw):

@@ -44,3 +44,10 @@ def make_tiny_llama(out: Path) -> Path:
     LlamaForCausalLM(cfg).save_pretrained(out)
     tok.save_pretrained(out)
     return out
+
+
+def sentence_file(folder: Path, sentences: list[str]) -> Path:
+    """A training file as the fine-tuning commands read it: one sentence per line."""
+    path = folder / "train.txt"
+    path.write_text("\n".join(sentences) + "\n", encoding="utf-8")
+    return path
