@@ -95,7 +95,7 @@ def chart(df, metric: str, dataset: str):
                  title=f"{metric} on {dataset} (lower is better)")
     fig.update_yaxes(matches=None, showticklabels=True)  # the paper's scale is not ours
     fig.update_layout(legend_title_text="masking", margin=dict(t=60, b=10))
-    fig.update_xaxes(tickangle=-35)
+    fig.update_xaxes(tickangle=-35, matches=None)  # each panel lists only its own methods
     return fig
 
 
