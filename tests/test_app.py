@@ -103,6 +103,9 @@ def test_results_chart_holds_the_papers_numbers():
     fig = results.chart(results.load(), "Perplexity", results.pair_label("Fisher", "fortunes"))
     oracle = [t for t in fig.data if t.name == "(any)"][0]
     assert 37.3 in list(oracle.y)  # Fisher Oracle perplexity, vats2024 Table 3
+    # Each panel lists only its own methods: the paper's has none of ours.
+    paper_methods = {x for t in fig.data if t.xaxis == oracle.xaxis for x in t.x}
+    assert "BERT (Top-1)" in paper_methods and not any("minilm" in m for m in paper_methods)
 
 
 def test_import_builds_without_launching():

@@ -58,9 +58,9 @@ def test_claims_on_our_naming():
     assert got["Every filling method beats both baselines"]["evidence"] == "6 of 6"
     assert got["Top-K beats Top-1"]["holds"] == "yes"
     assert got["A fine-tuned MLM (FT) beats the same MLM without fine-tuning"]["evidence"] == \
-        "1 of 2; fails: mlm-ft:m:topk/allowList"
+        "1 of 2; fails: m (Top-K, FT)/allowList"
     close = got["The best filling method is close to Oracle (within 5%) for vocabThres and entityTagger"]
-    assert close["holds"] == "yes" and "mlm-ft:m:topk +4.0%" in close["evidence"]
+    assert close["holds"] == "yes" and "m (Top-K, FT) +4.0%" in close["evidence"]
     assert got["The tuned causal LLM is not as good as the best fine-tuned MLM"]["holds"] == "n/a"
 
 
