@@ -116,9 +116,10 @@ def _check(cfg: ExperimentConfig) -> None:
             continue
         kind, _, rest = m.partition(":")
         model, _, how = rest.rpartition(":")
-        if kind not in (*KINDS, FT_KIND) or not model or how not in ("top1", "topk"):
+        kinds = (*KINDS, FT_KIND)
+        if kind not in kinds or not model or how not in ("top1", "topk"):
             raise RecoverError(f"Method {m!r} is not one of {', '.join(BASELINES)} or kind:model:top1|topk "
-                               f"(kinds: {', '.join((*KINDS, FT_KIND))}).")
+                               f"(kinds: {', '.join(kinds)}).")
     if cfg.preset not in PRESETS:
         raise RecoverError(f"Unknown LM preset {cfg.preset!r}. Known: {', '.join(PRESETS)}.")
 

@@ -26,12 +26,17 @@ def precomputed_dir() -> Path:
 @functools.lru_cache(maxsize=1)
 def load(root: str | None = None):
     """Every tidy CSV under precomputed/, with ``origin`` = paper or ours."""
+    base = Path(root) if root else precomputed_dir()
+    return read_tidy(sorted(base.rglob("*.csv")), base)
+
+
+def read_tidy(paths, base: Path | None = None):
+    """Tidy CSVs as one frame; a file that is not one is skipped and said in SKIPPED."""
     import pandas as pd
 
-    base = Path(root) if root else precomputed_dir()
     frames = []
     SKIPPED.clear()
-    for path in sorted(base.rglob("*.csv")):
+    for path in map(Path, paths):
         try:  # one bad file must not keep the app from starting
             df = pd.read_csv(path, dtype={"seed": "string", "masking": "string", "method": "string"})
         except Exception as e:  # noqa: BLE001
@@ -42,7 +47,7 @@ def load(root: str | None = None):
             SKIPPED.append(f"{path.name}: not a tidy result table (missing {', '.join(missing)})")
             continue
         if "source" not in df.columns:
-            df["source"] = path.relative_to(base).as_posix()
+            df["source"] = path.relative_to(base).as_posix() if base else path.name
         df["origin"] = ["paper" if m == "paper" else "ours" for m in df["model"]]
         frames.append(df)
     if not frames:
@@ -68,11 +73,16 @@ def datasets(df, metric: str) -> list[str]:
     return out + sorted(present - used)
 
 
-def _chart_rows(df, metric: str, choice: str):
-    names = {choice}
+def pair_datasets(choice: str) -> list[str]:
+    """The datasets behind a chart choice: a paper's and our stand-in for it, or just one."""
     for paper, ours in STAND_INS.items():
         if choice == pair_label(paper, ours):
-            names = {paper, ours}
+            return [paper, ours]
+    return [choice]
+
+
+def _chart_rows(df, metric: str, choice: str):
+    names = pair_datasets(choice)
     rows = df[df["metric"].isin(METRICS[metric]) & df["dataset"].isin(names)].copy()
     rows["method"] = rows["method"].map(display_method)
     # Several runs of one cell (seeds, files) are one bar: their mean.
@@ -143,7 +153,8 @@ def claims(df, dataset: str) -> list[dict]:
     cell = rows.groupby(["method", "masking"])["value"].mean().to_dict()  # (method, masking) -> ppl
     oracle = [v for (meth, _), v in cell.items() if meth.lower() == "oracle"]
     maskings = sorted({mk for (meth, mk) in cell if meth.lower() != "oracle"})
-    fillers = sorted({meth for (meth, _) in cell if method_parts(meth)})
+    parts = {meth: method_parts(meth) for meth, _ in cell}  # None for Oracle and the baselines
+    fillers = sorted(meth for meth, part in parts.items() if part)
     base = {b: meth for meth in {m for m, _ in cell} for b in ("baseline0", "baseline1") if meth.lower() == b}
     out = []
 
@@ -170,9 +181,9 @@ def claims(df, dataset: str) -> list[dict]:
         """Fillers that differ only in one part: does the `b` variant beat the `a` one?"""
         ok, bad = [], []
         for f in fillers:
-            if method_parts(f)[1:] != a:
+            if parts[f][1:] != a:
                 continue
-            twin = next((g for g in fillers if method_parts(g)[0] == method_parts(f)[0] and method_parts(g)[1:] == b), None)
+            twin = next((g for g in fillers if parts[g][0] == parts[f][0] and parts[g][1:] == b), None)
             for mk in maskings:
                 if twin and (f, mk) in cell and (twin, mk) in cell:
                     (ok if cell[(twin, mk)] < cell[(f, mk)] else bad).append(f"{display_method(twin)}/{mk}")
@@ -202,8 +213,8 @@ def claims(df, dataset: str) -> list[dict]:
     add(f"The best filling method is close to Oracle (within {100 * CLOSE_TO_ORACLE:.0f}%) for vocabThres and "
         "entityTagger", ok, bad, f" ({'; '.join(best)})" if best else "")
 
-    llm = [f for f in fillers if method_parts(f)[0].lower().startswith(("llama", "smollm"))]
-    ft_mlm = [f for f in fillers if method_parts(f)[2] and f not in llm]
+    llm = [f for f in fillers if parts[f][0].lower().startswith(("llama", "smollm"))]
+    ft_mlm = [f for f in fillers if parts[f][2] and f not in llm]
     ok, bad = [], []
     for mk in maskings:
         for f in llm:
@@ -218,25 +229,20 @@ def claims_table(df, dataset_choice: str):
     """Claims for a chart choice: the paper's dataset and our stand-in, one row block each."""
     import pandas as pd
 
-    names = [dataset_choice]
-    for paper, ours in STAND_INS.items():
-        if dataset_choice == pair_label(paper, ours):
-            names = [paper, ours]
-    rows = [r for d in names for r in claims(df, d)]
+    rows = [r for d in pair_datasets(dataset_choice) for r in claims(df, d)]
     return pd.DataFrame(rows, columns=["claim", "dataset", "holds", "evidence"])
 
 
 def cmd_claims(args) -> None:
-    import pandas as pd
-
     from recover_core.errors import RecoverError
 
     if args.csv:
         missing = [p for p in args.csv if not Path(p).is_file()]
         if missing:
             raise RecoverError(f"No such file: {', '.join(map(str, missing))}.")
-        df = pd.concat([pd.read_csv(p, dtype={"masking": "string", "method": "string"}) for p in args.csv])
-        df["method"], df["masking"] = df["method"].fillna(""), df["masking"].fillna(ANY_MASKING)
+        df = read_tidy(args.csv)
+        if SKIPPED:
+            raise RecoverError("; ".join(SKIPPED) + ".")
     else:
         df = load()
     present = sorted(set(df[df["metric"] == "perplexity"]["dataset"].dropna()))
