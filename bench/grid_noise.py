@@ -1,6 +1,7 @@
 """Run-to-run noise of the experiment grid: one cell adapted again with other data-order
 seeds, from the same pretrained LM and the same obfuscated corpus (both from the grid's
-cache, so run the grid first). Prints each perplexity and its ratio to seed 0's.
+cache, so run the grid first). Prints each perplexity and its ratio to seed 0's. This is
+the data-order part of the noise only; the grid's own seeds also redraw Top-K and FT.
 
     python bench/grid_noise.py --config assets/experiments/cpu.toml \\
         --cell fortunes::oracle --cell fortunes:vocabThres:mlm:minilm-wiki:topk --seeds 0 1 2
@@ -33,7 +34,7 @@ def main() -> None:
     base, tok, _ = runner.pretrained()
     for cell in args.cell:
         dataset, masking, method = cell.split(":", 2)
-        texts, _ = runner.train_text(dataset, masking, method)
+        texts, _ = runner.train_text(dataset, masking, method, cfg.seeds[0])
         first = None
         for seed in args.seeds:
             model = copy.deepcopy(base)

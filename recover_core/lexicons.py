@@ -40,10 +40,26 @@ def allow_list() -> frozenset[str]:
 
 @functools.lru_cache(maxsize=8)
 def top_words(n: int) -> frozenset[str]:
-    """The ``n`` most frequent English words by wordfreq (vocabThres)."""
+    """The ``n`` most frequent English words by wordfreq, as a set (small fixed lists)."""
     from wordfreq import top_n_list
 
     return frozenset(w.lower() for w in top_n_list("en", n))
+
+
+MAX_RANKED = 200_000  # vocabThres's largest N
+
+
+@functools.lru_cache(maxsize=1)
+def word_ranks() -> dict[str, int]:
+    """Each of wordfreq's ``MAX_RANKED`` most frequent English words -> its rank (0 = most
+    frequent), lower-cased. One table serves every N of vocabThres: the app's N slider used
+    to build a new set per value (about 12 MB each)."""
+    from wordfreq import top_n_list
+
+    ranks: dict[str, int] = {}
+    for i, w in enumerate(top_n_list("en", MAX_RANKED)):
+        ranks.setdefault(w.lower(), i)
+    return ranks
 
 
 def _census(file: str, limit: int | None) -> list[str]:

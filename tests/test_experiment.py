@@ -21,6 +21,7 @@ datasets = ["news"]
 maskings = ["vocabThres"]
 methods = ["oracle", "baseline0", "baseline1", "mlm:{tiny_bert}:top1", "mlm-ft:{tiny_bert}:topk"]
 ft_steps = 10
+seeds = [0, 1]
 [lm]
 preset = "tiny"
 pretrain_corpus = "news"
@@ -41,6 +42,9 @@ output = "{tmp_path / 'out' / 'grid.csv'}"
     ("[grid]\ndatasets=['news']\nmaskings=['vocabThres']\nmethods=['bert']\n", "kind:model"),
     ("[grid]\ndatasets=['news']\nmaskings=['vocabThres']\nmethods=['oracle']\n[lm]\nlayers=3\n", "unknown setting"),
     ("[grid\n", "not valid TOML"),
+    ("[grid]\ndatasets=['news']\nmaskings=['vocabThres']\nmethods=['oracle']\nsampling='softmax'\n", "sampling"),
+    ("[grid]\ndatasets=['news']\nmaskings=['vocabThres']\nmethods=['oracle']\nseeds=[1, 1]\n", "distinct"),
+    ("[grid]\ndatasets=['news']\nmaskings=['vocabThres']\nmethods=['oracle']\nseeds=[]\n", "seeds"),
 ])
 def test_bad_configs_get_clear_messages(tmp_path, text, msg):
     with pytest.raises(RecoverError, match=msg):
@@ -53,8 +57,9 @@ def test_grid_runs_resumes_and_writes_tidy_csv(tmp_path, tiny_bert, monkeypatch)
     from recover_core.lm import train as T
 
     cfg = X.load_config(tiny_config(tmp_path, tiny_bert))
+    assert cfg.seeds == (0, 1) and cfg.sampling == "uniform"  # the paper's reading by default
     cells = X.cells(cfg)
-    assert len(cells) == 5 and cells[0] == ("news", "", "oracle")  # Oracle once, not per masking
+    assert len(cells) == 10 and cells[0] == ("news", "", "oracle", 0)  # Oracle once per seed, not per masking
     root = tmp_path / "cache"
     first = X.Runner(cfg, "test", progress=False, root=root)
     for c in cells[:2]:  # a run killed after two cells
@@ -64,20 +69,75 @@ def test_grid_runs_resumes_and_writes_tidy_csv(tmp_path, tiny_bert, monkeypatch)
     monkeypatch.setattr(T, "train", lambda *a, **k: calls.append(k.get("desc")) or real(*a, **k))
     again = X.Runner(cfg, "test", progress=False, root=root)
     out = again.run()
-    # The pretrained LM came from the cache; only the three unfinished cells were adapted.
-    assert len(calls) == 3 and all(d.startswith("adapt") for d in calls), calls
+    # The pretrained LM came from the cache; only the eight unfinished cells were adapted.
+    assert len(calls) == 8 and all(d.startswith("adapt") for d in calls), calls
     df = pd.read_csv(out)
     assert list(df.columns) == TIDY_COLUMNS
     ppl = df[df.metric == "perplexity"]
-    assert sorted(ppl.method) == sorted(cfg.methods) and (ppl.value > 1).all()
-    assert {"n_sentences_train", "n_sentences_test", "mask_rate_percent", "leak_rate_percent"} <= set(df.metric)
-    assert (df.scale.str.contains("tiny")).all() and (df.command == "test").all()
+    assert sorted(ppl.method) == sorted(cfg.methods * 2) and (ppl.value > 1).all()
+    assert sorted(ppl.seed.unique()) == [0, 1]
+    assert {"n_sentences_train", "n_sentences_test", "mask_rate_percent", "leak_rate_percent",
+            "pretrain_tokens_unique", "pretrain_tokens_seen"} <= set(df.metric)
+    assert (df.scale.str.contains("tiny")).all() and (df.scale.str.contains("sampling uniform")).all()
+    assert (df.command == "test").all()
     # Baseline1 trained on the same text as Baseline0, with the mask targets ignored.
-    cell = json.loads(again.cell_path("news", "vocabThres", "baseline1").read_text())
+    cell = json.loads(again.cell_path("news", "vocabThres", "baseline1", 0).read_text())
     assert cell["train_sentences"] == 64
-    # FT (vats2024): the MLM was fine-tuned on the cell's filled obfuscation corpus, never on
-    # the originals, and the fill came from the fine-tuned model.
-    ft = next((root).glob("*/ft/news__vocabThres__*__topk"))
-    trained_on = (ft.parent / f"{ft.name}.txt").read_text().splitlines()
-    assert trained_on == [m.masked for m in again.masked("news", "vocabThres")[0]]
-    assert (ft / "model" / "config.json").exists() and (ft / "round-1" / "filled.txt").exists()
+    # FT (vats2024): the MLM was fine-tuned on exactly the corpus the cell's Top-K method made
+    # (same seed), never on the originals, and the fill came from the fine-tuned model.
+    for seed in (0, 1):
+        ft = next(root.glob(f"*/ft/news__vocabThres__*__topk__s{seed}"))
+        trained_on = (ft.parent / f"{ft.name}.txt").read_text().splitlines()
+        topk = again.train_text("news", "vocabThres", f"mlm:{tiny_bert}:topk", seed)[0]
+        assert trained_on == topk
+        assert (ft / "model" / "config.json").exists()
+    # Seeds redraw Top-K: the two seeds' corpora differ.
+    assert again.train_text("news", "vocabThres", f"mlm:{tiny_bert}:topk", 0)[0] != \
+        again.train_text("news", "vocabThres", f"mlm:{tiny_bert}:topk", 1)[0]
+
+
+def test_paper_fillers_see_mask_only_and_typed_methods_see_labels(tmp_path):
+    from recover_core.masking import build, mask_many
+
+    masked = mask_many(["Maria flew to Paris in 1999."], build("vocabThres", n=1000))
+    assert {s.label for s in masked[0].markers} >= {"NUMBER"}
+    paper, typed = X.filler_inputs(masked, typed=False), X.filler_inputs(masked, typed=True)
+    assert {s.label for s in paper[0].markers} == {"MASK"}
+    assert [s.label for s in typed[0].markers] == [s.label for s in masked[0].markers]
+    spec = X.MethodSpec.parse("mlm-ft:minilm-wiki:topk+typed")
+    assert (spec.kind, spec.model, spec.how, spec.typed) == ("mlm-ft", "minilm-wiki", "topk", True)
+    assert spec.name("mlm") == "mlm:minilm-wiki:topk+typed" and X.MethodSpec.parse("oracle") is None
+
+
+def test_cache_keys_cover_assets_versions_and_corpora(tmp_path, monkeypatch):
+    from recover_core import env
+
+    cfg = X.ExperimentConfig(name="t", datasets=("news",), maskings=("vocabThres",), methods=("oracle",))
+    base = X.settings_key(cfg, "corpus-a")
+    assert X.settings_key(cfg, "corpus-b") != base  # the corpora's content
+    assets = tmp_path / "assets"
+    (assets / "minilm-wiki").mkdir(parents=True)
+    (assets / "minilm-wiki" / "head.safetensors").write_bytes(b"one")
+    (assets / "allowlist_ngsl.txt").write_text("a\n")
+    monkeypatch.setattr(env, "assets_dir", lambda: assets)
+    k1 = X.settings_key(cfg, "corpus-a")
+    (assets / "minilm-wiki" / "head.safetensors").write_bytes(b"two")  # a retrained head
+    k2 = X.settings_key(cfg, "corpus-a")
+    (assets / "allowlist_ngsl.txt").write_text("a\nb\n")  # a changed keep-list
+    k3 = X.settings_key(cfg, "corpus-a")
+    monkeypatch.setattr(X, "_versions", lambda: {"torch": "0.0"})  # another library version
+    k4 = X.settings_key(cfg, "corpus-a")
+    assert len({k1, k2, k3, k4}) == 4
+
+
+def test_cached_cells_are_checked_not_trusted(tmp_path, tiny_bert):
+    cfg = X.load_config(tiny_config(tmp_path, tiny_bert))
+    runner = X.Runner(cfg, "test", progress=False, root=tmp_path / "cache")
+    path = runner.cell_path("news", "", "oracle", 0)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"perplexity": 1.0, "key": "someone-else"}))  # a foreign record
+    assert runner.cell("news", "", "oracle", 0) is None
+    path.write_text("{torn")
+    assert runner.cell("news", "", "oracle", 0) is None
+    rec = runner.run_cell("news", "", "oracle", 0)
+    assert rec["perplexity"] > 1 and rec["key"] == runner.key and runner.cell("news", "", "oracle", 0) == rec

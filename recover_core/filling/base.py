@@ -8,7 +8,7 @@ import random
 import re
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import ClassVar, Literal, Sequence
+from typing import ClassVar, Container, Literal, Sequence
 
 from recover_core import validation
 from recover_core.errors import RecoverError
@@ -16,6 +16,12 @@ from recover_core.spans import GENERIC_LABELS, Span
 
 Method = Literal["top1", "topk"]
 METHODS = ("top1", "topk")
+# How Top-K draws from its K best: vats2024 says "randomly choose a token from the top-K"
+# (uniform); weighting by the model's scores keeps more fluent words (our default outside
+# the paper-faithful grid, where it was the behaviour before both were offered).
+Sampling = Literal["uniform", "weighted"]
+SAMPLINGS = ("uniform", "weighted")
+DEFAULT_SAMPLING: Sampling = "weighted"
 DEFAULT_K = 10
 MARKER_RE = re.compile(r"\[([A-Z][A-Z_]*)\]")
 
@@ -63,31 +69,49 @@ class MaskInput:
 def merge_consecutive(item: MaskInput) -> MaskInput:
     """Markers separated only by spaces become one (vats2024 §4.2.4): 'Maria [MASK] [MASK]'
     is one masked name, and one substitute reads better than two."""
-    merged: list[Span] = []
+    groups: list[list[Span]] = []
     for m in item.markers:
-        if merged and not item.text[merged[-1].end : m.start].strip():
-            last = merged[-1]
-            label = last.label if last.label not in GENERIC_LABELS else m.label
-            merged[-1] = Span(last.start, m.end, item.text[last.start : m.end], label)
+        if groups and not item.text[groups[-1][-1].end : m.start].strip():
+            groups[-1].append(m)
         else:
-            merged.append(m)
+            groups.append([m])
+    merged = [Span(g[0].start, g[-1].end, item.text[g[0].start : g[-1].end], merged_label([m.label for m in g]))
+              for g in groups]
     return MaskInput(item.text, merged)
 
 
+def merged_label(labels: Sequence[str]) -> str:
+    """The label of one substitute for several consecutive masks.
+
+    One entity type with generic masks around it keeps that type ("[PERSON] [MASK]" is most
+    likely one name). A number only stays a number when every part is one: "1999 Zorblax"
+    is not a number. Two different entity types ("[PERSON] [GPE]") give no type at all:
+    choosing either one would be a guess."""
+    specific = {lb for lb in labels if lb not in GENERIC_LABELS}
+    if len(specific) == 1 and specific == {"NUMBER"}:
+        return "NUMBER" if all(lb == "NUMBER" for lb in labels) else "MASK"
+    specific.discard("NUMBER")
+    if len(specific) == 1:
+        return specific.pop()
+    return "MASK"
+
+
 def choose(cands: Sequence[Candidate], method: Method, k: int, rng: random.Random,
-           keep: frozenset[str] | None) -> tuple[int, bool]:
+           keep: Container[str] | None, sampling: Sampling = DEFAULT_SAMPLING) -> tuple[int, bool]:
     """Index of the chosen candidate, and whether the keep-list forced a fallback.
 
-    Top-1 takes the best. Top-K draws from the best K in proportion to their
-    scores, and redraws while the word is on the keep-list (vats2024 §3.2)."""
+    Top-1 takes the best. Top-K draws from the best K, uniformly (vats2024's reading) or in
+    proportion to their scores, and redraws while the word is on the keep-list (§3.2)."""
     if not cands:
         raise ValueError("no candidates")
     if method == "top1":
         return 0, False
     pool = list(range(min(k, len(cands))))
     while pool:
-        weights = [max(cands[i].score, 1e-12) for i in pool]
-        i = rng.choices(pool, weights=weights)[0]
+        if sampling == "uniform":
+            i = pool[rng.randrange(len(pool))]
+        else:
+            i = rng.choices(pool, weights=[max(cands[i].score, 1e-12) for i in pool])[0]
         if keep is None or cands[i].word.lower() not in keep:
             return i, False
         pool.remove(i)
@@ -120,11 +144,16 @@ class Filler(ABC):
 
     @abstractmethod
     def fill(self, items: Sequence[MaskInput], *, method: Method = "top1", k: int = DEFAULT_K,
-             seed: int = 0, keep: frozenset[str] | None = None, first_id: int = 0,
-             type_check=None) -> list[Filled]:
+             seed: int = 0, keep: Container[str] | None = None, first_id: int = 0,
+             type_check=None, sampling: Sampling = DEFAULT_SAMPLING) -> list[Filled]:
         """``first_id`` numbers items for seeding, so batches of a stream stay reproducible.
-        ``type_check`` (candidates.TypeCheck) keeps entity substitutes of the masked type."""
+        ``type_check`` (candidates.TypeCheck) keeps entity substitutes of the masked type.
+        ``sampling`` is how Top-K draws (uniform or weighted); Top-1 ignores it."""
 
 
 def check_method(method: str) -> Method:
     return validation.check_choice("filling method", method, list(METHODS))  # type: ignore[return-value]
+
+
+def check_sampling(sampling: str) -> Sampling:
+    return validation.check_choice("Top-K sampling", sampling, list(SAMPLINGS))  # type: ignore[return-value]

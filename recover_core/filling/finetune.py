@@ -91,6 +91,9 @@ class FinetuneConfig:
     quiet: bool = False
     stop_after: int | None = None  # stop (checkpointed) at this step, as a kill would: for tests
     command: str = ""  # the command line, for the model card
+    # Drop the held-out evaluation sentences from a training file. The grid's FT turns this
+    # off: it must train on exactly the cell's corpus (and it does not evaluate on them).
+    exclude_heldout: bool = True
     corpora_used: list[str] = field(default_factory=list, repr=False)
 
 
@@ -307,7 +310,7 @@ def _clean_and_masked(cfg: FinetuneConfig) -> tuple[list[str], list[str]]:
     from recover_core import corpora as C
     from recover_core.filling.base import MARKER_RE
 
-    held = set(heldout_sentences())
+    held = set(heldout_sentences()) if cfg.exclude_heldout else set()
     if cfg.train_file is not None:
         if not cfg.train_file.is_file():
             raise RecoverError(f"Training file {str(cfg.train_file)!r} does not exist.")

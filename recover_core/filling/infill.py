@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import copy
 import functools
-from typing import Sequence
+from typing import Container, Sequence
 
 import torch
 
@@ -20,7 +20,7 @@ from recover_core import bundles
 from recover_core.filling import candidates as cand_rules
 from recover_core.filling.base import (
     DEFAULT_K, Candidate, Fill, Filled, Filler, MaskInput, Method, at_sentence_start, choose,
-    MARKER_RE, merge_consecutive, rng_for, surface,
+    DEFAULT_SAMPLING, MARKER_RE, Sampling, merge_consecutive, rng_for, surface,
 )
 from recover_core.spans import GENERIC_LABELS
 
@@ -56,12 +56,13 @@ class InfillFiller(Filler):
 
     @torch.inference_mode()
     def fill(self, items: Sequence[MaskInput], *, method: Method = "top1", k: int = DEFAULT_K,
-             seed: int = 0, keep: frozenset[str] | None = None, first_id: int = 0,
-             type_check: cand_rules.TypeCheck | None = None) -> list[Filled]:
-        return [self._fill_one(merge_consecutive(it), method, k, seed, keep, first_id + i, type_check)
+             seed: int = 0, keep: Container[str] | None = None, first_id: int = 0,
+             type_check: cand_rules.TypeCheck | None = None, sampling: Sampling = DEFAULT_SAMPLING) -> list[Filled]:
+        return [self._fill_one(merge_consecutive(it), method, k, seed, keep, first_id + i, type_check, sampling)
                 for i, it in enumerate(items)]
 
-    def _fill_one(self, item: MaskInput, method, k, seed, keep, item_id, type_check) -> Filled:
+    def _fill_one(self, item: MaskInput, method, k, seed, keep, item_id, type_check,
+                  sampling: Sampling = DEFAULT_SAMPLING) -> Filled:
         text, markers, fills = item.text, list(item.markers), []
         for t in range(len(markers)):
             m = markers[t]
@@ -75,7 +76,7 @@ class InfillFiller(Filler):
             fallback = False
             if not cands:
                 cands, fallback = [Candidate(cand_rules.fallback_word(m.label, rng), 1.0)], True
-            pick, fb = choose(cands, method, k, rng, keep)
+            pick, fb = choose(cands, method, k, rng, keep, sampling)
             word = surface(cands[pick].word, m.label, at_sentence_start(text, m.start))
             text = text[: m.start] + word + text[m.end :]
             delta = len(word) - (m.end - m.start)

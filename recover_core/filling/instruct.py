@@ -15,7 +15,7 @@ import functools
 import math
 import re
 from collections import Counter
-from typing import Sequence
+from typing import Container, Sequence
 
 import torch
 
@@ -23,7 +23,7 @@ from recover_core import bundles, lexicons
 from recover_core.filling import candidates as cand_rules
 from recover_core.filling.base import (
     DEFAULT_K, MARKER_RE, Candidate, Fill, Filled, Filler, MaskInput, Method, at_sentence_start, choose,
-    merge_consecutive, rng_for, surface,
+    DEFAULT_SAMPLING, Sampling, merge_consecutive, rng_for, surface,
 )
 from recover_core.spans import GENERIC_LABELS
 
@@ -126,11 +126,13 @@ class InstructFiller(Filler):
         return sorted(i for i in ids if i is not None)
 
     def fill(self, items: Sequence[MaskInput], *, method: Method = "top1", k: int = DEFAULT_K,
-             seed: int = 0, keep: frozenset[str] | None = None, first_id: int = 0,
-             type_check: cand_rules.TypeCheck | None = None) -> list[Filled]:
-        return [self._fill_one(it, method, k, seed, keep, first_id + i, type_check) for i, it in enumerate(items)]
+             seed: int = 0, keep: Container[str] | None = None, first_id: int = 0,
+             type_check: cand_rules.TypeCheck | None = None, sampling: Sampling = DEFAULT_SAMPLING) -> list[Filled]:
+        return [self._fill_one(it, method, k, seed, keep, first_id + i, type_check, sampling)
+                for i, it in enumerate(items)]
 
-    def _fill_one(self, item: MaskInput, method, k, seed, keep, item_id, type_check) -> Filled:
+    def _fill_one(self, item: MaskInput, method, k, seed, keep, item_id, type_check,
+                  sampling: Sampling = DEFAULT_SAMPLING) -> Filled:
         merged = merge_consecutive(item)
         self.stats["sentences"] += 1
         per_mask: list[Counter] = [Counter() for _ in merged.markers]
@@ -150,7 +152,8 @@ class InstructFiller(Filler):
             from recover_core.filling import get_filler
 
             filled = get_filler("infill", self.fallback_model).fill(
-                [item], method=method, k=k, seed=seed, keep=keep, first_id=item_id, type_check=type_check)[0]
+                [item], method=method, k=k, seed=seed, keep=keep, first_id=item_id, type_check=type_check,
+                sampling=sampling)[0]
             filled.fallback = "infill"
             return filled
         self.stats["generated"] += 1
@@ -162,7 +165,7 @@ class InstructFiller(Filler):
             if type_check and m.label not in GENERIC_LABELS and m.label != "NUMBER":
                 cands = cand_rules.same_type(cands, text[: m.start], text[m.end : nxt], m.label,
                                              at_sentence_start(text, m.start), type_check)
-            pick, fb = choose(cands, method, k, rng_for(seed, item_id, t), keep)
+            pick, fb = choose(cands, method, k, rng_for(seed, item_id, t), keep, sampling)
             word = surface(cands[pick].word, m.label, at_sentence_start(text, m.start))
             text = text[: m.start] + word + text[m.end :]
             delta = len(word) - (m.end - m.start)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import Callable, Container, Sequence
 
 import torch
 
@@ -24,8 +24,8 @@ from recover_core import bundles
 from recover_core.filling import candidates as cand_rules
 from recover_core.filling import fastpath
 from recover_core.filling.base import (
-    DEFAULT_K, Candidate, Fill, Filled, Filler, MaskInput, Method, at_sentence_start, choose,
-    merge_consecutive, rng_for, surface,
+    DEFAULT_K, DEFAULT_SAMPLING, Candidate, Fill, Filled, Filler, MaskInput, Method, at_sentence_start, choose,
+    Sampling, merge_consecutive, rng_for, surface,
 )
 from recover_core.spans import GENERIC_LABELS, apply, shift
 
@@ -98,13 +98,13 @@ class MLMFiller(Filler):
 
     @torch.inference_mode()
     def fill(self, items: Sequence[MaskInput], *, method: Method = "top1", k: int = DEFAULT_K,
-             seed: int = 0, keep: frozenset[str] | None = None, first_id: int = 0,
-             type_check: cand_rules.TypeCheck | None = None) -> list[Filled]:
+             seed: int = 0, keep: Container[str] | None = None, first_id: int = 0,
+             type_check: cand_rules.TypeCheck | None = None, sampling: Sampling = DEFAULT_SAMPLING) -> list[Filled]:
         items = [merge_consecutive(it) for it in items]
         ids, batches = self.plan(items)
         chosen: list[list[tuple[int, list[Candidate], bool]]] = [[] for _ in items]
         for rows in batches:
-            self._fill_batch(rows, items, ids, chosen, method, k, seed, keep, first_id, type_check)
+            self._fill_batch(rows, items, ids, chosen, method, k, seed, keep, first_id, type_check, sampling)
         return [self._decode(it, ch) for it, ch in zip(items, chosen)]
 
     @property
@@ -126,7 +126,8 @@ class MLMFiller(Filler):
         order = sorted(range(len(items)), key=lambda i: (len(ids[i]), len(items[i].markers)))
         return ids, [order[b : b + self.batch_size] for b in range(0, len(order), self.batch_size)]
 
-    def _fill_batch(self, rows, items, ids, chosen, method, k, seed, keep, first_id, type_check=None) -> None:
+    def _fill_batch(self, rows, items, ids, chosen, method, k, seed, keep, first_id, type_check=None,
+                    sampling: Sampling = DEFAULT_SAMPLING) -> None:
         mask_id = self.tok.mask_token_id
         lens = torch.tensor([len(ids[i]) for i in rows])
         input_ids = torch.full((len(rows), int(lens.max())), self.tok.pad_token_id, dtype=torch.long)  # [B, L]
@@ -164,7 +165,7 @@ class MLMFiller(Filler):
                         word_id.setdefault(self.vocab.words[v], v)
                     if type_check is not None:
                         cands = self._same_type(items[i], t, chosen[i], cands, type_check)
-                    pick, fb = choose(cands, method, k, rng_for(seed, first_id + i, t), keep)
+                    pick, fb = choose(cands, method, k, rng_for(seed, first_id + i, t), keep, sampling)
                     vid = word_id[cands[pick].word]
                 picked.append(vid)
                 chosen[i].append((pick, cands, fb))

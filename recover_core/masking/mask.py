@@ -2,11 +2,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import reduce
 from typing import Literal
 
 from recover_core import validation
-from recover_core.masking.base import Masker, get, names
+from recover_core.masking.base import AllOf, Masker, get, names
 from recover_core.spans import Span, apply, merge, shift, words
 
 MarkerStyle = Literal["mask", "class"]
@@ -40,7 +39,7 @@ class Union(Masker):
         self.parts = parts
         lists = [p.keep for p in parts if p.keep is not None]
         # A substitute should avoid every list that would have kept it.
-        self.keep = reduce(frozenset.intersection, lists) if lists else None
+        self.keep = (lists[0] if len(lists) == 1 else AllOf(lists)) if lists else None
         self.name = "+".join(p.name for p in parts)
 
     def find(self, text: str) -> list[Span]:

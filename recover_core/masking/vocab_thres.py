@@ -3,10 +3,10 @@ from __future__ import annotations
 
 from recover_core import lexicons
 from recover_core.errors import RecoverError
-from recover_core.masking.base import KeepListMasker, register
+from recover_core.masking.base import KeepListMasker, RankedKeep, register
 
 DEFAULT_N = 10_000
-MAX_N = 200_000
+MAX_N = lexicons.MAX_RANKED
 
 
 @register
@@ -17,4 +17,4 @@ class VocabThres(KeepListMasker):
         if isinstance(n, bool) or not isinstance(n, int) or not 100 <= n <= MAX_N:
             raise RecoverError(f"N for vocabThres must be a whole number from 100 to {MAX_N:,}; got {n!r}.")
         self.n = n
-        super().__init__(lexicons.top_words(n))
+        super().__init__(RankedKeep(lexicons.word_ranks(), n))
