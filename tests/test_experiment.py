@@ -141,3 +141,10 @@ def test_cached_cells_are_checked_not_trusted(tmp_path, tiny_bert):
     assert runner.cell("news", "", "oracle", 0) is None
     rec = runner.run_cell("news", "", "oracle", 0)
     assert rec["perplexity"] > 1 and rec["key"] == runner.key and runner.cell("news", "", "oracle", 0) == rec
+
+
+def test_typed_methods_run_only_where_the_masking_has_types():
+    cfg = X.ExperimentConfig(name="t", datasets=("news",), maskings=("vocabThres", "entityTagger"),
+                             methods=("mlm:m:topk", "mlm:m:topk+typed"), seeds=(0,))
+    assert X.cells(cfg) == [("news", "vocabThres", "mlm:m:topk", 0), ("news", "entityTagger", "mlm:m:topk", 0),
+                            ("news", "entityTagger", "mlm:m:topk+typed", 0)]
