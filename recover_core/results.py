@@ -9,7 +9,10 @@ import functools
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Literal, NamedTuple
+from typing import TYPE_CHECKING, Callable, Literal, NamedTuple
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 TIDY_COLUMNS = ["dataset", "masking", "method", "metric", "value", "model", "scale", "seed", "command"]
 # Metrics the charts offer, by the name a user picks.
@@ -184,7 +187,7 @@ class Cell(NamedTuple):
         return Cell(self.mean * k, self.lo * k, self.hi * k, self.n)
 
 
-def aggregate(rows, keys: tuple[str, ...] = ("method", "masking")):
+def aggregate(rows: pd.DataFrame, keys: tuple[str, ...] = ("method", "masking")) -> pd.DataFrame:
     """One row per ``keys``: mean, min (lo), max (hi), std and number (n) of values, i.e. of
     seeds in our grid (each cell once per seed) and 1 for the paper's rows."""
     return rows.groupby(list(keys), sort=False, as_index=False, dropna=False).agg(
@@ -224,7 +227,7 @@ class Grid:
     cells: dict[tuple[str, str], Cell]
 
     @classmethod
-    def of(cls, rows) -> Grid:
+    def of(cls, rows: pd.DataFrame) -> Grid:
         agg = aggregate(rows)
         return cls({(r.method, r.masking): Cell(r.mean, r.lo, r.hi, int(r.n)) for r in agg.itertuples()})
 
@@ -521,7 +524,7 @@ def _no_rows(claim: Claim) -> str:
     return f"no {claim.metric} rows (vats2024 makes this claim on {' and '.join(claim.about)} {claim.metric})"
 
 
-def claims(df, dataset: str) -> list[dict]:
+def claims(df: pd.DataFrame, dataset: str) -> list[dict]:
     """Check vats2024 §4.3's claims that the paper makes about ``dataset`` (or about the paper's
     dataset it stands in for), each on its own metric: Fisher's and Reddit's findings on
     perplexity, WSJ's on WER (n/a where there are no WER rows).
@@ -551,7 +554,7 @@ def claims(df, dataset: str) -> list[dict]:
     return out
 
 
-def claims_table(df, dataset_choice: str):
+def claims_table(df: pd.DataFrame, dataset_choice: str) -> pd.DataFrame:
     """Claims for a chart choice: the paper's dataset and our stand-in, one row block each."""
     import pandas as pd
 
@@ -559,13 +562,13 @@ def claims_table(df, dataset_choice: str):
     return pd.DataFrame(rows, columns=CLAIM_COLUMNS)
 
 
-def claim_datasets(df) -> list[str]:
+def claim_datasets(df: pd.DataFrame) -> list[str]:
     """Datasets with rows of a metric some claim is about (perplexity or WER)."""
     metrics = {m for c in CLAIMS for m in METRICS[c.metric]}
     return sorted(set(df[df["metric"].isin(metrics)]["dataset"].dropna()))
 
 
-def claims_markdown(df, datasets: list[str] | None = None) -> str:
+def claims_markdown(df: pd.DataFrame, datasets: list[str] | None = None) -> str:
     """The claims as a markdown table (the CLI's output and the README's claims section),
     followed by the noise rule."""
     lines = ["| claim (vats2024 §4.3) | dataset | holds | passed | failed | within noise | evidence |",
