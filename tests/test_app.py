@@ -133,6 +133,9 @@ def test_results_tab_checks_the_claims(client):
     from recover_core.results import pair_label
 
     table = client.predict(pair_label("WSJ", "news"), api_name="/results_claims")
+    assert table["headers"][:6] == ["claim", "dataset", "holds", "passed", "failed", "within noise"]
     rows = {(r[0], r[1]): r[2] for r in table["data"]}
-    assert rows[("Top-K beats Top-1", "WSJ")] == "yes"
-    assert rows[("A fine-tuned MLM (FT) beats the same MLM without fine-tuning", "WSJ")] == "no"
+    # vats2024's WSJ findings are about WER (Table 6); news, our stand-in, has no WER rows yet.
+    gain = "WER: the Oracle LM improves on the pre-trained LM by more than 15%"
+    assert rows[(gain, "WSJ")] == "yes" and rows[(gain, "news")] == "n/a"
+    assert ("Top-K beats Top-1", "WSJ") not in rows  # a Fisher/Reddit perplexity finding
