@@ -540,8 +540,14 @@ def cmd_experiment(args) -> None:
     if overrides:
         cfg = replace(cfg, **overrides)
         _check(cfg)
-    command = shlex.join(["python", "-m", "recover_core", *sys.argv[1:]])
-    Runner(cfg, command, progress=not args.quiet).run()
+    # The rows record the command that ran the cells, not the one that wrote them out.
+    command = shlex.join(["python", "-m", "recover_core", *(a for a in sys.argv[1:] if a != "--write-only")])
+    runner = Runner(cfg, command, progress=not args.quiet)
+    if args.write_only:  # the finished cells so far, e.g. while a long run goes on elsewhere
+        done = sum(runner.cell(*c) is not None for c in cells(cfg))
+        print(f"{done} of {len(cells(cfg))} cells finished; results: {runner.write_csv()}", file=sys.stderr)
+        return
+    runner.run()
 
 
 def add_parser(sub) -> None:
@@ -556,6 +562,8 @@ def add_parser(sub) -> None:
     p.add_argument("--output", default=None, help="override the config's CSV path")
     p.add_argument("--seeds", type=int, nargs="+", default=None, help="override the config's seeds")
     p.add_argument("--threads", type=_positive, default=None)
+    p.add_argument("--write-only", action="store_true",
+                   help="write the CSV from the cells finished so far, and run nothing")
     p.add_argument("--quiet", action="store_true")
 
 
