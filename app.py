@@ -11,12 +11,14 @@ import functools
 import inspect
 import os
 import sys
+import traceback
+from pathlib import Path
 
 import recover_core  # noqa: F401  (sets the offline environment before gradio/transformers load)
 import gradio as gr
 import pandas as pd
 
-from recover_core import explore, results
+from recover_core import bundles, explore, results
 from recover_core.errors import RecoverError
 from recover_core.masking.vocab_thres import DEFAULT_N, MAX_N
 from recover_core.validation import MAX_K
@@ -28,10 +30,31 @@ EXAMPLES = [
     "My neighbour Kevin fixed the old Volvo in his garage in Leeds last weekend.",
 ]
 CANDIDATE_COLUMNS = ["mask", "label", "candidate", "score", "chosen"]
+ROOT = Path(__file__).resolve().parent
+# The spaCy pipeline and the fillers are shared by every request: the events that use
+# them run one at a time, in one group, and at most QUEUE_SIZE requests wait.
+MODELS = {"concurrency_id": "models", "concurrency_limit": 1}
+QUEUE_SIZE = 32
+
+
+def where(e: BaseException) -> str:
+    """Where an exception was raised, as file:line, without its message (which may quote the
+    user's text): the last frame in this project's code, then the frame that raised, if another."""
+    def ours(path: str) -> bool:
+        return Path(path).resolve().is_relative_to(ROOT) and "site-packages" not in path
+
+    def short(path: str) -> str:
+        return str(Path(path).resolve().relative_to(ROOT)) if ours(path) else path.split("site-packages/")[-1]
+
+    frames = traceback.extract_tb(e.__traceback__)
+    mine = [f for f in frames if ours(f.filename)]
+    picked = mine[-1:] + ([frames[-1]] if frames and (not mine or frames[-1] is not mine[-1]) else [])
+    return ", raised at ".join(f"{short(f.filename)}:{f.lineno}" for f in picked) or "an unknown place"
 
 
 def friendly(fn):
-    """Every handler: a RecoverError becomes its message; anything else a short notice, never a traceback."""
+    """Every handler: a RecoverError becomes its message; anything else a short notice, never a
+    traceback. Afterwards the shared models forget what the request showed them."""
     @contextlib.contextmanager
     def guard():
         try:
@@ -41,10 +64,12 @@ def friendly(fn):
         except gr.Error:
             raise
         except Exception as e:  # noqa: BLE001
-            # Log the kind of failure only: the arguments hold the user's text.
-            print(f"handler {fn.__name__} failed: {type(e).__name__}", file=sys.stderr)
+            # The kind of failure and where, never its message: the arguments hold the user's text.
+            print(f"handler {fn.__name__} failed: {type(e).__name__} at {where(e)}", file=sys.stderr)
             raise gr.Error(f"Something went wrong inside the model ({type(e).__name__}). "
                            "Nothing you typed was kept.", print_exception=False) from None
+        finally:
+            bundles.forget_request_state()
 
     if inspect.isgeneratorfunction(fn):  # Gradio streams generators: keep the wrapper one too
         @functools.wraps(fn)
@@ -82,9 +107,15 @@ def no_column(message: str) -> list:
     return [highlighted("", []), message, pd.DataFrame(columns=CANDIDATE_COLUMNS)]
 
 
+def seed_of(seed) -> int:
+    """The Seed box, which a user may clear (None): empty means 0."""
+    return 0 if seed is None else int(seed)
+
+
 @friendly
 def on_fill(text, technique, n, markers, k, seed, mlm_model, causal_model, instruct_model):
     """A generator: the masked sentence shows at once, then each column as it is filled."""
+    seed = seed_of(seed)
     m = explore.mask(text, technique, n, markers)
     head = [highlighted(m.masked, m.markers)]
     if not m.spans:
@@ -105,8 +136,9 @@ def on_fill(text, technique, n, markers, k, seed, mlm_model, causal_model, instr
     yield head + [f"Masked {len(m.spans)} of {m.n_words} words."] + [x for c in columns for x in c]
 
 
+@friendly
 def on_resample(seed):
-    return int(seed) + 1
+    return seed_of(seed) + 1
 
 
 RESULTS = results.load()  # read once at start: precomputed/ does not change while the app runs
@@ -204,18 +236,18 @@ def build_demo() -> gr.Blocks:
             f.change(on_results_table, [t_dataset, t_origin, t_metric], r_table, api_name=f"results_table_{f.label.lower()}")
         fill_inputs = [text, technique, n, markers, k, seed, mlm_model, causal_model, instruct_model]
         fill_outputs = [masked, status] + col_outputs
-        mask_btn.click(on_mask, [text, technique, n, markers], [masked, status], api_name="mask")
-        fill_btn.click(on_fill, fill_inputs, fill_outputs, api_name="fill")
-        text.submit(on_fill, fill_inputs, fill_outputs, api_name="fill_on_submit")
+        mask_btn.click(on_mask, [text, technique, n, markers], [masked, status], api_name="mask", **MODELS)
+        fill_btn.click(on_fill, fill_inputs, fill_outputs, api_name="fill", **MODELS)
+        text.submit(on_fill, fill_inputs, fill_outputs, api_name="fill_on_submit", **MODELS)
         resample_btn.click(on_resample, seed, seed, api_name="resample").then(
-            on_fill, fill_inputs, fill_outputs, api_name="fill_after_resample")
-    return demo
+            on_fill, fill_inputs, fill_outputs, api_name="fill_after_resample", **MODELS)
+    return demo.queue(max_size=QUEUE_SIZE, default_concurrency_limit=1)
 
 
 demo = build_demo()
 
 if __name__ == "__main__":
-    demo.queue(default_concurrency_limit=1).launch(
+    demo.launch(
         server_name=os.environ.get("GRADIO_SERVER_NAME", "127.0.0.1"),
         server_port=int(os.environ.get("GRADIO_SERVER_PORT", "7860")),
         share=False,  # privacy: never a public share link

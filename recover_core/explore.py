@@ -70,6 +70,17 @@ def fill(masked: Masked, column: Column, model: str, k: int, seed: int, keep,
          ner_model: str = "spacy-md") -> Filled:
     k = validation.check_k(k)
     filler = get_filler(column.kind, model)
-    check = ner_type_check(bundles.load_ner(ner_model))
     return filler.fill([MaskInput(masked.masked, masked.markers)], method=column.method, k=k,
-                       seed=int(seed), keep=keep, type_check=check)[0]
+                       seed=int(seed), keep=keep, type_check=_zoned_type_check(ner_model))[0]
+
+
+def _zoned_type_check(ner_model: str):
+    """The tagger's type check, each call in a spaCy memory zone: the filled sentences it
+    reads still hold the words that were not masked."""
+    nlp = bundles.load_ner(ner_model)
+    check = ner_type_check(nlp)
+
+    def zoned(filled, label):
+        with bundles.spacy_zone(nlp):
+            return check(filled, label)
+    return zoned

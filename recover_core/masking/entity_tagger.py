@@ -46,20 +46,27 @@ class EntityTagger(Masker):
         return self.find_many([text])[0]
 
     def find_many(self, texts: list[str]) -> list[list[Span]]:
+        """One memory zone per batch: the words spaCy learns from the texts (a name it had
+        never seen) leave its shared vocabulary when the batch is done. Spans hold plain
+        strings, made inside the zone."""
+        with bundles.spacy_zone(self.nlp) as nlp:
+            found = [self._entity_spans(doc) for doc in nlp.pipe(texts, batch_size=64)]
         out = []
-        for text, doc in zip(texts, self.nlp.pipe(texts, batch_size=64)):
-            spans = [
-                Span(ent.start_char + m.start(), ent.start_char + m.end(), m.group(), ent.label_, self.name)
-                for ent in doc.ents
-                if ent.label_ in self.types
-                for m in WORD_RE.finditer(ent.text)  # one span per word, as the paper masks tokens
-                # spaCy's entities include "the"/"The" ("the Hume Highway"): not private
-                if m.group().lower() not in lexicons.FUNCTION_WORDS
-            ]
+        for text, spans in zip(texts, found):
             if self.name_list and "PERSON" in self.types:
                 spans += name_list_spans(text, self.name)
             out.append(merge(spans))
         return out
+
+    def _entity_spans(self, doc) -> list[Span]:
+        return [
+            Span(ent.start_char + m.start(), ent.start_char + m.end(), m.group(), ent.label_, self.name)
+            for ent in doc.ents
+            if ent.label_ in self.types
+            for m in WORD_RE.finditer(ent.text)  # one span per word, as the paper masks tokens
+            # spaCy's entities include "the"/"The" ("the Hume Highway"): not private
+            if m.group().lower() not in lexicons.FUNCTION_WORDS
+        ]
 
 
 def name_list_spans(text: str, source: str = "nameList") -> list[Span]:

@@ -1,0 +1,102 @@
+"""Nothing a user types stays in the process after the request: not in spaCy's shared
+vocabulary, not in a tokenizer's word cache."""
+from types import SimpleNamespace
+
+import pytest
+
+from recover_core import bundles, explore
+
+# Made-up words: no model has them in its vocabulary until a request brings them.
+NAMES = ("Zorblaxia", "Quendrick", "Plomborg")
+THING = "zorblaxium"  # a common-noun slot: entityTagger leaves it in the masked text
+
+
+def remembered(nlp, words) -> list[str]:
+    return [w for word in words for w in (word, word.lower()) if w in nlp.vocab.strings or w in nlp.vocab]
+
+
+@pytest.fixture(scope="module")
+def nlp():
+    nlp = bundles.load_ner("spacy-md")
+    assert not remembered(nlp, NAMES + (THING,)), "the test words must be new to spaCy"
+    return nlp
+
+
+def test_a_mask_request_leaves_no_private_word_in_spacy(nlp):
+    import app
+
+    masked, note = app.on_mask("Zorblaxia Quendrick flew to Plomborg with Anna.", "entityTagger", 10000, "class")
+    assert masked["text"].startswith("[PERSON] [PERSON] flew to") and "Masked" in note
+    assert not remembered(nlp, NAMES)
+
+
+def test_a_batch_of_sentences_leaves_no_private_word_in_spacy(nlp):
+    from recover_core.masking import build, mask_many
+
+    out = mask_many([f"{w} met Anna in Denver." for w in NAMES], build("entityTagger", ner_model="spacy-md"))
+    assert [m.spans[0].text for m in out] == list(NAMES)  # the spans outlive the zone as plain strings
+    assert not remembered(nlp, NAMES)
+
+
+def test_the_fill_type_check_leaves_no_private_word_in_spacy(nlp):
+    """The tagger re-reads each filled sentence; the words that were not masked are in it."""
+    m = explore.mask(f"Anna bought a {THING} in Denver.", "entityTagger", 10000, "mask")
+    assert THING in m.masked
+    filled = explore.fill(m, explore.Column("mlm", "top1"), "minilm-mlm", 5, 0, explore.keep_list("entityTagger", 10000))
+    assert THING in filled.text and len(filled.fills) == 2
+    assert not remembered(nlp, (THING,))
+
+
+def test_spacy_zones_nest_and_take_turns(nlp):
+    with bundles.spacy_zone(nlp):
+        with bundles.spacy_zone(nlp):  # joins the outer zone instead of ending it early
+            inner = [e.text for e in nlp("Quendrick met Anna.").ents]
+        outer = [e.text for e in nlp("Zorblaxia met Anna.").ents]
+        assert "Quendrick" in inner and "Zorblaxia" in outer
+    assert not remembered(nlp, NAMES)
+
+
+class _RecordingBPE:
+    def __init__(self):
+        self.calls = []
+
+    def _resize_cache(self, n):
+        self.calls.append(("resize", n))
+
+    def _clear_cache(self):
+        self.calls.append("clear")
+
+
+def test_forget_words_turns_the_bpe_word_cache_off():
+    model = _RecordingBPE()
+    bundles.forget_words(SimpleNamespace(backend_tokenizer=SimpleNamespace(model=model)))  # transformers
+    bundles.forget_words(SimpleNamespace(model=model))  # tokenizers.Tokenizer
+    assert model.calls == [("resize", 0), "clear"] * 2
+    bundles.forget_words(SimpleNamespace(backend_tokenizer=SimpleNamespace(model=object())))  # WordPiece: nothing
+
+
+def test_the_apps_bpe_tokenizers_are_forgetful_and_still_right():
+    _, tok = bundles.load_causal("smollm2-135m")
+    assert tok in set(bundles._TOKENIZERS)  # emptied again after every request
+    ids = tok("Zorblaxia met Quendrick.")["input_ids"]
+    bundles.forget_request_state()
+    assert tok("Zorblaxia met Quendrick.")["input_ids"] == ids
+    assert hasattr(tok.backend_tokenizer.model, "_resize_cache")  # this tokenizers can turn the cache off
+
+
+def test_the_lm_tokenizer_is_forgetful_and_still_right():
+    from recover_core.lm import tokenizer
+
+    lm = tokenizer.load()
+    assert lm.decode(lm.encode("Zorblaxia met Quendrick.")).count("Zorblaxia") == 1
+
+
+def test_every_request_ends_by_forgetting(monkeypatch):
+    import app
+
+    calls = []
+    monkeypatch.setattr(bundles, "forget_request_state", lambda: calls.append(1))
+    app.on_mask("Anna moved to Denver.", "entityTagger", 10000, "mask")
+    with pytest.raises(Exception):
+        app.on_mask("", "entityTagger", 10000, "mask")  # a bad request too
+    assert calls == [1, 1]
