@@ -114,7 +114,7 @@ def cmd_prepare(args) -> None:
         if b.locate is None:
             continue
         t = time.time()
-        ok = b.offline_available()
+        ok = b.prepare() is not None  # converts and merges now, so the first request need not
         missing += [] if ok or not b.required else [f"{name} (package {b.offline_package})"]
         print(f"{name:18s} {'ready' if ok else 'not installed':14s} {time.time() - t:5.1f}s  {b.description}")
     if missing and not env.in_space():

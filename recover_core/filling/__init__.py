@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import functools
+import threading
 from pathlib import Path
 
 from recover_core import bundles, env
@@ -14,8 +15,20 @@ DEFAULT_MODEL = {"mlm": "minilm-mlm" if env.offline() else "bert-base-uncased", 
                  "instruct": "smollm2-fill"}
 
 
-@functools.lru_cache(maxsize=8)
+_FILLERS_LOCK = threading.RLock()
+
+
 def get_filler(kind: str, model: str | None = None) -> Filler:
+    """A filler, built once per (kind, model), even when two requests ask at the same moment."""
+    with _FILLERS_LOCK:
+        return _get_filler(kind, model)
+
+
+get_filler.cache_clear = lambda: _get_filler.cache_clear()  # type: ignore[attr-defined]
+
+
+@functools.lru_cache(maxsize=8)
+def _get_filler(kind: str, model: str | None = None) -> Filler:
     if kind not in KINDS:
         raise RecoverError(f"Unknown filler {kind!r}. Known: {', '.join(KINDS)}.")
     model = model or DEFAULT_MODEL[kind]

