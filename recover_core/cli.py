@@ -94,12 +94,21 @@ def _validate(rec: dict | None, field: str, line: int, skip_bad: bool, allow_mar
     if rec is None:
         return None, False
     try:
-        return validation.check_text(rec[field], allow_markers=allow_markers, what="line"), False
+        text = validation.check_text(rec[field], allow_markers=allow_markers, what="line")
+        if allow_markers:
+            validation.check_mask_count(validation.count_masks(text), what="line")
+        return text, False
     except RecoverError as e:
-        if skip_bad:
-            return None, True
-        raise RecoverError(f"line {line}: {e} Nothing was written; use --skip-bad to write an empty "
-                           "line for such lines instead.") from None
+        return None, _bad_line(e, line, skip_bad)
+
+
+def _bad_line(e: RecoverError, line: int, skip_bad: bool) -> bool:
+    """The rule for a bad line: with --skip-bad it becomes an empty line (True), otherwise
+    the command stops, naming the line, before anything is written."""
+    if skip_bad:
+        return True
+    raise RecoverError(f"line {line}: {e} Nothing was written; use --skip-bad to write an empty "
+                       "line for such lines instead.") from None
 
 
 # --- commands -----------------------------------------------------------------------
@@ -235,7 +244,7 @@ def _run_fill(args, filler, method, k, keep, masker) -> None:
                 text, bad = _validate(rec, field, line, args.skip_bad, allow_markers=masker is None)
                 n["bad"] += bad
                 n["blank"] += rec is None
-                slots.append(None if text is None else ("raw", text, rec))
+                slots.append(None if text is None else (line, text, rec))
                 if text is not None:
                     texts.append(text)
             masked = iter(mask_many(texts, masker, "class" if args.markers == "class" else "mask")) if masker else None
@@ -244,9 +253,15 @@ def _run_fill(args, filler, method, k, keep, masker) -> None:
                 if slot is None:
                     prepared.append(None)
                     continue
-                _, text, rec = slot
+                at, text, rec = slot
                 if masked is not None:
                     m = next(masked)
+                    try:  # masked here: a line is known to have too many masks only now
+                        validation.check_mask_count(len(m.markers), what="line once masked")
+                    except RecoverError as e:
+                        n["bad"] += _bad_line(e, at, args.skip_bad)
+                        prepared.append(None)
+                        continue
                     n["words"] += m.n_words
                     n["masked_words"] += len(m.spans)
                     if not m.spans:
