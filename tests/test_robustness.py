@@ -1,11 +1,14 @@
 """Findings of a robustness review, each checked as a user would meet it: many masks in
-one line (11). Finding 12 (infill memory) is in test_fill_infill.py."""
+one line (11), stray carriage returns and SIGTERM in the command line, and summaries
+kept as running counts (15). Finding 12 (infill memory) is in test_fill_infill.py."""
 import functools
 import json
 import os
 import random
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -14,7 +17,7 @@ from recover_core.env import MAX_MASKS
 from recover_core.filling import MaskInput
 from recover_core.filling.base import MARKER_RE, merge_consecutive
 from recover_core.filling.instruct import ENTITY_EXTRA_WORDS, _ws, validate
-from recover_core.masking import build, mask_text
+from recover_core.masking import build, mask_many, mask_rate, mask_text
 from recover_core.spans import GENERIC_LABELS, Span
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -150,3 +153,90 @@ def test_obfuscate_counts_the_masks_it_made(tmp_path, tiny_bert):
     p = run("obfuscate", src, "-o", out, "--technique", "allowList", "--model", tiny_bert, "--no-type-check",
             "--skip-bad")
     assert out.read_text().splitlines()[1] == "" and summary(p.stderr)["bad"] == 1
+
+
+# --- 15: the command line -------------------------------------------------------------------------
+
+def test_a_stray_carriage_return_does_not_split_a_line(tmp_path):
+    src = tmp_path / "in.txt"
+    src.write_bytes(b"Tom lives\rin Zorbly town.\nThe bus was late.\r\n")  # a stray \r, then a CRLF line end
+    out = tmp_path / "out.txt"
+    p = run("mask", src, "-o", out, "--technique", "allowList")
+    lines = out.read_bytes().decode().split("\n")
+    assert len(lines) == 3 and lines[2] == "" and summary(p.stderr)["lines"] == 2
+    assert " lives in " in lines[0] and "\r" not in lines[0]  # the \r is a space of its line
+    assert lines[1] == "The bus was late."
+
+
+def test_crlf_files_still_read_as_one_line_per_line(tmp_path):
+    src = tmp_path / "in.jsonl"
+    src.write_bytes(b'{"text": "The bus was late."}\r\n\r\n{"text": "Tom lives here."}\r\n')
+    out = tmp_path / "out.jsonl"
+    p = run("mask", src, "-o", out, "--technique", "allowList")
+    recs = [json.loads(x) for x in out.read_text().splitlines()]
+    assert len(recs) == 3 and recs[1] == {"masked": "", "masks": []} and recs[0]["masked"] == "The bus was late."
+    assert summary(p.stderr)["blank"] == 1
+
+
+def test_sigterm_removes_the_part_file_with_the_originals(tmp_path, news_sentences):
+    src = tmp_path / "big.txt"
+    src.write_text("\n".join(news_sentences * 40) + "\n")  # ~100,000 lines: still running when stopped
+    out = tmp_path / "masked.jsonl"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen([sys.executable, "-m", "recover_core", "mask", str(src), "-o", str(out),
+                             "--technique", "allowList", "--keep-originals", "--batch-size", "1", "--quiet"],
+                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.time() + 120
+        while not any(p.stat().st_size for p in tmp_path.glob(".masked.jsonl.*.part")):
+            assert proc.poll() is None, proc.stderr.read()
+            assert time.time() < deadline, "no .part file appeared"
+            time.sleep(0.02)
+        part = next(tmp_path.glob(".masked.jsonl.*.part"))
+        assert '"originals"' in part.read_text()  # what a left-behind file would give away
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 128 + signal.SIGTERM and "terminated: no output was written" in err
+    assert "Traceback" not in err
+    assert not out.exists() and not list(tmp_path.glob(".masked.jsonl*"))
+
+
+def test_mask_summary_from_running_counts_equals_mask_rate(tmp_path, news_sentences):
+    lines = news_sentences[:60]
+    src = tmp_path / "news.txt"
+    src.write_text("\n".join(lines) + "\n")
+    out = tmp_path / "m.txt"
+    p = run("mask", src, "-o", out, "--technique", "entityTagger", "--batch-size", "7", "--quiet")
+    want = mask_rate(mask_many(lines, build("entityTagger")))
+    s = summary(p.stderr)
+    assert len(want["by_label"]) >= 2
+    assert (s["words"], s["masked_words"], s["mask_rate"]) == (want["words"], want["masked_words"],
+                                                                round(want["mask_rate"], 4))
+    assert list(s["by_label"].items()) == list(want["by_label"].items())  # the same order too
+
+
+def test_rate_counter_equals_mask_rate(news_sentences):
+    from recover_core.cli import RateCounter
+
+    masked = mask_many(news_sentences[:200], build("allowList+entityTagger"))
+    c = RateCounter()
+    for m in masked:
+        c.add(m)
+    assert c.result() == mask_rate(masked)
+    assert RateCounter().result() == mask_rate([])
+
+
+def test_mask_rates_table_from_a_file_equals_mask_rate(tmp_path, news_sentences):
+    lines = news_sentences[:80]
+    src = tmp_path / "news.txt"
+    src.write_text("\n".join(lines[:40] + [""] + lines[40:]) + "\n")
+    p = run("mask-rates", src, "--techniques", "allowList,vocabThres", "--batch-size", "9", "--quiet")
+    rows = [r.split() for r in p.stdout.strip().splitlines()]
+    assert rows[0] == ["technique", "sentences", "words", "mask_rate_%", "sentences_with_mask_%"]
+    for row in rows[1:]:
+        r = mask_rate(mask_many(lines, build(row[0])))
+        assert row[1:] == [str(r["sentences"]), str(r["words"]), str(round(100 * r["mask_rate"], 1)),
+                           str(round(100 * r["sentences_with_mask"] / r["sentences"], 1))]
