@@ -9,8 +9,10 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import sys
 import tempfile
+import threading
 import time
 from contextlib import contextmanager
 from pathlib import Path
@@ -22,7 +24,7 @@ from recover_core import env, validation
 from recover_core.errors import RecoverError
 from recover_core.filling import DEFAULT_K, KINDS, METHODS, MaskInput, get_filler
 from recover_core.filling.base import check_method
-from recover_core.masking import build, mask_many, mask_rate, names
+from recover_core.masking import build, mask_many, names
 from recover_core.masking.mask import Masked
 from recover_core.spans import Span
 from recover_core import quality
@@ -40,9 +42,11 @@ def read_records(path: Path, fmt: str | None, field: str) -> Iterator[dict | Non
     if not path.is_file():
         raise RecoverError(f"Input file {str(path)!r} does not exist.")
     jsonl = _is_jsonl(path, fmt)
-    with path.open(encoding="utf-8", errors="strict") as f:
+    # Lines end at "\n" only (as count_lines counts them): a stray "\r" inside a line is
+    # whitespace of that line, not a line end of its own. "\r\n" (Windows) ends a line too.
+    with path.open(encoding="utf-8", errors="strict", newline="\n") as f:
         for n, line in enumerate(f, 1):
-            line = line.rstrip("\n")
+            line = line.removesuffix("\n").removesuffix("\r")
             if not line.strip():
                 yield None
             elif jsonl:
@@ -58,6 +62,7 @@ def read_records(path: Path, fmt: str | None, field: str) -> Iterator[dict | Non
 
 
 def count_lines(path: Path) -> int:
+    """Lines as read_records reads them: each ended by a newline (the last one need not be)."""
     if not path.is_file():
         raise RecoverError(f"Input file {str(path)!r} does not exist.")
     with path.open("rb") as f:
@@ -94,12 +99,21 @@ def _validate(rec: dict | None, field: str, line: int, skip_bad: bool, allow_mar
     if rec is None:
         return None, False
     try:
-        return validation.check_text(rec[field], allow_markers=allow_markers, what="line"), False
+        text = validation.check_text(rec[field], allow_markers=allow_markers, what="line")
+        if allow_markers:
+            validation.check_mask_count(validation.count_masks(text), what="line")
+        return text, False
     except RecoverError as e:
-        if skip_bad:
-            return None, True
-        raise RecoverError(f"line {line}: {e} Nothing was written; use --skip-bad to write an empty "
-                           "line for such lines instead.") from None
+        return None, _bad_line(e, line, skip_bad)
+
+
+def _bad_line(e: RecoverError, line: int, skip_bad: bool) -> bool:
+    """The rule for a bad line: with --skip-bad it becomes an empty line (True), otherwise
+    the command stops, naming the line, before anything is written."""
+    if skip_bad:
+        return True
+    raise RecoverError(f"line {line}: {e} Nothing was written; use --skip-bad to write an empty "
+                       "line for such lines instead.") from None
 
 
 # --- commands -----------------------------------------------------------------------
@@ -137,7 +151,7 @@ def _masked_record(m: Masked, keep_originals: bool) -> dict:
 def cmd_mask(args) -> None:
     masker = _masker(args)
     total = count_lines(args.input)
-    all_masked: list[Masked] = []
+    rates = RateCounter()
     stats = {"bad": 0, "blank": 0}
     t0 = time.time()
     jsonl_out = _is_jsonl(args.output, args.out_format)
@@ -159,10 +173,10 @@ def cmd_mask(args) -> None:
                     out.write(json.dumps({"masked": "", "masks": []}) + "\n" if jsonl_out else "\n")
                     continue
                 m = next(results)
-                all_masked.append(_light(m))
+                rates.add(m)
                 out.write(json.dumps(_masked_record(m, args.keep_originals)) + "\n" if jsonl_out else m.masked + "\n")
             bar.update(len(chunk))
-    rate = mask_rate(all_masked)
+    rate = rates.result()
     _summary({
         "command": "mask", "technique": masker.name, "lines": total, "blank": stats["blank"], "bad": stats["bad"],
         "words": rate["words"], "masked_words": rate["masked_words"], "mask_rate": round(rate["mask_rate"], 4),
@@ -170,9 +184,32 @@ def cmd_mask(args) -> None:
     }, args)
 
 
-def _light(m: Masked) -> Masked:
-    # Keep counts for the summary without holding every original sentence in memory.
-    return Masked("", "", [Span(s.start, s.end, "x" * (s.end - s.start), s.label) for s in m.spans], [], m.n_words)
+class RateCounter:
+    """masking.mask_rate as running counts: a summary of any number of lines without
+    keeping a record per line."""
+
+    def __init__(self) -> None:
+        self.sentences = self.words = self.masked_words = self.sentences_with_mask = 0
+        self.by_label: dict[str, int] = {}
+
+    def add(self, m: Masked) -> None:
+        self.sentences += 1
+        self.words += m.n_words
+        self.masked_words += len(m.spans)
+        self.sentences_with_mask += bool(m.spans)
+        for s in m.spans:
+            self.by_label[s.label] = self.by_label.get(s.label, 0) + 1
+
+    def result(self) -> dict:
+        """The same dict as masking.mask_rate over every line added."""
+        return {
+            "sentences": self.sentences,
+            "words": self.words,
+            "masked_words": self.masked_words,
+            "mask_rate": self.masked_words / self.words if self.words else 0.0,
+            "sentences_with_mask": self.sentences_with_mask,
+            "by_label": dict(sorted(self.by_label.items(), key=lambda kv: -kv[1])),
+        }
 
 
 def _fill_inputs(rec: dict, text: str) -> MaskInput:
@@ -235,7 +272,7 @@ def _run_fill(args, filler, method, k, keep, masker) -> None:
                 text, bad = _validate(rec, field, line, args.skip_bad, allow_markers=masker is None)
                 n["bad"] += bad
                 n["blank"] += rec is None
-                slots.append(None if text is None else ("raw", text, rec))
+                slots.append(None if text is None else (line, text, rec))
                 if text is not None:
                     texts.append(text)
             masked = iter(mask_many(texts, masker, "class" if args.markers == "class" else "mask")) if masker else None
@@ -244,9 +281,15 @@ def _run_fill(args, filler, method, k, keep, masker) -> None:
                 if slot is None:
                     prepared.append(None)
                     continue
-                _, text, rec = slot
+                at, text, rec = slot
                 if masked is not None:
                     m = next(masked)
+                    try:  # masked here: a line is known to have too many masks only now
+                        validation.check_mask_count(len(m.markers), what="line once masked")
+                    except RecoverError as e:
+                        n["bad"] += _bad_line(e, at, args.skip_bad)
+                        prepared.append(None)
+                        continue
                     n["words"] += m.n_words
                     n["masked_words"] += len(m.spans)
                     if not m.spans:
@@ -332,15 +375,23 @@ def cmd_mask_rates(args) -> None:
 
     if not args.corpus and not args.input:
         raise RecoverError("Give an input file or --corpus news.")
-    texts = list(corpora.CORPORA[args.corpus]()) if args.corpus else [
-        t for t in (r["text"] for r in read_records(args.input, args.in_format, "text") if r) if t.strip()]
+
+    def texts() -> Iterator[str]:  # read again for each technique: nothing is kept per line
+        if args.corpus:
+            return iter(corpora.CORPORA[args.corpus]())
+        return (t for t in (r["text"] for r in read_records(args.input, args.in_format, "text") if r) if t.strip())
+
+    total = len(corpora.CORPORA[args.corpus]()) if args.corpus else count_lines(args.input)
     rows = []
     for tech in args.techniques.split(","):
         masker = build(tech, n=args.n, ner_model=args.ner_model)
-        res = []
-        for chunk in tqdm(list(chunks(iter(texts), args.batch_size)), desc=tech, disable=args.quiet):
-            res += [_light(m) for m in mask_many(chunk, masker)]
-        r = mask_rate(res)
+        rates = RateCounter()
+        with tqdm(total=total, desc=tech, unit="line", disable=args.quiet) as bar:
+            for chunk in chunks(texts(), args.batch_size):
+                for m in mask_many(chunk, masker):
+                    rates.add(m)
+                bar.update(len(chunk))
+        r = rates.result()
         rows.append({"technique": tech, "sentences": r["sentences"], "words": r["words"],
                      "mask_rate_%": round(100 * r["mask_rate"], 1),
                      "sentences_with_mask_%": round(100 * r["sentences_with_mask"] / max(r["sentences"], 1), 1)})
@@ -449,10 +500,44 @@ def cmd_models(args) -> None:
         print(f"{name:20s} {b.kind:7s} {where:8s} {b.description}")
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (or SIGHUP) during a command: unwinds like Ctrl-C, so every temporary file
+    is removed on the way out (atomic_output; with --keep-originals its .part file holds
+    the private words)."""
+
+    def __init__(self, signum: int):
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+@contextmanager
+def terminate_cleanly():
+    """For the duration of a command, turn SIGTERM and SIGHUP into ``Terminated``. Only the
+    first signal raises: a second one while the first unwinds must not cut the cleanup short."""
+    if threading.current_thread() is not threading.main_thread():
+        yield  # signal handlers can only be set from the main thread (main() called from a worker)
+        return
+    fired = []
+
+    def handler(signum, frame):
+        if not fired:
+            fired.append(signum)
+            raise Terminated(signum)
+
+    names = [n for n in ("SIGTERM", "SIGHUP") if hasattr(signal, n)]
+    previous = {n: signal.signal(getattr(signal, n), handler) for n in names}
+    try:
+        yield
+    finally:
+        for n, h in previous.items():
+            signal.signal(getattr(signal, n), h)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     try:
-        args.fn(args)
+        with terminate_cleanly():
+            args.fn(args)
     except RecoverError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -463,9 +548,9 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as e:  # unreadable input, unwritable output, full disk
         print(f"error: {e.strerror or e}: {e.filename or ''}. Nothing was written.", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("interrupted: no output was written"
+    except KeyboardInterrupt as e:
+        print(("terminated" if isinstance(e, Terminated) else "interrupted") + ": no output was written"
               + (" (the last checkpoint is kept: add --resume)" if args.command in ("finetune-mlm", "finetune-llm") else ""),
               file=sys.stderr)
-        return 130
+        return 128 + e.signum if isinstance(e, Terminated) else 130
     return 0

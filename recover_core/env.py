@@ -8,6 +8,15 @@ from pathlib import Path
 # pasted paragraph in the UI and one line of a batch file.
 MAX_CHARS = 2000
 
+# The most masks one request may fill. Each mask is a step of a filler (the infill filler
+# runs several model passes per mask, the instruct filler's output grows with them), and
+# a MAX_CHARS line of nothing but markers holds hundreds ('[MASK] ' * 285). Real sentences
+# stay far below: of the 41,850 sentences of news, fortunes and scripture, the most masked
+# by any technique (allowList+entityTagger) has 31 masks, and one in a thousand more than
+# 19; the limit is twice the most seen. A pasted paragraph near MAX_CHARS may need
+# splitting into sentences.
+MAX_MASKS = 64
+
 
 def in_space() -> bool:
     """True inside a Hugging Face Space, where the hub is reachable."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from recover_core.env import MAX_CHARS
+from recover_core.env import MAX_CHARS, MAX_MASKS
 from recover_core.errors import RecoverError
 
 # Markers we write ([MASK], [PERSON], ...) and ones models use (<mask>).
@@ -61,6 +61,23 @@ def check_text(text: object, *, allow_markers: bool = False, what: str = "text")
     if problem:
         raise RecoverError(problem)
     return stripped
+
+
+def count_masks(text: str) -> int:
+    """The markers in ``text``, each counted ('[PERSON] [PERSON]' is two)."""
+    return sum(1 for _ in MARKER_RE.finditer(text))
+
+
+def check_mask_count(n: int, *, what: str = "text") -> int:
+    """Return ``n``, the number of masks one request asks to fill, or raise RecoverError
+    if it is over MAX_MASKS: each mask is filled in turn, so the work grows with them."""
+    if n > MAX_MASKS:
+        raise RecoverError(
+            f"The {what} has {n:,} masks; the limit is {MAX_MASKS} per sentence, as each mask is "
+            "filled in turn. Split it into sentences (the command line takes one per line), "
+            "or mask fewer words."
+        )
+    return n
 
 
 def check_k(k: object) -> int:

@@ -55,3 +55,53 @@ def test_keep_list_is_avoided_in_top_k(infill):
     for seed in range(3):
         f = infill.fill(item, method="topk", k=10, seed=seed, keep=keep)[0].fills[0]
         assert f.word.lower() not in keep
+
+
+# --- scoring memory (review finding 12): a few candidates at a time, same scores --------------
+
+def _scores_in_one_pass(filler, words, sep, right, prefix, past, logp0):
+    """The scoring before it was chunked: every candidate at once, the full [n, S, V]
+    logits and their log-softmax. The reference the chunked scoring must equal."""
+    import torch
+
+    from recover_core.filling.infill import _repeat
+
+    suffixes = [filler.tok(sep + w + right, add_special_tokens=False)["input_ids"] for w in words]
+    S = max(len(x) for x in suffixes)
+    ids = torch.full((len(words), S), filler._doc, dtype=torch.long)
+    real = torch.zeros((len(words), S), dtype=torch.bool)
+    for j, x in enumerate(suffixes):
+        ids[j, : len(x)] = torch.tensor(x)
+        real[j, : len(x)] = True
+    attn = torch.cat([torch.ones(len(words), len(prefix), dtype=torch.long), real.long()], 1)
+    out = filler.model(input_ids=ids, past_key_values=_repeat(past, len(words)), attention_mask=attn)
+    logp = out.logits.float().log_softmax(-1)
+    tok_lp = logp[:, :-1].gather(-1, ids[:, 1:, None])[..., 0]
+    return logp0[ids[:, 0]] + (tok_lp * real[:, 1:]).sum(1)
+
+
+@pytest.mark.parametrize("budget_candidates", [1, 3, 100])
+def test_scoring_in_chunks_equals_scoring_at_once(tiny_llama, monkeypatch, budget_candidates):
+    import torch
+
+    from recover_core.filling import infill as infill_mod
+
+    filler = infill_mod.InfillFiller(tiny_llama)
+    words = ["Paris", "Lyon", "Rome", "Berlin", "New York", "Oslo", "Madrid"]  # 7: chunks of 3 leave 1
+    left, right = "She moved to", " to be near her sister, who had lived there since 1998."
+    prefix = [filler._doc] + filler.tok(left, add_special_tokens=False)["input_ids"]
+    with torch.inference_mode():
+        out = filler.model(input_ids=torch.tensor([prefix]), use_cache=True)
+        logp0, past = out.logits[0, -1].float().log_softmax(-1), out.past_key_values
+        S = max(len(filler.tok(" " + w + right, add_special_tokens=False)["input_ids"]) for w in words)
+        monkeypatch.setattr(infill_mod, "SCORE_BUDGET", budget_candidates * S * len(filler.tok))
+        batches = []
+        forward = filler.model.forward
+        monkeypatch.setattr(filler.model, "forward", lambda *a, **kw: batches.append(len(kw["input_ids"])) or forward(*a, **kw))
+        got = filler._sentence_scores(words, " ", right, prefix, past, logp0)
+        monkeypatch.setattr(filler.model, "forward", forward)
+        want = _scores_in_one_pass(filler, words, " ", right, prefix, past, logp0)
+    step = min(budget_candidates, len(words))
+    assert batches == [step] * (len(words) // step) + ([len(words) % step] if len(words) % step else [])
+    torch.testing.assert_close(got, want, rtol=0, atol=1e-5)
+    assert got.argsort().tolist() == want.argsort().tolist()

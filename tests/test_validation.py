@@ -41,3 +41,15 @@ def test_nothing_to_fill_and_unknown_technique():
 def test_nothing_to_mask_is_not_an_error():
     m = mask_text("I like it here.", build("allowList"))
     assert m.spans == [] and m.masked == "I like it here."
+
+
+def test_mask_count_limit():
+    from recover_core.env import MAX_MASKS
+    from recover_core.validation import check_mask_count, count_masks
+
+    assert count_masks("[PERSON] [PERSON] met <mask> in [GPE].") == 4
+    assert check_mask_count(MAX_MASKS) == MAX_MASKS
+    line = ", ".join(["[MASK]"] * 250)
+    assert len(line) <= 2000 and count_masks(line) == 250
+    with pytest.raises(RecoverError, match=f"has 250 masks; the limit is {MAX_MASKS} per sentence.*Split it"):
+        check_mask_count(count_masks(line), what="line")

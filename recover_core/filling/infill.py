@@ -152,7 +152,11 @@ class InfillFiller(Filler):
 
     def _sentence_scores(self, words: list[str], sep: str, right: str, prefix: list[int], past,
                          logp0: torch.Tensor) -> torch.Tensor:
-        """log p(word + right | left) for each word: [n]. Shares the left context's cache."""
+        """log p(word + right | left) for each word: [n]. Shares the left context's cache.
+
+        The model runs on a few candidates at a time (``_score_chunk``), and only the
+        log-probabilities of the tokens that are there are kept: the full [n, S, V] logits
+        and their log-softmax would take gigabytes at K = 50 with a long right context."""
         suffixes = [self.tok(sep + w + right, add_special_tokens=False)["input_ids"] for w in words]
         S = max(len(x) for x in suffixes)
         ids = torch.full((len(words), S), self._doc, dtype=torch.long)  # [n, S], right-padded
@@ -160,11 +164,28 @@ class InfillFiller(Filler):
         for j, x in enumerate(suffixes):
             ids[j, : len(x)] = torch.tensor(x)
             real[j, : len(x)] = True
-        attn = torch.cat([torch.ones(len(words), len(prefix), dtype=torch.long), real.long()], 1)
-        out = self.model(input_ids=ids, past_key_values=_repeat(past, len(words)), attention_mask=attn)
-        logp = out.logits.float().log_softmax(-1)  # [n, S, V]
-        tok_lp = logp[:, :-1].gather(-1, ids[:, 1:, None])[..., 0]  # [n, S-1]: log p(token j+1)
+        step = _score_chunk(S, len(self.tok))
+        tok_lp = torch.cat([self._token_logps(ids[a : a + step], real[a : a + step], prefix, past)
+                            for a in range(0, len(words), step)])  # [n, S-1]: log p(token j+1)
         return logp0[ids[:, 0]] + (tok_lp * real[:, 1:]).sum(1)
+
+    def _token_logps(self, ids: torch.Tensor, real: torch.Tensor, prefix: list[int], past) -> torch.Tensor:
+        """log p(ids[:, j+1] | left, ids[:, :j+1]) for one chunk of candidates: [c, S-1]."""
+        attn = torch.cat([torch.ones(len(ids), len(prefix), dtype=torch.long), real.long()], 1)
+        out = self.model(input_ids=ids, past_key_values=_repeat(past, len(ids)), attention_mask=attn)
+        logp = out.logits.float().log_softmax(-1)  # [c, S, V]: at most SCORE_BUDGET elements
+        return logp[:, :-1].gather(-1, ids[:, 1:, None])[..., 0]
+
+
+# The most logits (candidates x tokens x vocabulary) scored at once: 2**24 float32 values are
+# 64 MB, and the log-softmax doubles that. SmolLM2's vocabulary is 49,152, so 16 candidates of
+# 21 tokens go in one pass, and a 500-token right context one candidate at a time.
+SCORE_BUDGET = 2**24
+
+
+def _score_chunk(seq_len: int, vocab: int) -> int:
+    """Candidates per scoring pass: as many as fit SCORE_BUDGET, at least one."""
+    return max(1, SCORE_BUDGET // max(1, seq_len * vocab))
 
 
 HINTS = {

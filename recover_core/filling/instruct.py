@@ -48,8 +48,12 @@ def validate(item: MaskInput, output: str) -> list[str] | None:
     rewrite into a substitute.
 
     An alignment, not a regular expression: lazy groups between repeated literals
-    backtrack exponentially (16 masks took minutes); this is memoised over (marker,
-    position) and each substitute is bounded by its word limit, so it stays linear-ish."""
+    backtrack exponentially (16 masks took minutes). Dynamic programming over (marker,
+    position) instead, and without recursion, so hundreds of markers cannot exhaust the
+    stack: a forward pass finds the positions where each literal can start, a backward
+    pass keeps those that lead to a full match, and the substitutes are read off with
+    the shortest first, as a depth-first search trying shorter substitutes first would.
+    Each substitute is bounded by its word limit, so the work stays linear-ish."""
     if "\n" in output.strip():
         return None
     out = _ws(output).strip()
@@ -61,28 +65,50 @@ def validate(item: MaskInput, output: str) -> list[str] | None:
         pos = m.end
     lits.append(_ws(item.text[pos:]))
     lits[0], lits[-1] = lits[0].lstrip(), lits[-1].rstrip()
+    n = len(limits)
 
-    @functools.lru_cache(maxsize=None)
-    def solve(i: int, p: int) -> tuple[str, ...] | None:
-        """Substitutes for markers i.. when literal i starts at position p of ``out``."""
-        if not out.startswith(lits[i], p):
+    # Forward: starts[i] = positions where literal i may start; ends[i][p] = the ends of the
+    # substitutes for marker i after literal i matched at p, shortest first.
+    starts: list[set[int]] = [{0}]
+    ends: list[dict[int, list[int]]] = []
+    for i in range(n):
+        ends.append({})
+        nxt: set[int] = set()
+        for p in starts[i]:
+            if out.startswith(lits[i], p):
+                ends[i][p] = _substitute_ends(out, p + len(lits[i]), limits[i])
+                nxt.update(ends[i][p])
+        if not nxt:
             return None
-        q = p + len(lits[i])
-        if i == len(limits):
-            return () if q == len(out) else None
-        for e in range(q + 1, len(out) + 1):
-            sub = out[q:e]
-            if len(sub.split()) > limits[i] or "[" in sub or "]" in sub:
-                break  # longer substitutes only get worse
-            if sub.strip() != sub:
-                continue
-            rest = solve(i + 1, e)
-            if rest is not None:
-                return (sub,) + rest
+        starts.append(nxt)
+    # Backward: good[i] = the starts of literal i from which the rest of ``out`` matches.
+    last = len(out) - len(lits[n])
+    good: list[set[int]] = [set() for _ in range(n + 1)]
+    good[n] = {last} if last in starts[n] and out.startswith(lits[n], last) else set()
+    for i in range(n - 1, -1, -1):
+        good[i] = {p for p, es in ends[i].items() if any(e in good[i + 1] for e in es)}
+    if 0 not in good[0]:
         return None
+    subs, p = [], 0
+    for i in range(n):
+        q = p + len(lits[i])
+        e = next(e for e in ends[i][p] if e in good[i + 1])
+        subs.append(out[q:e])
+        p = e
+    return subs
 
-    found = solve(0, 0)
-    return list(found) if found is not None else None
+
+def _substitute_ends(out: str, q: int, limit: int) -> list[int]:
+    """Every e for which out[q:e] may stand for one marker: non-empty, no marker bracket,
+    no outer whitespace, at most ``limit`` words. Shortest first."""
+    found = []
+    for e in range(q + 1, len(out) + 1):
+        sub = out[q:e]
+        if len(sub.split()) > limit or "[" in sub or "]" in sub:
+            break  # longer substitutes only get worse
+        if sub.strip() == sub:
+            found.append(e)
+    return found
 
 
 def _ws(text: str) -> str:
