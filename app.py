@@ -121,6 +121,7 @@ def on_fill(text, technique, n, markers, k, seed, mlm_model, causal_model, instr
     if not m.spans:
         yield head + ["Nothing to mask: every word is kept by this technique."] + no_column("Nothing to fill.") * len(explore.COLUMNS)
         return
+    explore.check_fillable(m)
     keep = explore.keep_list(technique, n)
     columns = [no_column(f"**{c.title}** · waiting…") for c in explore.COLUMNS]
     for i, col in enumerate(explore.COLUMNS):

@@ -23,7 +23,7 @@ from tqdm import tqdm
 from recover_core import env, validation
 from recover_core.errors import RecoverError
 from recover_core.filling import DEFAULT_K, KINDS, METHODS, MaskInput, get_filler
-from recover_core.filling.base import check_method
+from recover_core.filling.base import DEFAULT_SAMPLING, SAMPLINGS, check_method, check_sampling
 from recover_core.masking import build, mask_many, names
 from recover_core.masking.mask import Masked
 from recover_core.spans import Span
@@ -228,6 +228,7 @@ def _keep_list(args):
 
 def cmd_fill(args) -> None:
     method = check_method(args.method)
+    check_sampling(args.sampling)
     k = validation.check_k(args.k)
     filler = get_filler(args.filler, args.model)
     keep = _keep_list(args)
@@ -237,6 +238,7 @@ def cmd_fill(args) -> None:
 def cmd_obfuscate(args) -> None:
     """mask then fill in one pass: the originals stay in memory, so leaks can be counted."""
     method = check_method(args.method)
+    check_sampling(args.sampling)
     k = validation.check_k(args.k)
     masker = _masker(args)
     filler = get_filler(args.filler, args.model)
@@ -306,7 +308,7 @@ def _run_fill(args, filler, method, k, keep, masker) -> None:
                 prepared.append(("fill", len(items), orig))
                 items.append(item)
             filled = filler.fill(items, method=method, k=k, seed=args.seed, keep=keep, first_id=line - len(chunk),
-                                 type_check=type_check)
+                                 type_check=type_check, sampling=args.sampling)
             for p in prepared:
                 if p is None:
                     out.write(json.dumps({"text": ""}) + "\n" if jsonl_out else "\n")
@@ -327,7 +329,7 @@ def _run_fill(args, filler, method, k, keep, masker) -> None:
                 out.write(json.dumps(_filled_record(f, args.candidates)) + "\n" if jsonl_out else f.text + "\n")
             bar.update(len(chunk))
     summary = {"command": "obfuscate" if masker else "fill", "filler": f"{args.filler}:{filler.model_name}",
-               "method": method, "k": k, "seed": args.seed, **n}
+               "method": method, "k": k, "sampling": args.sampling, "seed": args.seed, **n}
     if masker:
         summary["technique"] = masker.name
         summary["mask_rate"] = round(n["masked_words"] / n["words"], 4) if n["words"] else 0.0
@@ -432,6 +434,9 @@ def _filling_args(p) -> None:
     p.add_argument("--model", default=None, help="a model name (see `models`) or a local model folder")
     p.add_argument("--method", default="top1", help=f"one of {', '.join(METHODS)}")
     p.add_argument("--k", type=int, default=DEFAULT_K, help="Top-K: sample among the best K")
+    p.add_argument("--sampling", default=DEFAULT_SAMPLING,
+                   help=f"Top-K: {' or '.join(SAMPLINGS)}; uniform is vats2024's reading "
+                        "('randomly choose a token from the top-K'), weighted follows the scores")
     p.add_argument("--candidates", action="store_true", help="jsonl output: include every candidate list")
     p.add_argument("--no-type-check", action="store_true",
                    help="do not ask the NER whether an entity substitute reads as the masked type")

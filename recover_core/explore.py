@@ -62,6 +62,11 @@ def mask(text: str, technique: str, n: int, markers: str, ner_model: str = "spac
     return mask_text(text, _masker(technique, int(n), ner_model), "class" if markers == "class" else "mask")
 
 
+def check_fillable(masked: Masked) -> None:
+    """Too many masks for one request get one clear message, before any filler runs."""
+    validation.check_mask_count(len(masked.markers), what="masked sentence")
+
+
 def keep_list(technique: str, n: int, ner_model: str = "spacy-md"):
     return _masker(technique, int(n), ner_model).keep
 
@@ -69,6 +74,7 @@ def keep_list(technique: str, n: int, ner_model: str = "spacy-md"):
 def fill(masked: Masked, column: Column, model: str, k: int, seed: int, keep,
          ner_model: str = "spacy-md") -> Filled:
     k = validation.check_k(k)
+    check_fillable(masked)
     filler = get_filler(column.kind, model)
     return filler.fill([MaskInput(masked.masked, masked.markers)], method=column.method, k=k,
                        seed=int(seed), keep=keep, type_check=_zoned_type_check(ner_model))[0]

@@ -92,6 +92,15 @@ def test_bad_k_and_technique(client):
         client.predict("Anna moved to Denver.", "regex", 10000, "mask", api_name="/mask")
 
 
+def test_too_many_masks_get_one_message_before_any_filler_runs(client):
+    from gradio_client.exceptions import AppError
+
+    text = " ".join(["Zorblax"] * 70) + "."  # 70 words no keep-list holds
+    with pytest.raises(AppError, match="limit is 64"):
+        client.predict(text, "allowList", 10000, "mask", 10, 0, "minilm-mlm", "smollm2-135m", "smollm2-fill",
+                       api_name="/fill")
+
+
 def test_nothing_to_mask_is_said(client):
     masked, note = client.predict("I like it here.", "allowList", 10000, "mask", api_name="/mask")
     assert text_of(masked) == "I like it here." and "Nothing to mask" in note

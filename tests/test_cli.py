@@ -59,6 +59,19 @@ def test_mask_then_fill_with_an_mlm_folder_counts_leaks(news_file, tmp_path, tin
     assert s["fills"] > 20 and s["leak_rate"] is not None and s["seconds"] >= 0
 
 
+def test_sampling_uniform_and_weighted_are_both_offered_and_said(news_file, tmp_path, tiny_bert):
+    masked = tmp_path / "m.jsonl"
+    run("mask", news_file, "-o", masked, "--technique", "vocabThres")
+    outs = {}
+    for sampling in ("uniform", "weighted"):
+        out = tmp_path / f"{sampling}.txt"
+        p = run("fill", masked, "-o", out, "--model", tiny_bert, "--method", "topk", "--k", "10",
+                "--sampling", sampling, "--seed", "3")
+        assert summary(p.stderr)["sampling"] == sampling
+        outs[sampling] = out.read_text()
+    assert outs["uniform"] != outs["weighted"]  # the tiny model's scores are far from uniform
+
+
 def test_obfuscate_with_smollm2_on_real_text(tmp_path):
     src = tmp_path / "talk.txt"
     src.write_text("I spoke to Maria yesterday.\nThe bus was late again.\nKevin moved to Denver.\n")
@@ -91,6 +104,7 @@ def test_bad_line_stops_with_line_number_and_writes_nothing(tmp_path):
     (["fill", "{src}", "-o", "{out}", "--k", "0", "--method", "topk"], "K must be from 1 to 50"),
     (["fill", "{src}", "-o", "{out}", "--filler", "mlm", "--model", "bert-base-uncased"], "cannot reach"),
     (["mask", "{missing}", "-o", "{out}"], "does not exist"),
+    (["fill", "{src}", "-o", "{out}", "--method", "topk", "--sampling", "softmax"], "Unknown Top-K sampling"),
 ])
 def test_bad_arguments_get_clear_messages(tmp_path, args, msg):
     src = tmp_path / "in.txt"

@@ -63,6 +63,7 @@ class MaskInput:
         markers = [Span(m.start(), m.end(), m.group(), m.group(1)) for m in MARKER_RE.finditer(text)]
         if not markers:
             raise RecoverError("Nothing to fill: the text has no [MASK] (or [PERSON], ...) marker.")
+        validation.check_mask_count(len(markers), what="masked text")
         return cls(text, markers)
 
 
