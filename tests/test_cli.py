@@ -1,26 +1,9 @@
 """The command line, run as a user runs it, on real files."""
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-
-
-def run(*args, check=True):
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    p = subprocess.run([sys.executable, "-m", "recover_core", *map(str, args)], capture_output=True,
-                       text=True, env=env, cwd=ROOT, timeout=600)
-    if check and p.returncode != 0:
-        raise AssertionError(p.stderr)
-    return p
-
-
-def summary(stderr: str) -> dict:
-    return json.loads(stderr[stderr.index("{") : stderr.rindex("}") + 1])
+from cli_run import run, summary
 
 
 @pytest.fixture

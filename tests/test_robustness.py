@@ -9,7 +9,6 @@ import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 
@@ -20,20 +19,7 @@ from recover_core.filling.instruct import ENTITY_EXTRA_WORDS, _ws, validate
 from recover_core.masking import build, mask_many, mask_rate, mask_text
 from recover_core.spans import GENERIC_LABELS, Span
 
-ROOT = Path(__file__).resolve().parent.parent
-
-
-def run(*args, check=True):
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    p = subprocess.run([sys.executable, "-m", "recover_core", *map(str, args)], capture_output=True,
-                       text=True, env=env, cwd=ROOT, timeout=600)
-    if check and p.returncode != 0:
-        raise AssertionError(p.stderr)
-    return p
-
-
-def summary(stderr: str) -> dict:
-    return json.loads(stderr[stderr.index("{") : stderr.rindex("}") + 1])
+from cli_run import ROOT, run, summary
 
 
 def item_of(text: str) -> MaskInput:
