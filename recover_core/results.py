@@ -580,6 +580,34 @@ def claims_markdown(df: pd.DataFrame, datasets: list[str] | None = None) -> str:
     return "\n".join(lines) + "\n\n" + NOISE_RULE + "\n"
 
 
+def grid_markdown(df: pd.DataFrame, dataset: str) -> str:
+    """One dataset's perplexity (mean over seeds, min-max range) and leak rate per method and
+    masking, as the README shows it: our analogue of vats2024 Tables 3-5."""
+    rows = df[(df["dataset"] == dataset) & (df["metric"] == "perplexity")]
+    if rows.empty:
+        return ""
+    ppl = aggregate(rows)
+    leak = aggregate(df[(df["dataset"] == dataset) & (df["metric"] == "leak_rate_percent")])
+    maskings = [m for m in MASKING_ORDER if m in set(rows["masking"])]
+    methods = list(dict.fromkeys(rows["method"]))
+    seeds = int(ppl["n"].max())
+    out = [f"| **{dataset}**: perplexity" + (f", mean of {seeds} seeds (min-max)" if seeds > 1 else "")
+           + " (leak rate) | " + " | ".join(maskings) + " |", "|---" * (len(maskings) + 1) + "|"]
+    for meth in methods:
+        cells = []
+        for m in maskings:
+            hit = ppl[(ppl["method"] == meth) & ((ppl["masking"] == m) | (ppl["masking"] == ANY_MASKING))]
+            if hit.empty:
+                cells.append("–")
+                continue
+            r = hit.iloc[0]
+            text = f"{r['mean']:,.0f}" + (f" ({r['lo']:,.0f}-{r['hi']:,.0f})" if r["n"] > 1 else "")
+            lk = leak[(leak["method"] == meth) & (leak["masking"] == m)]
+            cells.append(text + (f" [{lk.iloc[0]['mean']:.2f}%]" if not lk.empty else ""))
+        out.append(f"| {display_method(meth)} | " + " | ".join(cells) + " |")
+    return "\n".join(out) + "\n"
+
+
 def cmd_claims(args) -> None:
     from recover_core.errors import RecoverError
 
@@ -597,6 +625,9 @@ def cmd_claims(args) -> None:
     if unknown:
         raise RecoverError(f"No perplexity or WER results for {', '.join(unknown)}. "
                            f"Present: {', '.join(present) or 'none'}.")
+    if args.tables:
+        for d in args.dataset or present:
+            print(grid_markdown(df, d))
     print(claims_markdown(df, args.dataset or present), end="")
 
 
@@ -605,3 +636,5 @@ def add_parser(sub) -> None:
     p.set_defaults(fn=cmd_claims)
     p.add_argument("--csv", type=Path, nargs="+", help="tidy CSVs (default: everything in precomputed/)")
     p.add_argument("--dataset", nargs="+", help="datasets to check (default: all with perplexity or WER results)")
+    p.add_argument("--tables", action="store_true",
+                   help="first print each dataset's perplexity table (mean over seeds, range, leak rate)")

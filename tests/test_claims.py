@@ -196,3 +196,19 @@ def test_claims_command(capsys):
     assert main(["claims", "--dataset", "Fisher"]) in (0, None)
     out = capsys.readouterr().out
     assert out.startswith("| claim (vats2024 §4.3) |") and "| Top-K beats Top-1 | Fisher | yes | 6 | 0 | 0 |" in out
+
+
+def test_grid_table_shows_the_mean_and_range_over_seeds():
+    import pandas as pd
+
+    from recover_core.results import grid_markdown
+
+    rows = [dict(dataset="fortunes", masking=m, method=meth, metric="perplexity", value=v, model="lm-cpu",
+                 scale="s", seed=str(seed), command="c")
+            for seed, bump in enumerate((0, 10, 20))
+            for m, meth, v in (("(any)", "oracle", 1000), ("vocabThres", "mlm:minilm-wiki:topk+typed", 1100))
+            for v in [v + bump]]
+    table = grid_markdown(pd.DataFrame(rows), "fortunes")
+    assert "mean of 3 seeds" in table
+    assert "| Oracle | 1,010 (1,000-1,020) |" in table
+    assert "typed; ours" in table and "1,110 (1,100-1,120)" in table
