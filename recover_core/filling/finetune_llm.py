@@ -59,6 +59,7 @@ class LLMConfig:
     stop_after: int | None = None  # for tests: stop (checkpointed) here, as a kill would
     command: str = ""
     mode: str = "clean"  # what ft._clean_and_masked reads: the LLM trains on mask-free sentences
+    exclude_heldout: bool = True  # ft._clean_and_masked too: held-out sentences never train
     corpora_used: list[str] = field(default_factory=list, repr=False)
     rounds: int = 1
 
