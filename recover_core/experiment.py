@@ -139,7 +139,10 @@ def settings_key(cfg: ExperimentConfig, corpora_digest: str = "") -> str:
     corpora's content (``corpora_digest``)."""
     from dataclasses import asdict
 
-    settings = {k: v for k, v in asdict(cfg).items() if k not in ("name", "output", "threads")}
+    # Which cells run (maskings, methods, seeds) changes no cell's result: each cell is its own
+    # file, named by masking, method and seed, so adding a seed or a method reuses the rest.
+    settings = {k: v for k, v in asdict(cfg).items()
+                if k not in ("name", "output", "threads", "maskings", "methods", "seeds", "typed_maskings")}
     return _sha(json.dumps([settings, _assets_digest(), _versions(), corpora_digest], sort_keys=True))[:10]
 
 

@@ -129,6 +129,10 @@ def test_cache_keys_cover_assets_versions_and_corpora(tmp_path, monkeypatch):
     monkeypatch.setattr(X, "_versions", lambda: {"torch": "0.0"})  # another library version
     k4 = X.settings_key(cfg, "corpus-a")
     assert len({k1, k2, k3, k4}) == 4
+    # Adding a seed or a method keeps the finished cells: they are files of their own.
+    more = X.ExperimentConfig(name="t", datasets=("news",), maskings=("vocabThres", "allowList"),
+                              methods=("oracle", "baseline0"), seeds=(0, 1, 2))
+    assert X.settings_key(more, "corpus-a") == k4
 
 
 def test_cached_cells_are_checked_not_trusted(tmp_path, tiny_bert):
