@@ -231,15 +231,15 @@ def dataset_split(name: str, max_train: int, max_test: int) -> tuple[list[str], 
 
 def cells(cfg: ExperimentConfig) -> list[tuple[str, str, str, int]]:
     """(dataset, masking, method, seed); Oracle once per dataset and seed (masking '').
-    Dataset by dataset, all seeds of one before the next: a run cut short still leaves whole
-    datasets whose verdicts can be judged against their noise."""
+    Dataset by dataset, and every seed of a cell right after the first: a run cut short
+    still leaves whole cells whose comparisons can be judged against their noise."""
     out = []
     for d in cfg.datasets:
-        for seed in cfg.seeds:
-            if MASK_FREE in cfg.methods:
-                out.append((d, "", MASK_FREE, seed))
-            out += [(d, m, meth, seed) for m in cfg.maskings for meth in cfg.methods
-                    if meth != MASK_FREE and (not meth.endswith(TYPED) or m in cfg.typed_maskings)]
+        if MASK_FREE in cfg.methods:
+            out += [(d, "", MASK_FREE, seed) for seed in cfg.seeds]
+        out += [(d, m, meth, seed) for m in cfg.maskings for meth in cfg.methods
+                if meth != MASK_FREE and (not meth.endswith(TYPED) or m in cfg.typed_maskings)
+                for seed in cfg.seeds]
     return out
 
 

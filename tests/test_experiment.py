@@ -60,7 +60,7 @@ def test_grid_runs_resumes_and_writes_tidy_csv(tmp_path, tiny_bert, monkeypatch)
     assert cfg.seeds == (0, 1) and cfg.sampling == "uniform"  # the paper's reading by default
     cells = X.cells(cfg)
     assert len(cells) == 10 and cells[0] == ("news", "", "oracle", 0)  # Oracle once per seed, not per masking
-    assert cells[5] == ("news", "", "oracle", 1)
+    assert cells[1] == ("news", "", "oracle", 1) and cells[2] == ("news", "vocabThres", "baseline0", 0)
     root = tmp_path / "cache"
     first = X.Runner(cfg, "test", progress=False, root=root)
     for c in cells[:2]:  # a run killed after two cells
