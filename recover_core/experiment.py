@@ -475,8 +475,8 @@ class Runner:
 
         c = self.cfg
         common = {"model": f"lm-{c.preset}", "scale": c.scale, "command": self.command}
-        any_cell = any(self.cell(*x) is not None for x in cells(c))
-        pre = self.pretrained()[2] if any_cell else {}  # from the cache: no training here
+        done = {x: rec for x in cells(c) if (rec := self.cell(*x)) is not None}  # each record read once
+        pre = self.pretrained()[2] if done else {}  # from the cache: no training here
         out = []
         for d in c.datasets:
             train, test = self.split(d)
@@ -485,7 +485,7 @@ class Runner:
                     {"dataset": d, "masking": "", "method": "", "metric": "n_sentences_test", "value": len(test),
                      "seed": "", **common}]
             for m in c.maskings:
-                if any(self.cell(d, m, meth, s) is not None for meth in c.methods for s in c.seeds):
+                if any(x[:2] == (d, m) for x in done):
                     rate = mask_rate(self.masked(d, m)[0])["mask_rate"]
                     out.append({"dataset": d, "masking": m, "method": "", "metric": "mask_rate_percent",
                                 "value": round(100 * rate, 2), "seed": "", **common})
@@ -494,10 +494,7 @@ class Runner:
                      "seed": "", **common}
                     for metric, value in (("pretrain_tokens_unique", pre["corpus_tokens"]),
                                           ("pretrain_tokens_seen", pre["tokens"]))]
-        for d, m, meth, seed in cells(c):
-            rec = self.cell(d, m, meth, seed)
-            if rec is None:
-                continue
+        for (d, m, meth, seed), rec in done.items():
             out.append({"dataset": d, "masking": m, "method": meth, "metric": "perplexity",
                         "value": round(rec["perplexity"], 3), "seed": seed, **common})
             if rec.get("fills"):
