@@ -55,6 +55,17 @@ class SelfAttention(nn.Module):
             y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=self.dropout if self.training else 0.0)
         return self.proj(y.transpose(1, 2).reshape(B, T, C))  # [B, T, C]
 
+    def step(self, x: torch.Tensor, past: tuple[torch.Tensor, torch.Tensor] | None):
+        """One new position per row, attending to every earlier one (ASR fusion decodes
+        token by token). x: [B, 1, C]; past: keys and values [B, h, T, d]."""
+        B, T, C = x.shape
+        q, k, v = self.qkv(x).split(C, dim=2)
+        q, k, v = (t.view(B, T, self.n_head, C // self.n_head).transpose(1, 2) for t in (q, k, v))  # [B, h, 1, d]
+        if past is not None:
+            k, v = torch.cat([past[0], k], dim=2), torch.cat([past[1], v], dim=2)  # [B, h, T+1, d]
+        y = F.scaled_dot_product_attention(q, k, v)  # one query: nothing later to hide
+        return self.proj(y.transpose(1, 2).reshape(B, T, C)), (k, v)
+
 
 class Block(nn.Module):
     def __init__(self, c: LMConfig):
@@ -67,6 +78,11 @@ class Block(nn.Module):
     def forward(self, x: torch.Tensor, pad: torch.Tensor | None) -> torch.Tensor:
         x = x + self.attn(self.ln1(x), pad)
         return x + self.mlp(self.ln2(x))
+
+    def step(self, x: torch.Tensor, past):
+        a, past = self.attn.step(self.ln1(x), past)
+        x = x + a
+        return x + self.mlp(self.ln2(x)), past
 
 
 class TransformerLM(nn.Module):
@@ -112,6 +128,25 @@ class TransformerLM(nn.Module):
         if weights is not None:
             w = w * weights.flatten().float()
         return logits, (nll * w).sum() / w.sum().clamp_min(1.0)
+
+    @torch.no_grad()
+    def step(self, idx: torch.Tensor, past: list | None = None):
+        """Incremental decoding with a key/value cache: idx [B] is each row's newest token,
+        past the cache from the previous call (None at the start). Returns (log-probs
+        [B, V] of the next token, the new cache). Rows can be reordered between calls with
+        ``reorder(past, rows)``. Positions beyond block_size are the caller's to avoid."""
+        t = 0 if past is None else past[0][0].shape[2]
+        assert t < self.config.block_size, f"position {t} >= block_size {self.config.block_size}"
+        x = self.wte(idx[:, None]) + self.wpe.weight[t]  # [B, 1, C]
+        new = []
+        for i, block in enumerate(self.blocks):
+            x, kv = block.step(x, None if past is None else past[i])
+            new.append(kv)
+        return F.log_softmax(self.head(self.ln_f(x))[:, 0].float(), dim=-1), new  # [B, V]
+
+    @staticmethod
+    def reorder(past: list, rows: torch.Tensor) -> list:
+        return [(k.index_select(0, rows), v.index_select(0, rows)) for k, v in past]
 
     def n_params(self) -> int:
         return sum(p.numel() for p in self.parameters())

@@ -1,0 +1,94 @@
+"""The recognizer end to end: audio in, transcripts with word times and confidences out.
+
+Audio longer than one 30 s window (the CLI's case) is split at the quietest 20 ms in the last
+five seconds before each 30 s mark, so that a cut rarely falls inside a word; each piece is
+decoded on its own and the word times are shifted back onto the whole recording.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
+
+import numpy as np
+import torch
+
+from recover_core.asr.alignment import Word, word_times
+from recover_core.asr.audio import SAMPLE_RATE, Audio
+from recover_core.asr.decode import DecodeConfig, beam_search
+from recover_core.asr.fusion import Fusion
+from recover_core.asr.whisper import FRAMES_PER_SECOND, WHISPER, WINDOW_SECONDS, Whisper, WhisperBundle
+from recover_core.lm.model import TransformerLM
+
+WINDOW = int(WINDOW_SECONDS * SAMPLE_RATE)
+
+
+@dataclass
+class Transcript:
+    text: str
+    words: list[Word] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def to_dict(self) -> dict:
+        return {"text": self.text, "words": [w.to_dict() for w in self.words], "seconds": round(self.seconds, 3)}
+
+
+def split_long(samples: np.ndarray, search_seconds: float = 5.0) -> list[tuple[int, int]]:
+    """(start, end) sample ranges of at most 30 s, each cut at the quietest 20 ms frame of
+    the last ``search_seconds`` before the window's end."""
+    frame = SAMPLE_RATE // 50
+    spans, start, n = [], 0, len(samples)
+    while n - start > WINDOW:
+        lo, hi = start + WINDOW - int(search_seconds * SAMPLE_RATE), start + WINDOW
+        seg = samples[lo:hi][: (hi - lo) // frame * frame].reshape(-1, frame)
+        cut = lo + int(np.argmin((seg.astype(np.float64) ** 2).mean(axis=1))) * frame + frame // 2
+        spans.append((start, cut))
+        start = cut
+    spans.append((start, n))
+    return spans
+
+
+class Recognizer:
+    """Whisper tiny.en with beam search and, when given an LM, shallow fusion."""
+
+    def __init__(self, bundle: WhisperBundle = WHISPER):
+        self.bundle = bundle
+        self._vocab: list[str] | None = None
+
+    @property
+    def whisper(self) -> Whisper:
+        return self.bundle.load()
+
+    def fusion(self, lm: TransformerLM | None, lm_weight: float, word_bonus: float) -> Fusion | None:
+        if lm is None or lm_weight == 0.0:
+            return None
+        w = self.whisper
+        if self._vocab is None:
+            self._vocab = [w.tokenizer.id_to_token(i) for i in range(w.special.eot)]
+        return Fusion(lm, self._vocab, w.special.eot, lm_weight, word_bonus)
+
+    @torch.no_grad()
+    def transcribe(self, audios: Sequence[Audio], cfg: DecodeConfig = DecodeConfig(), lm: TransformerLM | None = None,
+                   batch_size: int = 8, on_batch: Callable[[int], None] | None = None) -> list[Transcript]:
+        """One transcript per audio, in order. ``on_batch(n)`` reports n pieces done."""
+        w = self.whisper
+        pieces = [(i, s, e) for i, a in enumerate(audios) for s, e in split_long(a.samples)]
+        fusion = self.fusion(lm, cfg.lm_weight, cfg.word_bonus)
+        done: list[tuple[int, int, list[int], list[Word]]] = []
+        for at in range(0, len(pieces), batch_size):
+            batch = pieces[at:at + batch_size]
+            chunks = [audios[i].samples[s:e] for i, s, e in batch]
+            feats = w.features(chunks, sampling_rate=SAMPLE_RATE, return_tensors="pt").input_features  # [b, 80, 3000]
+            enc = w.model.model.encoder(feats).last_hidden_state  # [b, 1500, d]
+            hyps = beam_search(w, enc, cfg, fusion)
+            frames = [int(np.ceil(len(c) / SAMPLE_RATE * FRAMES_PER_SECOND)) for c in chunks]
+            words = word_times(w, enc, [h.tokens for h in hyps], [h.token_logprobs for h in hyps], frames)
+            done += [(i, s, h.tokens, ws) for (i, s, _), h, ws in zip(batch, hyps, words)]
+            if on_batch:
+                on_batch(len(batch))
+        out = [Transcript("", [], a.seconds) for a in audios]
+        for i, s, tokens, ws in done:
+            shift = s / SAMPLE_RATE
+            text = w.token_text(tokens).strip()
+            out[i].text = f"{out[i].text} {text}".strip()
+            out[i].words += [Word(x.word, x.start + shift, x.end + shift, x.probability) for x in ws]
+        return out
