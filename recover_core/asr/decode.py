@@ -76,6 +76,10 @@ def beam_search(w: Whisper, encoder_out: torch.Tensor, cfg: DecodeConfig = Decod
     finished: list[list[Hypothesis]] = [[] for _ in range(B)]
 
     def normalized(score: float, length: int) -> float:
+        """CTranslate2's rule: the summed score (the end's log-prob included) over the number
+        of text tokens (the end excluded); an empty transcript never wins."""
+        if not length:
+            return float("-inf")
         return score / (length ** cfg.length_penalty) if cfg.length_penalty else score
 
     for step in range(cfg.max_new_tokens):
@@ -94,7 +98,7 @@ def beam_search(w: Whisper, encoder_out: torch.Tensor, cfg: DecodeConfig = Decod
                 tok, s = int(cand[row, j]), float(top[a, r])
                 if tok == eot:
                     if r < K:  # an end outside the top K is not yet better than going on
-                        finished[b].append(Hypothesis(seqs[row], lps[row], normalized(s, len(seqs[row]) + 1)))
+                        finished[b].append(Hypothesis(seqs[row], lps[row], normalized(s, len(seqs[row]))))
                     continue
                 rows.append(row), toks.append(tok), new_scores.append(s)
                 new_seqs.append(seqs[row] + [tok]), new_lps.append(lps[row] + [float(cand_lp[row, j])])
@@ -111,9 +115,15 @@ def beam_search(w: Whisper, encoder_out: torch.Tensor, cfg: DecodeConfig = Decod
         toks_t = torch.tensor([toks[i] for i in sel])
         scores = torch.tensor([new_scores[i] for i in sel]).view(len(still), K)
         seqs, lps = [new_seqs[i] for i in sel], [new_lps[i] for i in sel]
+        # The self-attention cache follows each beam; the cross-attention cache (keys and values
+        # of the audio, [N, h, 1500, d] per layer, the bulk of the memory) is the same for every
+        # beam of an utterance, so it changes only when utterances leave.
+        cache.self_attention_cache.reorder_cache(rows_t)
+        if len(still) < len(active):
+            leave = torch.tensor([a * K + j for a in still for j in range(K)])
+            cache.cross_attention_cache.reorder_cache(leave)
+            enc = enc.index_select(0, leave)
         active = [active[a] for a in still]
-        cache.reorder_cache(rows_t)
-        enc = enc.index_select(0, rows_t)
         if fuse:
             state = fusion.advance(state, rows_t, toks_t)
         h = model.model.decoder(input_ids=toks_t[:, None], encoder_hidden_states=enc, past_key_values=cache,
