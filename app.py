@@ -19,6 +19,9 @@ import gradio as gr
 import pandas as pd
 
 from recover_core import bundles, explore, results
+from recover_core.asr import audio as speech_audio
+from recover_core.asr import compare, lms
+from recover_core.asr.recognize import Recognizer
 from recover_core.errors import RecoverError
 from recover_core.masking.vocab_thres import DEFAULT_N, MAX_N
 from recover_core.validation import MAX_K
@@ -142,6 +145,53 @@ def on_resample(seed):
     return seed_of(seed) + 1
 
 
+RECOGNIZER = Recognizer()  # Whisper loads on the first request, once
+LM_CHOICES = lms.available()  # read once at start, like the results
+SPEECH = ROOT / "assets" / "speech"
+AUDIO_EXAMPLES = [[str(SPEECH / f"austen-{i}.flac"), None, "", str(SPEECH / "austen.dot")] for i in ("0880", "0930", "0920")]
+ERROR_COLORS = {"S": "orange", "D": "red", "I": "violet"}
+
+
+@contextlib.contextmanager
+def uploads_removed(*paths):
+    """Files a user uploaded live only for their request: removed when it ends, however it ends.
+    Our own examples (under the project folder) stay."""
+    try:
+        yield
+    finally:
+        for p in paths:
+            if p and not Path(p).resolve().is_relative_to(ROOT):
+                Path(p).unlink(missing_ok=True)
+
+
+def lm_column(name: str, message: str) -> list:
+    return [f"**{name}** · {message}", []]
+
+
+@friendly
+def on_wer(recorded, uploaded, typed_reference, transcript_file, chosen):
+    """A generator: each LM's column appears as soon as that LM has decoded."""
+    path = uploaded or recorded
+    with uploads_removed(recorded, uploaded, transcript_file):
+        if not path:
+            raise RecoverError("No audio: upload or record an utterance, or pick an example.")
+        name = Path(path).name
+        clip = speech_audio.load(path, max_seconds=compare.MAX_SECONDS, name=name)
+        reference = compare.reference_text(typed_reference, transcript_file, name)
+    chosen = compare.check_lms(chosen)
+    columns = {n: lm_column(n, "waiting…" if n in chosen else "not chosen") for n in LM_CHOICES}
+    done = []
+    yield [f"{clip.seconds:.1f} s of audio; decoding with {len(chosen)} LM(s)…", None] + [x for c in columns.values() for x in c]
+    for r in compare.compare(RECOGNIZER, clip, reference, chosen):
+        done.append(r)
+        s = r.score
+        columns[r.name] = [f"**{r.name}** · WER **{s.wer:.1f}%** · CER {s.cer:.1f}% · S {s.substitutions} · "
+                           f"D {s.deletions} · I {s.insertions} · λ {r.lm_weight:g}, β {r.word_bonus:g} · "
+                           f"{r.seconds:.1f} s\n\n{r.text}", compare.highlighted(r)]
+        status = f"{clip.seconds:.1f} s of audio; {len(done)} of {len(chosen)} LMs decoded."
+        yield [status, compare.chart(done)] + [x for c in columns.values() for x in c]
+
+
 RESULTS = results.load()  # read once at start: precomputed/ does not change while the app runs
 ALL = "(all)"
 
@@ -172,7 +222,8 @@ def on_results_table(dataset, origin, metric):
 
 
 def build_demo() -> gr.Blocks:
-    with gr.Blocks(title="recover: masking and LLM recovery") as demo:
+    # delete_cache: a backstop for uploads a request could not remove (a crashed worker).
+    with gr.Blocks(title="recover: masking and LLM recovery", delete_cache=(600, 600)) as demo:
         gr.Markdown(
             "# recover\nMask private words, then let language models suggest substitutes "
             "(Vats et al., ICASSP 2024; Preiss, Findings of ACL 2023). Your text is processed in memory "
@@ -229,6 +280,40 @@ def build_demo() -> gr.Blocks:
                 t_origin = gr.Dropdown([ALL, "paper", "ours"], value=ALL, label="Origin")
                 t_metric = gr.Dropdown([ALL] + sorted(RESULTS["metric"].dropna().unique()), value=ALL, label="Metric")
             r_table = gr.Dataframe(value=RESULTS.drop(columns=["origin"]), label="Tidy results", wrap=True)
+        with gr.Tab("Audio"):
+            gr.Markdown(
+                "Recognize one utterance with Whisper tiny.en, alone and with each LM fused into its beam "
+                "search (vats2024 §4.2.2), and score each transcript against the reference. Both sides are "
+                "normalized with Whisper's English normalizer (lower case, no punctuation, numbers as digits) "
+                "before WER and CER (jiwer). Up to 30 s; longer audio: `python -m recover_core transcribe`. "
+                "Uploaded audio is deleted when the request ends and never logged.")
+            with gr.Row():
+                with gr.Column():
+                    a_recorded = gr.Audio(sources=["upload", "microphone"], type="filepath", format=None,
+                                          label="Utterance (WAV, FLAC, OGG, MP3)")
+                    a_uploaded = gr.File(label="…or a WSJ/SPHERE file (.wv1, .wv2, .sph)", type="filepath",
+                                         file_types=[".wv1", ".wv2", ".sph", ".nist", ".wav", ".flac"])
+                with gr.Column():
+                    a_typed = gr.Textbox(label="Reference (what was said)", lines=2, max_length=2000)
+                    a_transcript = gr.File(label="…or its transcript (.dot, .lsn, .ptx, .txt): the utterance id "
+                                                 "is matched from the audio file's name", type="filepath")
+                    a_lms = gr.CheckboxGroup(LM_CHOICES, value=LM_CHOICES[:4], label="LMs to compare",
+                                             info="none = the recognizer alone; build the others with "
+                                                  "`python -m recover_core build-lms`")
+                    a_button = gr.Button("Recognize and score (WER)", variant="primary")
+            gr.Examples(AUDIO_EXAMPLES, inputs=[a_recorded, a_uploaded, a_typed, a_transcript],
+                        label="LibriVox recordings (pocketsphinx test data)")
+            a_status = gr.Markdown()
+            a_plot = gr.Plot(label="WER per LM")
+            a_columns = []
+            with gr.Row(equal_height=False):
+                for name in LM_CHOICES:
+                    with gr.Column(min_width=220):
+                        a_columns += [gr.Markdown(f"**{name}**"),
+                                      gr.HighlightedText(label="Errors against the reference", color_map=ERROR_COLORS,
+                                                         show_legend=True, combine_adjacent=False)]
+        a_button.click(on_wer, [a_recorded, a_uploaded, a_typed, a_transcript, a_lms], [a_status, a_plot] + a_columns,
+                       api_name="wer", **MODELS)
         r_metric.change(on_results_metric, r_metric, r_dataset, api_name="results_metric").then(
             on_results_chart, [r_metric, r_dataset], r_plot, api_name="results_chart_after_metric")
         r_dataset.change(on_results_chart, [r_metric, r_dataset], r_plot, api_name="results_chart")

@@ -75,8 +75,8 @@ def _decode(blob: bytes, name: str) -> tuple[np.ndarray, int]:
     except Exception as e:  # libsndfile names no type per failure: every one is "can't read this"
         kind = _sniff(blob)
         hint = f" It looks like {kind}." if kind else ""
-        raise RecoverError(f"{name}: could not read this as audio ({str(e).strip() or type(e).__name__}).{hint} "
-                           f"Use {FORMATS}.") from None
+        why = re.sub(r"^Error opening <[^>]*>: ", "", str(e).strip()) or type(e).__name__
+        raise RecoverError(f"{name}: could not read this as audio ({why}){hint} Use {FORMATS}.") from None
     return data, rate
 
 

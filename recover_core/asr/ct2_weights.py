@@ -113,4 +113,4 @@ def whisper_state_dict(path: Path, n_layers: int, d_model: int) -> dict[str, tor
     for side in ("encoder", "decoder"):
         for i in range(n_layers):
             sd.update(_layer_keys(side, i, v, d_model))
-    return {k: torch.from_numpy(np.ascontiguousarray(a)).float() for k, a in sd.items()}
+    return {k: torch.from_numpy(a.astype(np.float32)) for k, a in sd.items()}  # a copy: the buffer is read-only

@@ -67,22 +67,33 @@ class Recognizer:
         return Fusion(lm, self._vocab, w.special.eot, lm_weight, word_bonus)
 
     @torch.no_grad()
+    def encode(self, chunks: Sequence[np.ndarray]) -> tuple[torch.Tensor, list[int]]:
+        """Encoder states [b, 1500, d] of up to 30 s chunks, and the frames that hold audio."""
+        w = self.whisper
+        feats = w.features(list(chunks), sampling_rate=SAMPLE_RATE, return_tensors="pt").input_features  # [b, 80, 3000]
+        frames = [int(np.ceil(len(c) / SAMPLE_RATE * FRAMES_PER_SECOND)) for c in chunks]
+        return w.model.model.encoder(feats).last_hidden_state, frames
+
+    @torch.no_grad()
+    def decode(self, enc: torch.Tensor, frames: list[int], cfg: DecodeConfig = DecodeConfig(),
+               lm: TransformerLM | None = None) -> list[tuple[list[int], list[Word]]]:
+        """Tokens and timed words per encoded chunk; the same encoding can be decoded with
+        several LMs (the Audio tab compares LMs on one utterance)."""
+        w = self.whisper
+        hyps = beam_search(w, enc, cfg, self.fusion(lm, cfg.lm_weight, cfg.word_bonus))
+        words = word_times(w, enc, [h.tokens for h in hyps], [h.token_logprobs for h in hyps], frames)
+        return [(h.tokens, ws) for h, ws in zip(hyps, words)]
+
     def transcribe(self, audios: Sequence[Audio], cfg: DecodeConfig = DecodeConfig(), lm: TransformerLM | None = None,
                    batch_size: int = 8, on_batch: Callable[[int], None] | None = None) -> list[Transcript]:
         """One transcript per audio, in order. ``on_batch(n)`` reports n pieces done."""
         w = self.whisper
         pieces = [(i, s, e) for i, a in enumerate(audios) for s, e in split_long(a.samples)]
-        fusion = self.fusion(lm, cfg.lm_weight, cfg.word_bonus)
         done: list[tuple[int, int, list[int], list[Word]]] = []
         for at in range(0, len(pieces), batch_size):
             batch = pieces[at:at + batch_size]
-            chunks = [audios[i].samples[s:e] for i, s, e in batch]
-            feats = w.features(chunks, sampling_rate=SAMPLE_RATE, return_tensors="pt").input_features  # [b, 80, 3000]
-            enc = w.model.model.encoder(feats).last_hidden_state  # [b, 1500, d]
-            hyps = beam_search(w, enc, cfg, fusion)
-            frames = [int(np.ceil(len(c) / SAMPLE_RATE * FRAMES_PER_SECOND)) for c in chunks]
-            words = word_times(w, enc, [h.tokens for h in hyps], [h.token_logprobs for h in hyps], frames)
-            done += [(i, s, h.tokens, ws) for (i, s, _), h, ws in zip(batch, hyps, words)]
+            enc, frames = self.encode([audios[i].samples[s:e] for i, s, e in batch])
+            done += [(i, s, toks, ws) for (i, s, _), (toks, ws) in zip(batch, self.decode(enc, frames, cfg, lm))]
             if on_batch:
                 on_batch(len(batch))
         out = [Transcript("", [], a.seconds) for a in audios]

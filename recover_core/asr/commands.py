@@ -1,0 +1,146 @@
+"""The speech commands: ``transcribe`` (audio -> JSONL with word times) and ``wer``."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from recover_core.errors import RecoverError
+
+AUDIO_SUFFIXES = {".wav", ".flac", ".ogg", ".mp3", ".sph", ".wv1", ".wv2", ".nist"}
+
+
+def expand_inputs(items: list[str]) -> list[Path]:
+    """Files, folders (their audio files, sorted, recursively) and list files (.txt/.lst: one
+    path per line, relative to the list), in the order given."""
+    out: list[Path] = []
+    for item in items:
+        p = Path(item)
+        if p.is_dir():
+            found = sorted(f for f in p.rglob("*") if f.suffix.lower() in AUDIO_SUFFIXES and f.is_file())
+            if not found:
+                raise RecoverError(f"{p}: no audio files in this folder ({', '.join(sorted(AUDIO_SUFFIXES))}).")
+            out += found
+        elif p.is_file() and p.suffix.lower() in (".txt", ".lst", ".scp"):
+            lines = [ln.strip() for ln in p.read_text(encoding="utf-8").splitlines() if ln.strip()]
+            out += [(p.parent / ln) if not Path(ln).is_absolute() else Path(ln) for ln in lines]
+        elif p.is_file():
+            out.append(p)
+        else:
+            raise RecoverError(f"{p}: no such file or folder.")
+    if not out:
+        raise RecoverError("No audio given: name files, folders, or a list file.")
+    return out
+
+
+def cmd_transcribe(args) -> None:
+    from tqdm import tqdm
+
+    from recover_core.asr import audio, lms
+    from recover_core.asr.decode import DecodeConfig
+    from recover_core.asr.recognize import Recognizer, split_long
+    from recover_core.cli import atomic_output
+
+    paths = expand_inputs(args.audio)
+    card = lms.card(args.lm)
+    lm = lms.load(args.lm)
+    cfg = DecodeConfig(beam_size=args.beam, lm_weight=card.lm_weight if args.lm_weight is None else args.lm_weight,
+                       word_bonus=card.word_bonus if args.word_bonus is None else args.word_bonus)
+    if args.threads:
+        import torch
+
+        torch.set_num_threads(args.threads)
+    rec = Recognizer()
+    loaded: list[tuple[Path, object]] = []
+    for p in paths:
+        try:
+            loaded.append((p, audio.load(p)))
+        except RecoverError as e:
+            if not args.skip_bad:
+                raise RecoverError(f"{e} Nothing was written; use --skip-bad to record the error and go on.") from None
+            loaded.append((p, e))
+    good = [(p, a) for p, a in loaded if not isinstance(a, RecoverError)]
+    pieces = sum(len(split_long(a.samples)) for _, a in good)
+    with tqdm(total=pieces, desc=f"transcribe (lm: {args.lm})", unit="window", disable=args.quiet) as bar:
+        results = rec.transcribe([a for _, a in good], cfg, lm, batch_size=args.batch_size, on_batch=bar.update)
+    by_path = {id(a): t for (_, a), t in zip(good, results)}
+    with atomic_output(args.output) as f:
+        for p, a in loaded:
+            row = {"path": str(p)}
+            if isinstance(a, RecoverError):
+                row["error"] = str(a)
+            else:
+                row |= by_path[id(a)].to_dict() | {"lm": args.lm, "lm_weight": cfg.lm_weight,
+                                                   "word_bonus": cfg.word_bonus, "beam": cfg.beam_size}
+            f.write(json.dumps(row, ensure_ascii=False) + "\n")
+    print(f"{len(good)} of {len(paths)} files transcribed, {sum(a.seconds for _, a in good):.1f} s of audio; "
+          f"output: {args.output}", file=sys.stderr)
+
+
+def _texts(path: Path, role: str) -> dict[str, str]:
+    """id -> text for a reference or hypothesis file: JSONL (transcribe's output or id/text
+    records), WSJ .dot/.lsn/.ptx, or plain text (one utterance per line)."""
+    from recover_core.asr import references
+
+    if path.suffix.lower() == ".jsonl":
+        if not path.is_file():
+            raise RecoverError(f"{path}: no such {role} file.")
+        out = {}
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                rec = json.loads(line)
+            except json.JSONDecodeError as e:
+                raise RecoverError(f"{path}:{n}: not valid JSON ({e.msg}).") from None
+            if "error" in rec and "text" not in rec:
+                raise RecoverError(f"{path}:{n}: {rec.get('path')} was not transcribed ({rec['error']}).")
+            if not isinstance(rec.get("text"), str) or not (rec.get("id") or rec.get("path")):
+                raise RecoverError(f"{path}:{n}: a JSONL line needs \"text\" and \"id\" or \"path\".")
+            out[str(rec.get("id") or Path(rec["path"]).name.split(".")[0])] = rec["text"]
+        return out
+    return references.read(path)
+
+
+def cmd_wer(args) -> None:
+    from recover_core.asr import wer
+
+    refs, hyps = _texts(args.ref, "reference"), _texts(args.hyp, "hypothesis")
+    numbered = all(k.isdigit() for k in refs) or all(k.isdigit() for k in hyps)
+    if numbered:  # at least one side has no ids: pair by order
+        if len(refs) != len(hyps):
+            raise RecoverError(f"{len(refs)} references but {len(hyps)} hypotheses, and no utterance ids to pair them.")
+        pairs = list(zip(refs, hyps))
+    else:
+        missing = [k for k in hyps if k.lower() not in {r.lower() for r in refs}]
+        if missing:
+            raise RecoverError(f"{args.ref} has no reference for {len(missing)} hypotheses, such as {missing[:3]}.")
+        lower = {r.lower(): r for r in refs}
+        pairs = [(lower[k.lower()], k) for k in hyps]
+    for r, _ in pairs:
+        wer.check_reference(refs[r], f"reference {r!r}")
+    s = wer.score([refs[r] for r, _ in pairs], [hyps[h] for _, h in pairs])
+    out = {"utterances": len(pairs), **s.to_dict(), "normalizer": "Whisper EnglishTextNormalizer"}
+    print(json.dumps(out, indent=1))
+
+
+def add_parser(sub) -> None:
+    from recover_core.cli import _positive
+
+    p = sub.add_parser("transcribe", help="speech to text with word times (Whisper tiny.en, optional fused LM)")
+    p.add_argument("audio", nargs="+", help="audio files, folders, or a .txt/.lst list of paths")
+    p.add_argument("-o", "--output", type=Path, required=True, help="JSONL: one object per input, in input order")
+    p.add_argument("--lm", default="none", help="an LM to fuse: none, pretrained, oracle, ... (see build-lms)")
+    p.add_argument("--lm-weight", type=float, default=None, help="λ (default: the LM's tuned value)")
+    p.add_argument("--word-bonus", type=float, default=None, help="β per word (default: the LM's tuned value)")
+    p.add_argument("--beam", type=_positive, default=4)
+    p.add_argument("--batch-size", type=_positive, default=8, help="30 s windows decoded together")
+    p.add_argument("--threads", type=int, default=0)
+    p.add_argument("--skip-bad", action="store_true", help="write an error record for unreadable audio and go on")
+    p.add_argument("--quiet", action="store_true")
+    p.set_defaults(fn=cmd_transcribe)
+    p = sub.add_parser("wer", help="word and character error rates (jiwer, Whisper's English normalizer)")
+    p.add_argument("--ref", type=Path, required=True, help="text, WSJ .dot/.lsn/.ptx, or JSONL")
+    p.add_argument("--hyp", type=Path, required=True, help="text or JSONL (transcribe's output)")
+    p.set_defaults(fn=cmd_wer)

@@ -1,0 +1,95 @@
+"""The LMs a recognizer can fuse, by name: a folder of TransformerLM weights with a card each.
+
+"none" is always there: the recognizer alone. The others are built by ``build-lms`` into
+``env.cache_dir()/lms`` (or ``$RECOVER_LMS``), never committed: "pretrained" (generic text),
+"oracle" (adapted on clean news train sentences, the in-domain upper bound) and the adapted
+LMs of obfuscated news (vats2024 Table 6's rows). Each card records what the LM was trained
+on and the fusion weights tuned for it on the dev split.
+"""
+from __future__ import annotations
+
+import functools
+import json
+import os
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+from recover_core import env
+from recover_core.errors import RecoverError
+
+NONE = "none"
+_LOCK = threading.Lock()
+
+
+def lm_dir() -> Path:
+    return Path(os.environ.get("RECOVER_LMS") or env.cache_dir() / "lms")
+
+
+@dataclass(frozen=True)
+class LMCard:
+    name: str
+    description: str
+    preset: dict
+    lm_weight: float = 0.3  # λ, tuned on the dev split by build-lms
+    word_bonus: float = 0.5  # β
+    trained_on: str = ""
+    perplexity: float | None = None
+
+    def to_dict(self) -> dict:
+        return dict(self.__dict__)
+
+
+def available() -> list[str]:
+    """"none" first, then every built LM in a stable order."""
+    folder = lm_dir()
+    built = sorted(p.stem for p in folder.glob("*.json") if (folder / f"{p.stem}.pt").exists()) if folder.is_dir() else []
+    order = {"pretrained": 0, "oracle": 1}
+    return [NONE] + sorted(built, key=lambda n: (order.get(n, 2), n))
+
+
+def card(name: str) -> LMCard:
+    if name == NONE:
+        return LMCard(NONE, "the recognizer alone (no LM)", {}, 0.0, 0.0)
+    path = lm_dir() / f"{name}.json"
+    if not path.exists() or not (lm_dir() / f"{name}.pt").exists():
+        have = ", ".join(available())
+        raise RecoverError(f"LM {name!r} is not available here (available: {have}). "
+                           "Build the LMs with `python -m recover_core build-lms`.")
+    return LMCard(**json.loads(path.read_text()))
+
+
+@functools.lru_cache(maxsize=8)
+def _load(name: str, stamp: float):
+    import torch
+
+    from recover_core.lm.model import LMConfig, TransformerLM
+
+    c = card(name)
+    model = TransformerLM(LMConfig(**c.preset))
+    model.load_state_dict(torch.load(lm_dir() / f"{name}.pt", weights_only=True))
+    return model.eval()
+
+
+def load(name: str):
+    """The LM's model (None for "none"), built once per process."""
+    if name == NONE:
+        return None
+    c = card(name)  # a clear message if it is missing
+    with _LOCK:
+        return _load(c.name, (lm_dir() / f"{name}.pt").stat().st_mtime)
+
+
+def save(model, c: LMCard) -> Path:
+    """Weights first, the card last (atomically): a card means a complete LM."""
+    import torch
+
+    folder = lm_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    tmp = folder / f".{c.name}.pt.tmp"
+    torch.save(model.state_dict(), tmp)
+    tmp.replace(folder / f"{c.name}.pt")
+    tmp = folder / f".{c.name}.json.tmp"
+    tmp.write_text(json.dumps(c.to_dict(), indent=1))
+    tmp.replace(folder / f"{c.name}.json")
+    return folder / f"{c.name}.pt"
