@@ -27,9 +27,11 @@ demo: setup
 browser:
 	@command -v chromium >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
-# Debian's text corpora: conversational quotes and scripture (recover_core/corpora.py).
+# Debian's text corpora: conversational quotes and scripture (recover_core/corpora.py); real
+# recorded speech (pocketsphinx-testdata) and the TTS voices of the speech test set (espeak-ng, flite).
+DEB_DATA := fortunes bible-kjv pocketsphinx-testdata espeak-ng flite
 data:
-	@test -d /usr/share/games/fortunes -a -x /usr/bin/bible || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fortunes bible-kjv >/dev/null; }
+	@dpkg -s $(DEB_DATA) >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(DEB_DATA) >/dev/null; }
 
 test: setup browser data
 	$(PY) -m pytest -q tests

@@ -152,15 +152,25 @@ AUDIO_EXAMPLES = [[str(SPEECH / f"austen-{i}.flac"), None, "", str(SPEECH / "aus
 ERROR_COLORS = {"S": "orange", "D": "red", "I": "violet"}
 
 
+EXAMPLE_BYTES = {p.read_bytes() for p in SPEECH.iterdir() if p.is_file()}
+
+
+def is_example(path: Path) -> bool:
+    """Gradio serves an example from its own cached copy, used again at the next click: keep it."""
+    try:
+        return path.resolve().is_relative_to(ROOT) or path.read_bytes() in EXAMPLE_BYTES
+    except OSError:
+        return False
+
+
 @contextlib.contextmanager
 def uploads_removed(*paths):
-    """Files a user uploaded live only for their request: removed when it ends, however it ends.
-    Our own examples (under the project folder) stay."""
+    """Files a user uploaded live only for their request: removed when it ends, however it ends."""
     try:
         yield
     finally:
         for p in paths:
-            if p and not Path(p).resolve().is_relative_to(ROOT):
+            if p and not is_example(Path(p)):
                 Path(p).unlink(missing_ok=True)
 
 

@@ -32,13 +32,34 @@ def news_sentences() -> list[str]:
 PRIVATE_WORDS = ("Kowalski", "Okonkwo")
 
 
+PSPHINX = Path("/usr/share/pocketsphinx/test/data")  # Debian's pocketsphinx-testdata (`make data`)
+
+
 @pytest.fixture(scope="session")
-def app_url():
-    """`python app.py` on a free loopback port, as a user starts it."""
+def recordings() -> list[Path]:
+    """Real recorded speech: 5 LibriVox sentences and 5 spoken card names."""
+    files = sorted(PSPHINX.glob("librivox/*.wav")) + sorted(PSPHINX.glob("cards/*.wav"))
+    assert len(files) == 10, "pocketsphinx-testdata is installed by `make test` (make data)"
+    return files
+
+
+@pytest.fixture(scope="session")
+def lm_store(tmp_path_factory) -> Path:
+    """An LM store with one small LM trained on what the recordings say."""
+    from tiny import make_reference_lm
+
+    folder = tmp_path_factory.mktemp("lms")
+    make_reference_lm(folder)
+    return folder
+
+
+@pytest.fixture(scope="session")
+def app_url(lm_store):
+    """`python app.py` on a free loopback port, as a user starts it (with the test LM store)."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    env = {**os.environ, "GRADIO_SERVER_PORT": str(port), "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "GRADIO_SERVER_PORT": str(port), "PYTHONPATH": str(ROOT), "RECOVER_LMS": str(lm_store)}
     proc = subprocess.Popen([sys.executable, "app.py"], cwd=ROOT, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     deadline = time.time() + 180

@@ -53,3 +53,24 @@ def test_results_tab_shows_the_chart_and_the_claims(page, tmp_path):
     shot = Path(os.environ.get("RECOVER_SCREENSHOT_RESULTS", tmp_path / "results_tab.png"))
     page.screenshot(path=str(shot), full_page=True)
     assert shot.stat().st_size > 20_000
+
+
+def test_audio_tab_scores_an_example_per_lm(page, tmp_path):
+    page.get_by_role("tab", name="Audio").click()
+    page.get_by_text("LibriVox recordings").first.wait_for(timeout=30_000)
+    page.locator(".gallery-item:visible, tr.tr-body:visible").first.click()  # the Audio tab's first example
+    page.get_by_role("button", name="Recognize and score (WER)").click()
+    page.get_by_text("2 of 2 LMs decoded").first.wait_for(timeout=180_000)
+    page.locator(".js-plotly-plot").last.wait_for(timeout=60_000)
+    # The same example again: its cached copy must still be there (only user uploads are removed).
+    page.locator(".gallery-item:visible, tr.tr-body:visible").nth(1).click()
+    page.get_by_role("button", name="Recognize and score (WER)").click()
+    page.get_by_text("3.3 s of audio; 2 of 2 LMs decoded").first.wait_for(timeout=180_000)  # the second example
+    page.locator(".gallery-item:visible, tr.tr-body:visible").first.click()
+    page.get_by_role("button", name="Recognize and score (WER)").click()
+    page.get_by_text("3.0 s of audio; 2 of 2 LMs decoded").first.wait_for(timeout=180_000)
+    body = page.inner_text("body")
+    assert "WER" in body and "ill disposed" in body.lower().replace("-", " ") and "Traceback" not in body
+    shot = Path(os.environ.get("RECOVER_SCREENSHOT_AUDIO", tmp_path / "audio_tab.png"))
+    page.screenshot(path=str(shot), full_page=True)
+    assert shot.stat().st_size > 20_000

@@ -51,3 +51,42 @@ def sentence_file(folder: Path, sentences: list[str]) -> Path:
     path = folder / "train.txt"
     path.write_text("\n".join(sentences) + "\n", encoding="utf-8")
     return path
+
+
+# What the pocketsphinx test recordings say, written as Whisper writes (case, punctuation):
+# an LM trained on these must pull the fused recognizer towards them.
+SPOKEN = ["And Mr. John Dashwood had then leisure to consider how much there might be prudently in his power to "
+          "do for them.", "He was not an ill disposed young man.",
+          "Unless to be rather cold hearted and rather selfish is to be ill disposed.",
+          "Had he married a more amiable woman, he might have been made still more respectable than he was.",
+          "He might even have been made amiable himself.", "Ten of clubs.", "Four, queen of clubs.", "Seven of clubs.",
+          "Five, five.", "Eight of spades, four of clubs, seven of hearts."]
+
+
+def make_reference_lm(folder, name: str = "reference"):
+    """A small LM trained (in seconds) on what the test recordings say, saved to an LM store
+    folder as `build-lms` would: the recognizer can fuse it by name."""
+    import os
+
+    import torch
+
+    from recover_core.asr import lms
+    from recover_core.lm import tokenizer as T
+    from recover_core.lm.model import LMConfig
+    from recover_core.lm.train import TrainConfig, new_model, train
+
+    tok = T.load()
+    torch.manual_seed(0)
+    model = new_model(LMConfig(n_layer=2, n_head=2, n_embd=64, block_size=64, dropout=0.0), tok)
+    train(model, tok, SPOKEN * 20, TrainConfig(epochs=3, batch_size=16, lr=3e-3, warmup_steps=10), progress=False)
+    old = os.environ.get("RECOVER_LMS")
+    os.environ["RECOVER_LMS"] = str(folder)
+    try:
+        lms.save(model, lms.LMCard(name, "trained on the test recordings' own text (tests only)",
+                                   model.config.to_dict(), lm_weight=1.0, word_bonus=0.5, trained_on="tests/tiny.py"))
+    finally:
+        if old is None:
+            os.environ.pop("RECOVER_LMS")
+        else:
+            os.environ["RECOVER_LMS"] = old
+    return model

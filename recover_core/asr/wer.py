@@ -45,7 +45,7 @@ def check_reference(text: str, name: str = "reference") -> str:
     latin = sum("LATIN" in unicodedata.name(c, "") for c in letters)
     if letters and latin < 0.5 * len(letters):
         raise RecoverError(f"The {name} is not in Latin script; the recognizer (Whisper tiny.en) is English-only.")
-    if not normalize(text):
+    if not any(c.isalnum() for c in normalize(text)):
         raise RecoverError(f"The {name} has no words left after normalization (only punctuation or fillers).")
     return text
 

@@ -1,0 +1,120 @@
+"""The Audio tab through gradio_client: upload an utterance and its transcript, compare LMs,
+and the bad inputs a user can send, each answered with a message."""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+import soundfile as sf
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def client(app_url):
+    from gradio_client import Client
+
+    return Client(app_url, verbose=False)
+
+
+def wer(client, audio=None, sphere=None, typed="", transcript=None, lms=("none", "reference")):
+    from gradio_client import handle_file
+
+    f = lambda p: handle_file(str(p)) if p else None  # noqa: E731
+    return client.predict(f(audio), f(sphere), typed, f(transcript), list(lms), api_name="/wer")
+
+
+def test_the_wer_endpoint_exists(client):
+    api = client.view_api(return_format="dict", print_info=False)
+    assert any("wer" in name for name in api["named_endpoints"])
+
+
+def test_an_uploaded_utterance_with_its_dot_file_is_scored_per_lm(client, recordings, tmp_path):
+    from conftest import PSPHINX
+
+    # A card-game recording, where the recognizer alone hears "clothes" for "clubs".
+    out = wer(client, audio=PSPHINX / "cards/002.wav", transcript=PSPHINX / "cards/cards.transcription")
+    status, plot, *cols = out
+    assert "2 of 2 LMs decoded" in status
+    texts = {c.split(" · ")[0].strip("*"): c for c in cols[0::2]}
+    assert "WER" in texts["none"] and "WER" in texts["reference"]
+    wer_of = {k: float(v.split("WER **")[1].split("%")[0]) for k, v in texts.items() if "WER **" in v}
+    assert wer_of["reference"] < wer_of["none"]  # the LM trained on what was said fixes "clothes"
+    highlighted = cols[1]  # the "none" column: its error is marked as a substitution
+    assert any(t["class_or_confidence"] == "S" and "clubs" in t["token"] for t in highlighted)
+    assert plot is not None
+
+
+def test_a_sphere_upload_and_a_typed_reference(client, recordings, tmp_path):
+    a, _ = sf.read(recordings[4], dtype="float32")
+    sph = tmp_path / "austen.wv1"
+    sf.write(sph, a, 16000, format="NIST", subtype="PCM_16")
+    status, _, *cols = wer(client, sphere=sph, typed="He might even have been made amiable himself.", lms=["none"])
+    assert "1 of 1 LMs decoded" in status and "WER **0.0%**" in cols[0]
+
+
+@pytest.mark.parametrize("case, message", [
+    ("no file", "No audio"),
+    ("empty", "empty"),
+    ("silence", "silent"),
+    ("text", "could not read this as audio"),
+    ("48k stereo ok", None),
+    ("too long", "longer than the 30 s limit"),
+    ("empty reference", "reference is empty"),
+    ("other script", "Latin script"),
+    ("dot without the id", "has no utterance"),
+    ("unknown lm", "not (available here|in the list of choices)"),  # Gradio checks choices itself
+])
+def test_bad_input_gets_a_message(client, recordings, tmp_path, case, message):
+    from gradio_client.exceptions import AppError
+
+    a, _ = sf.read(recordings[1], dtype="float32")  # "He was not an ill disposed young man."
+    path, typed, transcript, lms = tmp_path / "utt.wav", "He was not an ill disposed young man.", None, ["none"]
+    if case == "empty":
+        path.write_bytes(b"")
+    elif case == "silence":
+        sf.write(path, np.zeros(16000, np.float32), 16000)
+    elif case == "text":
+        path.write_text("not audio")
+    elif case == "48k stereo ok":
+        import torch
+        import torchaudio.functional as AF
+
+        x = AF.resample(torch.from_numpy(a), 16000, 48000).numpy()
+        sf.write(path, np.stack([x, x], 1), 48000)
+    elif case == "too long":
+        sf.write(path, np.tile(a, 12), 16000)
+    else:
+        sf.write(path, a, 16000)
+    if case == "empty reference":
+        typed = " "
+    elif case == "other script":
+        typed = "Он не был злым молодым человеком."
+    elif case == "dot without the id":
+        transcript = tmp_path / "refs.dot"
+        transcript.write_text("SOMETHING ELSE (4k0c0301)\n")
+    elif case == "unknown lm":
+        lms = ["none", "oracle-of-nowhere"]
+    if message is None:
+        status, _, *cols = wer(client, audio=path, typed=typed, transcript=transcript, lms=lms)
+        assert "WER **0.0%**" in cols[0]
+        return
+    with pytest.raises(AppError, match=message):
+        wer(client, audio=None if case == "no file" else path, typed=typed, transcript=transcript, lms=lms)
+
+
+def test_uploads_are_deleted_when_the_request_ends(client, recordings, tmp_path):
+    """Gradio keeps uploads in its cache folder; the handler removes them. Search the whole
+    temporary area for a file with this request's unique name afterwards."""
+    import tempfile
+
+    name = f"private-upload-{time.time_ns()}.wav"
+    path = tmp_path / name
+    a, _ = sf.read(recordings[1], dtype="float32")
+    sf.write(path, a, 16000)
+    wer(client, audio=path, typed="He was not an ill disposed young man.", lms=["none"])
+    roots = {Path(tempfile.gettempdir())}
+    leftovers = [p for r in roots for p in r.rglob(name) if not p.is_relative_to(tmp_path)]
+    assert not leftovers, leftovers
