@@ -125,8 +125,33 @@ def cmd_wer(args) -> None:
     print(json.dumps(out, indent=1))
 
 
+def cmd_speech_set(args) -> None:
+    from recover_core.asr import speech_set
+
+    folder = speech_set.build(args.dataset, args.max_train, args.max_test, progress=not args.quiet)
+    rows = speech_set.load_manifest(folder)
+    by = {}
+    for r in rows:
+        by.setdefault((r.split, r.voice), []).append(r.seconds)
+    summary = {f"{s}/{v}": {"utterances": len(x), "seconds": round(sum(x), 1)} for (s, v), x in sorted(by.items())}
+    print(json.dumps({"folder": str(folder), **summary}, indent=1))
+
+
 def add_parser(sub) -> None:
+    from recover_core.asr import build_lms
     from recover_core.cli import _positive
+
+    build_lms.add_parser(sub)
+    from recover_core.asr import evaluate
+
+    evaluate.add_parser(sub)
+
+    p = sub.add_parser("speech-set", help="speak the news dev/test sentences with offline TTS voices (WSJ stand-in)")
+    p.add_argument("--dataset", default="news")
+    p.add_argument("--max-train", type=_positive, default=2000, help="as the grid's: dev sentences come after these")
+    p.add_argument("--max-test", type=_positive, default=400, help="as the grid's: the test sentences")
+    p.add_argument("--quiet", action="store_true")
+    p.set_defaults(fn=cmd_speech_set)
 
     p = sub.add_parser("transcribe", help="speech to text with word times (Whisper tiny.en, optional fused LM)")
     p.add_argument("audio", nargs="+", help="audio files, folders, or a .txt/.lst list of paths")

@@ -76,11 +76,14 @@ class Recognizer:
 
     @torch.no_grad()
     def decode(self, enc: torch.Tensor, frames: list[int], cfg: DecodeConfig = DecodeConfig(),
-               lm: TransformerLM | None = None) -> list[tuple[list[int], list[Word]]]:
+               lm: TransformerLM | None = None, times: bool = True) -> list[tuple[list[int], list[Word]]]:
         """Tokens and timed words per encoded chunk; the same encoding can be decoded with
-        several LMs (the Audio tab compares LMs on one utterance)."""
+        several LMs (the Audio tab compares LMs on one utterance). ``times=False`` skips the
+        word timing pass (a WER needs only the text)."""
         w = self.whisper
         hyps = beam_search(w, enc, cfg, self.fusion(lm, cfg.lm_weight, cfg.word_bonus))
+        if not times:
+            return [(h.tokens, []) for h in hyps]
         words = word_times(w, enc, [h.tokens for h in hyps], [h.token_logprobs for h in hyps], frames)
         return [(h.tokens, ws) for h, ws in zip(hyps, words)]
 

@@ -1,0 +1,118 @@
+"""``build-lms``: the LMs that the Audio tab and ``transcribe --lm`` fuse, built on this machine.
+
+They come from the grid's own recipe (experiment.Runner, assets/experiments/cpu.toml): the
+cpu-preset LM pretrained on the Wikipedia stand-in ("pretrained"), and that LM adapted on the
+clean news train sentences ("oracle", vats2024's upper bound), plus, on request, LMs adapted
+on obfuscated news (e.g. ``vocabThres/baseline1``), each exactly as the grid trains its cell.
+
+The grid pretrains for 5 epochs (about 75 minutes on 2 cores); a fresh machine's demo uses 1
+epoch (about 15 minutes) unless told otherwise. Fusion weights (λ, β) are read from
+assets/asr/fusion.json, tuned on the spoken dev split by ``asr-eval --tune``.
+"""
+from __future__ import annotations
+
+import copy
+import dataclasses
+import json
+from pathlib import Path
+
+from recover_core import env
+from recover_core.asr import lms
+from recover_core.errors import RecoverError
+
+CONFIG = Path("assets/experiments/cpu.toml")
+FUSION = "asr/fusion.json"
+
+
+def fusion_weights(name: str) -> tuple[float, float]:
+    """(λ, β) tuned for an LM of this kind: its own entry, else "adapted" for any adapted LM."""
+    path = env.assets_dir() / FUSION
+    table = json.loads(path.read_text()) if path.exists() else {}
+    entry = table.get("weights", {}).get(name) or table.get("weights", {}).get(
+        "pretrained" if name == "pretrained" else "adapted") or {"lm_weight": 0.3, "word_bonus": 0.5}
+    return float(entry["lm_weight"]), float(entry["word_bonus"])
+
+
+def runner(config: Path, pretrain_epochs: float | None, progress: bool = True):
+    from recover_core.experiment import Runner, load_config
+
+    cfg = load_config(config if config.is_absolute() else env.assets_dir().parent / config)
+    if pretrain_epochs is not None and pretrain_epochs != cfg.pretrain_epochs:  # 5 == 5.0: keep the grid's key
+        cfg = dataclasses.replace(cfg, pretrain_epochs=int(pretrain_epochs) if pretrain_epochs.is_integer()
+                                  else pretrain_epochs)
+    return Runner(cfg, command="build-lms", progress=progress)
+
+
+def adapted(run, dataset: str, masking: str, method: str, seed: int):
+    """The LM of one grid cell: the pretrained LM adapted on the cell's train text."""
+    from recover_core.lm.train import TrainConfig, perplexity, train
+
+    base, tok, _ = run.pretrained()
+    texts, _ = run.train_text(dataset, masking, method, seed)
+    model = copy.deepcopy(base)
+    c = run.cfg
+    train(model, tok, texts, TrainConfig(epochs=c.adapt_epochs, batch_size=c.batch_size, lr=c.adapt_lr, seed=seed,
+                                         bf16=c.bf16, ignore_mask=method == "baseline1"),
+          desc=f"adapt {dataset}/{masking or '-'}/{method}", progress=run.progress)
+    return model.eval(), perplexity(model, tok, run.split(dataset)[1])["ppl_word"]
+
+
+def lm_name(masking: str, method: str) -> str:
+    return "oracle" if method == "oracle" else f"{masking}-{method.replace(':', '-')}"
+
+
+def build(conditions: list[str], config: Path = CONFIG, pretrain_epochs: float | None = 1.0, dataset: str = "news",
+          seed: int = 0, progress: bool = True) -> list[str]:
+    """Build "pretrained" and each condition ("oracle" or "MASKING/METHOD"); skip built ones."""
+    from recover_core.lm.train import perplexity
+
+    run = runner(config, pretrain_epochs, progress)
+    have = set(lms.available())
+    built = []
+    wanted = [("", "pretrained")]
+    for c in conditions:
+        masking, _, method = c.rpartition("/") if c != "oracle" else ("", "", "oracle")
+        if method != "oracle" and (not masking or not method):
+            raise RecoverError(f"A condition is 'oracle' or MASKING/METHOD (e.g. vocabThres/baseline1); got {c!r}.")
+        wanted.append((masking, method))
+    for masking, method in wanted:
+        name = "pretrained" if method == "pretrained" else lm_name(masking, method)
+        if name in have:
+            continue
+        if method == "pretrained":
+            model, tok, stats = run.pretrained()
+            ppl = perplexity(model, tok, run.split(dataset)[1])["ppl_word"]
+            what = (f"{run.cfg.preset} preset pretrained on {run.cfg.pretrain_corpus} "
+                    f"({run.cfg.pretrain_epochs:g} epochs, {stats.get('sentences')} sentences)")
+        else:
+            model, ppl = adapted(run, dataset, masking, method, seed)
+            what = (f"pretrained, then adapted on {run.cfg.max_train} {dataset} train sentences"
+                    + ("" if method == "oracle" else f" masked by {masking} and filled by {method}") + f" (seed {seed})")
+        lw, wb = fusion_weights(name)
+        lms.save(model, lms.LMCard(name, what, model.config.to_dict(), lw, wb, trained_on=what,
+                                   perplexity=round(ppl, 1)))
+        built.append(name)
+    return built
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("build-lms", help="build the LMs that ASR fuses (pretrained, oracle, adapted) into the LM store")
+    p.add_argument("conditions", nargs="*", default=["oracle"],
+                   help="oracle, or MASKING/METHOD as in the grid (e.g. vocabThres/baseline1); default: oracle")
+    p.add_argument("--config", type=Path, default=CONFIG)
+    p.add_argument("--pretrain-epochs", type=float, default=1.0,
+                   help="1 for a demo (about 15 min on 2 cores); 5 = the grid's (reuses its cached LM)")
+    p.add_argument("--threads", type=int, default=0)
+    p.add_argument("--quiet", action="store_true")
+
+    def cmd(args) -> None:
+        import sys
+
+        if args.threads:
+            import torch
+
+            torch.set_num_threads(args.threads)
+        built = build(args.conditions, args.config, args.pretrain_epochs, progress=not args.quiet)
+        print(f"built: {', '.join(built) or 'nothing new'}; available: {', '.join(lms.available())} "
+              f"(in {lms.lm_dir()})", file=sys.stderr)
+    p.set_defaults(fn=cmd)

@@ -1,0 +1,170 @@
+"""``asr-eval``: vats2024 Table 6's analogue on the spoken news stand-in, and the fusion tuning.
+
+Every test utterance is encoded once and decoded once per LM (the recognizer alone, the
+pretrained LM, the Oracle LM, adapted LMs). WER and CER are corpus-level (errors summed over
+utterances); the noise is a 95% bootstrap interval over utterances (1,000 resamples). With
+``--tune``, λ and β are first chosen per LM on the dev split (never the test split) and
+written to assets/asr/fusion.json with the command that chose them.
+"""
+from __future__ import annotations
+
+import csv
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from recover_core import env
+from recover_core.asr import audio, lms, speech_set, wer
+from recover_core.asr.decode import DecodeConfig
+from recover_core.asr.recognize import Recognizer
+from recover_core.errors import RecoverError
+
+LAMBDAS = (0.05, 0.1, 0.2, 0.3)
+BETAS = (0.0, 0.5, 1.0)
+WHISPER = "whisper-tiny.en"
+
+
+def decode_all(rec: Recognizer, clips: list, configs: list[tuple[str, DecodeConfig]], batch_size: int = 8,
+               progress: bool = True) -> dict[str, list[str]]:
+    """Texts per configuration name; each batch of audio is encoded once for all of them."""
+    from tqdm import tqdm
+
+    out: dict[str, list[str]] = {name: [] for name, _ in configs}
+    models = {name: lms.load(name.split("@")[0]) for name, _ in configs}
+    with tqdm(total=len(clips) * len(configs), desc="asr decode", unit="utt", disable=not progress) as bar:
+        for at in range(0, len(clips), batch_size):
+            batch = clips[at:at + batch_size]
+            enc, frames = rec.encode([c.samples for c in batch])
+            for name, cfg in configs:
+                for tokens, _ in rec.decode(enc, frames, cfg, models[name], times=False):
+                    out[name].append(rec.whisper.token_text(tokens).strip())
+                bar.update(len(batch))
+    return out
+
+
+def per_utterance(score: wer.Score) -> tuple[np.ndarray, np.ndarray]:
+    """Errors and reference words of each utterance, from the alignment."""
+    errors = np.array([sum(op != "equal" for op, _, _ in row) for row in score.alignment], dtype=float)
+    words = np.array([sum(op != "insert" for op, _, _ in row) for row in score.alignment], dtype=float)
+    return errors, words
+
+
+def bootstrap(errors: np.ndarray, words: np.ndarray, n: int = 1000, seed: int = 0) -> tuple[float, float]:
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, len(errors), size=(n, len(errors)))
+    rates = 100 * errors[idx].sum(1) / np.maximum(words[idx].sum(1), 1)
+    return float(np.percentile(rates, 2.5)), float(np.percentile(rates, 97.5))
+
+
+def tune(rec: Recognizer, dev: list, refs: list[str], names: list[str], progress: bool = True) -> dict:
+    grid = [(lw, wb) for lw in LAMBDAS for wb in BETAS]
+    configs = [(f"{n}@{lw}@{wb}", DecodeConfig(lm_weight=lw, word_bonus=wb)) for n in names for lw, wb in grid]
+    texts = decode_all(rec, dev, configs + [("none", DecodeConfig())], progress=progress)
+    alone = wer.score(refs, texts["none"]).wer
+    weights = {}
+    for n in names:
+        scored = [(wer.score(refs, texts[f"{n}@{lw}@{wb}"]).wer, lw, wb) for lw, wb in grid]
+        best = min(scored)
+        weights[n] = {"lm_weight": best[1], "word_bonus": best[2], "dev_wer_percent": round(best[0], 2),
+                      "dev_grid": {f"{lw}/{wb}": round(w, 2) for w, lw, wb in scored}}
+    return {"dev_wer_percent_no_lm": round(alone, 2), "weights": weights}
+
+
+def _rows_for(name: str, score: wer.Score, ci: tuple[float, float], n: int, scale: str, command: str,
+              card: lms.LMCard) -> list[dict]:
+    method = {"none": "ASR-without-LM", "pretrained": "Pre-Trained-LM", "oracle": "Oracle"}.get(name)
+    masking = ""
+    if method is None:  # an adapted LM: MASKING-METHOD with the method's ':' as '-'
+        masking, _, rest = name.partition("-")
+        method = rest.replace("mlm-ft-", "mlm-ft:", 1).replace("mlm-", "mlm:", 1).replace("-top", ":top")
+    model = f"asr-{WHISPER}" + ("" if name == "none" else f"+lm-{card.preset.get('n_embd', '?')}d")
+    extra = f"; λ {card.lm_weight:g}, β {card.word_bonus:g}" if name != "none" else ""
+    base = {"dataset": "news", "masking": masking, "method": method, "model": model, "seed": "0",
+            "scale": scale + extra, "command": command}
+    return [base | {"metric": "wer_percent", "value": round(score.wer, 3)},
+            base | {"metric": "cer_percent", "value": round(score.cer, 3)},
+            base | {"metric": "wer_ci95_low", "value": round(ci[0], 3)},
+            base | {"metric": "wer_ci95_high", "value": round(ci[1], 3)},
+            base | {"metric": "n_utterances", "value": n}]
+
+
+def evaluate(names: list[str], output: Path, do_tune: bool, max_utts: int | None, progress: bool, command: str) -> dict:
+    folder = speech_set.set_dir("news", 2000, 400)
+    rows = speech_set.load_manifest(folder)
+    rec = Recognizer()
+    for n in names:
+        lms.card(n)
+    summary: dict = {}
+    if do_tune:
+        dev = [r for r in rows if r.split == "dev"][:max_utts]
+        tuned = tune(rec, [audio.load(folder / r.path) for r in dev], [r.text for r in dev],
+                     [n for n in names if n != lms.NONE], progress)
+        if "oracle" in tuned["weights"]:
+            tuned["weights"]["adapted"] = {k: tuned["weights"]["oracle"][k] for k in ("lm_weight", "word_bonus")}
+        tuned |= {"dev_utterances": len(dev), "command": command, "speech_set": folder.name,
+                  "note": "λ, β chosen per LM by dev WER over the grid LAMBDAS x BETAS of recover_core/asr/evaluate.py; "
+                          "adapted LMs use the Oracle LM's"}
+        path = env.assets_dir() / "asr" / "fusion.json"
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(tuned, indent=1))
+        tmp.replace(path)
+        for n, w in tuned["weights"].items():  # the built LMs' cards carry the tuned values
+            card_path = lms.lm_dir() / f"{n}.json"
+            if card_path.exists():
+                c = json.loads(card_path.read_text()) | {"lm_weight": w["lm_weight"], "word_bonus": w["word_bonus"]}
+                card_path.write_text(json.dumps(c, indent=1))
+        summary["tuned"] = {n: (w["lm_weight"], w["word_bonus"], w.get("dev_wer_percent")) for n, w in
+                            tuned["weights"].items()}
+    test = [r for r in rows if r.split == "test"][:max_utts]
+    clips = [audio.load(folder / r.path) for r in test]
+    refs = [r.text for r in test]
+    cards = {n: lms.card(n) for n in names}
+    t0 = time.time()
+    texts = decode_all(rec, clips, [(n, DecodeConfig(lm_weight=cards[n].lm_weight, word_bonus=cards[n].word_bonus))
+                                    for n in names], progress=progress)
+    secs = sum(c.seconds for c in clips)
+    scale = (f"news speech stand-in: {len(test)} test utterances, {secs / 60:.1f} min, TTS voices "
+             f"{'/'.join(speech_set.VOICES)}; Whisper tiny.en beam 4")
+    out_rows = []
+    for n in names:
+        s = wer.score(refs, texts[n])
+        ci = bootstrap(*per_utterance(s))
+        out_rows += _rows_for(n, s, ci, len(test), scale, command, cards[n])
+        summary[n] = {"wer_percent": round(s.wer, 2), "ci95": [round(ci[0], 2), round(ci[1], 2)],
+                      "cer_percent": round(s.cer, 2)}
+    summary["seconds"] = round(time.time() - t0, 1)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    tmp = output.with_suffix(".tmp")
+    with tmp.open("w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=["dataset", "masking", "method", "metric", "value", "model", "scale", "seed",
+                                          "command"])
+        w.writeheader()
+        w.writerows(out_rows)
+    tmp.replace(output)
+    return summary
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("asr-eval", help="WER of ASR fused with each LM on the spoken news set (Table 6's analogue)")
+    p.add_argument("--lms", default="none,pretrained,oracle", help="comma-separated LM names (see build-lms)")
+    p.add_argument("--tune", action="store_true", help="first tune λ, β per LM on the dev split")
+    p.add_argument("--max-utterances", type=int, default=None, help="per split (default: all)")
+    p.add_argument("-o", "--output", type=Path, default=Path("precomputed/ours/asr_news.csv"))
+    p.add_argument("--threads", type=int, default=0)
+    p.add_argument("--quiet", action="store_true")
+
+    def cmd(args) -> None:
+        if args.threads:
+            import torch
+
+            torch.set_num_threads(args.threads)
+        names = [n.strip() for n in args.lms.split(",") if n.strip()]
+        if not names:
+            raise RecoverError("--lms names no LM.")
+        command = "python -m recover_core " + " ".join(sys.argv[1:]) if sys.argv[0].endswith("__main__.py") else ""
+        print(json.dumps(evaluate(names, args.output, args.tune, args.max_utterances, not args.quiet,
+                                  command or "python -m recover_core asr-eval"), indent=1))
+    p.set_defaults(fn=cmd)
