@@ -9,7 +9,7 @@ VENV ?= $(HOME)/.cache/recover/venv-$(HASH)
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: setup demo test browser data bench
+.PHONY: setup demo test browser data bench lms
 setup: $(STAMP)
 
 $(STAMP): $(REQS)
@@ -20,7 +20,12 @@ $(STAMP): $(REQS)
 	$(PY) -m recover_core prepare
 	touch $@
 
-demo: setup
+# The LMs the Audio tab fuses (pretrained 1 epoch + Oracle, about 15 min on 2 cores, once;
+# kept in ~/.cache/recover/lms). The app starts without them too, offering "none" only.
+lms: setup data
+	$(PY) -m recover_core build-lms --pretrain-epochs 1 oracle
+
+demo: setup lms
 	$(PY) app.py
 
 # Debian's Chromium for the browser test (Playwright drives it; it downloads no browser).
@@ -42,4 +47,5 @@ bench: setup
 	$(PY) bench/fill_quality.py
 	$(PY) bench/finetune_speed.py
 	$(PY) bench/lm_speed.py
+	$(PY) bench/asr_speed.py
 	$(PY) -m recover_core evaluate-fillers --items 200

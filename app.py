@@ -179,7 +179,7 @@ def lm_column(name: str, message: str) -> list:
 
 
 @friendly
-def on_wer(recorded, uploaded, typed_reference, transcript_file, chosen):
+def on_wer(recorded, uploaded, typed_reference, transcript_file, chosen, engine=compare.ENGINES[0]):
     """A generator: each LM's column appears as soon as that LM has decoded."""
     path = uploaded or recorded
     with uploads_removed(recorded, uploaded, transcript_file):
@@ -192,7 +192,7 @@ def on_wer(recorded, uploaded, typed_reference, transcript_file, chosen):
     columns = {n: lm_column(n, "waiting…" if n in chosen else "not chosen") for n in LM_CHOICES}
     done = []
     yield [f"{clip.seconds:.1f} s of audio; decoding with {len(chosen)} LM(s)…", None] + [x for c in columns.values() for x in c]
-    for r in compare.compare(RECOGNIZER, clip, reference, chosen):
+    for r in compare.compare(RECOGNIZER, clip, reference, chosen, engine=engine):
         done.append(r)
         s = r.score
         columns[r.name] = [f"**{r.name}** · WER **{s.wer:.1f}%** · CER {s.cer:.1f}% · S {s.substitutions} · "
@@ -310,6 +310,9 @@ def build_demo() -> gr.Blocks:
                     a_lms = gr.CheckboxGroup(LM_CHOICES, value=LM_CHOICES[:4], label="LMs to compare",
                                              info="none = the recognizer alone; build the others with "
                                                   "`python -m recover_core build-lms`")
+                    a_engine = gr.Radio(list(compare.ENGINES), value=compare.ENGINES[0], label="Recognizer",
+                                        info="emformer-rnnt: the paper's Emformer RNN-T (torchaudio), with each LM "
+                                             "rescoring its 10-best; in a Space only, as its weights download")
                     a_button = gr.Button("Recognize and score (WER)", variant="primary")
             gr.Examples(AUDIO_EXAMPLES, inputs=[a_recorded, a_uploaded, a_typed, a_transcript],
                         label="LibriVox recordings (pocketsphinx test data)")
@@ -322,7 +325,8 @@ def build_demo() -> gr.Blocks:
                         a_columns += [gr.Markdown(f"**{name}**"),
                                       gr.HighlightedText(label="Errors against the reference", color_map=ERROR_COLORS,
                                                          show_legend=True, combine_adjacent=False)]
-        a_button.click(on_wer, [a_recorded, a_uploaded, a_typed, a_transcript, a_lms], [a_status, a_plot] + a_columns,
+        a_button.click(on_wer, [a_recorded, a_uploaded, a_typed, a_transcript, a_lms, a_engine],
+                       [a_status, a_plot] + a_columns,
                        api_name="wer", **MODELS)
         r_metric.change(on_results_metric, r_metric, r_dataset, api_name="results_metric").then(
             on_results_chart, [r_metric, r_dataset], r_plot, api_name="results_chart_after_metric")

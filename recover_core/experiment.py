@@ -117,12 +117,14 @@ def _versions() -> dict[str, str]:
 
 
 def _assets_digest() -> list[tuple[str, str]]:
-    """Every shipped file a grid result can depend on: adapters, heads, keep-list."""
+    """Every shipped file a grid result can depend on: adapters, heads, keep-list. Not the
+    speech assets (examples, ASR fusion weights): no perplexity cell reads them."""
     from recover_core import env
 
     root = env.assets_dir()
     return sorted((p.relative_to(root).as_posix(), _sha(p.read_bytes())) for p in root.rglob("*")
-                  if p.is_file() and "experiments" not in p.parts and p.suffix in (".safetensors", ".json", ".txt"))
+                  if p.is_file() and not {"experiments", "asr", "speech"} & set(p.relative_to(root).parts)
+                  and p.suffix in (".safetensors", ".json", ".txt"))
 
 
 def _sha(data: bytes | str) -> str:

@@ -19,11 +19,12 @@ def client(app_url):
     return Client(app_url, verbose=False)
 
 
-def wer(client, audio=None, sphere=None, typed="", transcript=None, lms=("none", "reference")):
+def wer(client, audio=None, sphere=None, typed="", transcript=None, lms=("none", "reference"),
+        engine="whisper-tiny.en"):
     from gradio_client import handle_file
 
     f = lambda p: handle_file(str(p)) if p else None  # noqa: E731
-    return client.predict(f(audio), f(sphere), typed, f(transcript), list(lms), api_name="/wer")
+    return client.predict(f(audio), f(sphere), typed, f(transcript), list(lms), engine, api_name="/wer")
 
 
 def test_the_wer_endpoint_exists(client):
@@ -66,6 +67,7 @@ def test_a_sphere_upload_and_a_typed_reference(client, recordings, tmp_path):
     ("other script", "Latin script"),
     ("dot without the id", "has no utterance"),
     ("unknown lm", "not (available here|in the list of choices)"),  # Gradio checks choices itself
+    ("emformer offline", "download.pytorch.org"),
 ])
 def test_bad_input_gets_a_message(client, recordings, tmp_path, case, message):
     from gradio_client.exceptions import AppError
@@ -97,12 +99,14 @@ def test_bad_input_gets_a_message(client, recordings, tmp_path, case, message):
         transcript.write_text("SOMETHING ELSE (4k0c0301)\n")
     elif case == "unknown lm":
         lms = ["none", "oracle-of-nowhere"]
+    engine = "emformer-rnnt" if case == "emformer offline" else "whisper-tiny.en"
     if message is None:
         status, _, *cols = wer(client, audio=path, typed=typed, transcript=transcript, lms=lms)
         assert "WER **0.0%**" in cols[0]
         return
     with pytest.raises(AppError, match=message):
-        wer(client, audio=None if case == "no file" else path, typed=typed, transcript=transcript, lms=lms)
+        wer(client, audio=None if case == "no file" else path, typed=typed, transcript=transcript, lms=lms,
+            engine=engine)
 
 
 def test_uploads_are_deleted_when_the_request_ends(client, recordings, tmp_path):

@@ -50,3 +50,9 @@ def test_wer_by_line_order_for_plain_text(tmp_path):
     hyp.write_text("10 of clubs\n")
     p = run("wer", "--ref", ref, "--hyp", hyp, check=False)
     assert p.returncode == 2 and "2 references but 1 hypotheses" in p.stderr
+
+
+def test_the_papers_recognizer_says_why_it_is_not_here(recordings, tmp_path):
+    out = tmp_path / "o.jsonl"
+    p = run("transcribe", recordings[5], "-o", out, "--engine", "emformer-rnnt", check=False)
+    assert p.returncode == 2 and "download.pytorch.org" in p.stderr and "Space" in p.stderr and not out.exists()

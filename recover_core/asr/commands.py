@@ -61,9 +61,17 @@ def cmd_transcribe(args) -> None:
                 raise RecoverError(f"{e} Nothing was written; use --skip-bad to record the error and go on.") from None
             loaded.append((p, e))
     good = [(p, a) for p, a in loaded if not isinstance(a, RecoverError)]
-    pieces = sum(len(split_long(a.samples)) for _, a in good)
-    with tqdm(total=pieces, desc=f"transcribe (lm: {args.lm})", unit="window", disable=args.quiet) as bar:
-        results = rec.transcribe([a for _, a in good], cfg, lm, batch_size=args.batch_size, on_batch=bar.update)
+    if args.engine == "emformer-rnnt":  # the paper's recognizer (a Space only): n-best rescored, no word times
+        from recover_core.asr import emformer
+        from recover_core.asr.recognize import Transcript
+
+        emformer.available() or emformer.nbest(None)  # the offline message, before any work
+        results = [Transcript(emformer.rescore(emformer.nbest(a.samples), lm, cfg.lm_weight, cfg.word_bonus), [],
+                              a.seconds) for _, a in tqdm(good, desc="transcribe (emformer)", disable=args.quiet)]
+    else:
+        pieces = sum(len(split_long(a.samples)) for _, a in good)
+        with tqdm(total=pieces, desc=f"transcribe (lm: {args.lm})", unit="window", disable=args.quiet) as bar:
+            results = rec.transcribe([a for _, a in good], cfg, lm, batch_size=args.batch_size, on_batch=bar.update)
     by_path = {id(a): t for (_, a), t in zip(good, results)}
     with atomic_output(args.output) as f:
         for p, a in loaded:
@@ -71,7 +79,7 @@ def cmd_transcribe(args) -> None:
             if isinstance(a, RecoverError):
                 row["error"] = str(a)
             else:
-                row |= by_path[id(a)].to_dict() | {"lm": args.lm, "lm_weight": cfg.lm_weight,
+                row |= by_path[id(a)].to_dict() | {"engine": args.engine, "lm": args.lm, "lm_weight": cfg.lm_weight,
                                                    "word_bonus": cfg.word_bonus, "beam": cfg.beam_size}
             f.write(json.dumps(row, ensure_ascii=False) + "\n")
     print(f"{len(good)} of {len(paths)} files transcribed, {sum(a.seconds for _, a in good):.1f} s of audio; "
@@ -160,6 +168,8 @@ def add_parser(sub) -> None:
     p.add_argument("--lm-weight", type=float, default=None, help="λ (default: the LM's tuned value)")
     p.add_argument("--word-bonus", type=float, default=None, help="β per word (default: the LM's tuned value)")
     p.add_argument("--beam", type=_positive, default=4)
+    p.add_argument("--engine", choices=["whisper-tiny.en", "emformer-rnnt"], default="whisper-tiny.en",
+                   help="emformer-rnnt: the paper's recognizer (downloads its weights: a Space, not offline)")
     p.add_argument("--batch-size", type=_positive, default=8, help="30 s windows decoded together")
     p.add_argument("--threads", type=int, default=0)
     p.add_argument("--skip-bad", action="store_true", help="write an error record for unreadable audio and go on")

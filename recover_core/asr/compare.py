@@ -46,8 +46,23 @@ def check_lms(names: Sequence[str]) -> list[str]:
     return list(names)
 
 
+ENGINES = ("whisper-tiny.en", "emformer-rnnt")
+
+
 def compare(recognizer: Recognizer, clip: A.Audio, reference: str, names: Sequence[str],
-            beam_size: int = 4) -> Iterator[LMResult]:
+            beam_size: int = 4, engine: str = ENGINES[0]) -> Iterator[LMResult]:
+    if engine == "emformer-rnnt":  # the paper's recognizer: its n-best list, rescored by each LM
+        from recover_core.asr import emformer
+
+        nbest = emformer.nbest(clip.samples)
+        for name in check_lms(names):
+            card, t0 = lms.card(name), time.perf_counter()
+            text = emformer.rescore(nbest, lms.load(name), card.lm_weight, card.word_bonus)
+            yield LMResult(name, text, wer.score([reference], [text]), time.perf_counter() - t0, card.lm_weight,
+                           card.word_bonus)
+        return
+    if engine != ENGINES[0]:
+        raise RecoverError(f"Unknown recognizer {engine!r}; choose {' or '.join(ENGINES)}.")
     enc, frames = recognizer.encode([clip.samples])
     for name in check_lms(names):
         card = lms.card(name)

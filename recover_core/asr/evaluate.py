@@ -23,7 +23,7 @@ from recover_core.asr.recognize import Recognizer
 from recover_core.errors import RecoverError
 
 LAMBDAS = (0.05, 0.1, 0.2, 0.3)
-BETAS = (0.0, 0.5, 1.0)
+BETAS = (0.0, 0.5)
 WHISPER = "whisper-tiny.en"
 
 
@@ -91,7 +91,8 @@ def _rows_for(name: str, score: wer.Score, ci: tuple[float, float], n: int, scal
             base | {"metric": "n_utterances", "value": n}]
 
 
-def evaluate(names: list[str], output: Path, do_tune: bool, max_utts: int | None, progress: bool, command: str) -> dict:
+def evaluate(names: list[str], output: Path, do_tune: bool, max_utts: int | None, progress: bool, command: str,
+             dev_utts: int = 40) -> dict:
     folder = speech_set.set_dir("news", 2000, 400)
     rows = speech_set.load_manifest(folder)
     rec = Recognizer()
@@ -99,7 +100,7 @@ def evaluate(names: list[str], output: Path, do_tune: bool, max_utts: int | None
         lms.card(n)
     summary: dict = {}
     if do_tune:
-        dev = [r for r in rows if r.split == "dev"][:max_utts]
+        dev = [r for r in rows if r.split == "dev"][:dev_utts]
         tuned = tune(rec, [audio.load(folder / r.path) for r in dev], [r.text for r in dev],
                      [n for n in names if n != lms.NONE], progress)
         if "oracle" in tuned["weights"]:
@@ -151,7 +152,8 @@ def add_parser(sub) -> None:
     p = sub.add_parser("asr-eval", help="WER of ASR fused with each LM on the spoken news set (Table 6's analogue)")
     p.add_argument("--lms", default="none,pretrained,oracle", help="comma-separated LM names (see build-lms)")
     p.add_argument("--tune", action="store_true", help="first tune λ, β per LM on the dev split")
-    p.add_argument("--max-utterances", type=int, default=None, help="per split (default: all)")
+    p.add_argument("--max-utterances", type=int, default=None, help="test utterances (default: all)")
+    p.add_argument("--dev-utterances", type=int, default=40, help="dev utterances for --tune")
     p.add_argument("-o", "--output", type=Path, default=Path("precomputed/ours/asr_news.csv"))
     p.add_argument("--threads", type=int, default=0)
     p.add_argument("--quiet", action="store_true")
@@ -166,5 +168,5 @@ def add_parser(sub) -> None:
             raise RecoverError("--lms names no LM.")
         command = "python -m recover_core " + " ".join(sys.argv[1:]) if sys.argv[0].endswith("__main__.py") else ""
         print(json.dumps(evaluate(names, args.output, args.tune, args.max_utterances, not args.quiet,
-                                  command or "python -m recover_core asr-eval"), indent=1))
+                                  command or "python -m recover_core asr-eval", args.dev_utterances), indent=1))
     p.set_defaults(fn=cmd)
