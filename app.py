@@ -21,7 +21,6 @@ import pandas as pd
 from recover_core import bundles, explore, results
 from recover_core.asr import audio as speech_audio
 from recover_core.asr import compare, lms
-from recover_core.asr.recognize import Recognizer
 from recover_core.errors import RecoverError
 from recover_core.masking.vocab_thres import DEFAULT_N, MAX_N
 from recover_core.validation import MAX_K
@@ -145,7 +144,14 @@ def on_resample(seed):
     return seed_of(seed) + 1
 
 
-RECOGNIZER = Recognizer()  # Whisper loads on the first request, once
+@functools.lru_cache(maxsize=1)
+def recognizer():
+    """Whisper (and torch) load on the first Audio request, once; not when the app starts."""
+    from recover_core.asr.recognize import Recognizer
+
+    return Recognizer()
+
+
 LM_CHOICES = lms.available()  # read once at start, like the results
 SPEECH = ROOT / "assets" / "speech"
 AUDIO_EXAMPLES = [[str(SPEECH / f"austen-{i}.flac"), None, "", str(SPEECH / "austen.dot")] for i in ("0880", "0930", "0920")]
@@ -192,7 +198,7 @@ def on_wer(recorded, uploaded, typed_reference, transcript_file, chosen, engine=
     columns = {n: lm_column(n, "waiting…" if n in chosen else "not chosen") for n in LM_CHOICES}
     done = []
     yield [f"{clip.seconds:.1f} s of audio; decoding with {len(chosen)} LM(s)…", None] + [x for c in columns.values() for x in c]
-    for r in compare.compare(RECOGNIZER, clip, reference, chosen, engine=engine):
+    for r in compare.compare(recognizer(), clip, reference, chosen, engine=engine):
         done.append(r)
         s = r.score
         columns[r.name] = [f"**{r.name}** · WER **{s.wer:.1f}%** · CER {s.cer:.1f}% · S {s.substitutions} · "

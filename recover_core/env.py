@@ -37,9 +37,14 @@ def configure() -> None:
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 
+def cache_path() -> Path:
+    """Where the cache is, without creating it (for looking, e.g. at startup)."""
+    return Path(os.environ.get("RECOVER_CACHE", Path.home() / ".cache" / "recover"))
+
+
 def cache_dir() -> Path:
     """Converted model files live here, outside git; created on first use."""
-    root = Path(os.environ.get("RECOVER_CACHE", Path.home() / ".cache" / "recover"))
+    root = cache_path()
     root.mkdir(parents=True, exist_ok=True)
     return root
 

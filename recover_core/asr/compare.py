@@ -8,13 +8,14 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator, Sequence
+from typing import TYPE_CHECKING, Iterator, Sequence
 
 from recover_core.asr import audio as A
 from recover_core.asr import lms, references, wer
-from recover_core.asr.decode import DecodeConfig
-from recover_core.asr.recognize import Recognizer
 from recover_core.errors import RecoverError
+
+if TYPE_CHECKING:  # torch loads with the recognizer, not when the app starts
+    from recover_core.asr.recognize import Recognizer
 
 MAX_SECONDS = 30.0  # one Whisper window: longer audio belongs to the `transcribe` command
 
@@ -49,7 +50,7 @@ def check_lms(names: Sequence[str]) -> list[str]:
 ENGINES = ("whisper-tiny.en", "emformer-rnnt")
 
 
-def compare(recognizer: Recognizer, clip: A.Audio, reference: str, names: Sequence[str],
+def compare(recognizer: "Recognizer", clip: A.Audio, reference: str, names: Sequence[str],
             beam_size: int = 4, engine: str = ENGINES[0]) -> Iterator[LMResult]:
     if engine == "emformer-rnnt":  # the paper's recognizer: its n-best list, rescored by each LM
         from recover_core.asr import emformer
@@ -63,6 +64,8 @@ def compare(recognizer: Recognizer, clip: A.Audio, reference: str, names: Sequen
         return
     if engine != ENGINES[0]:
         raise RecoverError(f"Unknown recognizer {engine!r}; choose {' or '.join(ENGINES)}.")
+    from recover_core.asr.decode import DecodeConfig
+
     enc, frames = recognizer.encode([clip.samples])
     for name in check_lms(names):
         card = lms.card(name)

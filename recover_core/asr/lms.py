@@ -23,7 +23,8 @@ _LOCK = threading.Lock()
 
 
 def lm_dir() -> Path:
-    return Path(os.environ.get("RECOVER_LMS") or env.cache_dir() / "lms")
+    """The LM store (not created by looking: the app lists it at startup)."""
+    return Path(os.environ.get("RECOVER_LMS") or env.cache_path() / "lms")
 
 
 @dataclass(frozen=True)
