@@ -41,6 +41,8 @@ def main() -> None:
 
     torch.set_num_threads(2)
     audios, source = clips(args.utterances)
+    refs = references_for(len(audios)) if source.startswith("news") else None
+    ours_texts, fw_texts = [], []
     rec = Recognizer()
     w = rec.whisper
     fw = WhisperModel(str(rec.bundle.offline_dir()), device="cpu", compute_type="float32", cpu_threads=2)
@@ -61,6 +63,7 @@ def main() -> None:
                                                           temperature=0.0, condition_on_previous_text=False,
                                                           vad_filter=False)[0]).strip()
             same_text += text == theirs
+            ours_texts.append(text), fw_texts.append(theirs)
             if text != theirs and len(diffs) < 5:
                 diffs.append((text, theirs))
     n = len(audios)
@@ -70,6 +73,18 @@ def main() -> None:
     print(f"2. faster-whisper transcribe(): {same_text}/{n} identical texts ({100 * same_text / n:.1f}%)")
     for ours_text, theirs in diffs:
         print(f"   ours:  {ours_text}\n   fw:    {theirs}")
+    if refs:  # which padding of the features recognizes better
+        from recover_core.asr import wer
+
+        print(f"WER on these utterances: ours (Whisper's audio padding) {wer.score(refs, ours_texts).wer:.2f}%, "
+              f"faster-whisper transcribe() (spectrogram padding) {wer.score(refs, fw_texts).wer:.2f}%")
+
+
+def references_for(n: int) -> list[str]:
+    from recover_core.asr import speech_set
+
+    rows = speech_set.load_manifest(speech_set.set_dir("news", 2000, 400))
+    return [r.text for r in rows if r.split == "test"][:n]
 
 
 if __name__ == "__main__":
