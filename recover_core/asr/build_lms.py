@@ -6,7 +6,7 @@ clean news train sentences ("oracle", vats2024's upper bound), plus, on request,
 on obfuscated news (e.g. ``vocabThres/baseline1``), each exactly as the grid trains its cell.
 
 The grid pretrains for 5 epochs (about 75 minutes on 2 cores); a fresh machine's demo uses 1
-epoch (about 15 minutes) unless told otherwise. Fusion weights (λ, β) are read from
+epoch (`make lms`: 8m44s on 2 cores, measured) unless told otherwise. Fusion weights (λ, β) are read from
 assets/asr/fusion.json, tuned on the spoken dev split by ``asr-eval --tune``.
 """
 from __future__ import annotations
@@ -101,7 +101,7 @@ def add_parser(sub) -> None:
                    help="oracle, or MASKING/METHOD as in the grid (e.g. vocabThres/baseline1); default: oracle")
     p.add_argument("--config", type=Path, default=CONFIG)
     p.add_argument("--pretrain-epochs", type=float, default=1.0,
-                   help="1 for a demo (about 15 min on 2 cores); 5 = the grid's (reuses its cached LM)")
+                   help="1 for a demo (about 9 min on 2 cores); 5 = the grid's (reuses its cached LM)")
     p.add_argument("--threads", type=int, default=0)
     p.add_argument("--quiet", action="store_true")
 
