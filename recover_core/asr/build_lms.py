@@ -90,7 +90,7 @@ def build(conditions: list[str], config: Path = CONFIG, pretrain_epochs: float |
                     + ("" if method == "oracle" else f" masked by {masking} and filled by {method}") + f" (seed {seed})")
         lw, wb = fusion_weights(name)
         lms.save(model, lms.LMCard(name, what, model.config.to_dict(), lw, wb, trained_on=what,
-                                   perplexity=round(ppl, 1)))
+                                   perplexity=round(ppl, 1), masking=masking, method=method))
         built.append(name)
     return built
 

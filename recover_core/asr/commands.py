@@ -65,7 +65,7 @@ def cmd_transcribe(args) -> None:
         from recover_core.asr import emformer
         from recover_core.asr.recognize import Transcript
 
-        emformer.available() or emformer.nbest(None)  # the offline message, before any work
+        emformer.ensure()  # the offline message, before any work
         results = [Transcript(emformer.rescore(emformer.nbest(a.samples), lm, cfg.lm_weight, cfg.word_bonus), [],
                               a.seconds) for _, a in tqdm(good, desc="transcribe (emformer)", disable=args.quiet)]
     else:
@@ -86,35 +86,11 @@ def cmd_transcribe(args) -> None:
           f"output: {args.output}", file=sys.stderr)
 
 
-def _texts(path: Path, role: str) -> dict[str, str]:
-    """id -> text for a reference or hypothesis file: JSONL (transcribe's output or id/text
-    records), WSJ .dot/.lsn/.ptx, or plain text (one utterance per line)."""
-    from recover_core.asr import references
-
-    if path.suffix.lower() == ".jsonl":
-        if not path.is_file():
-            raise RecoverError(f"{path}: no such {role} file.")
-        out = {}
-        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-            if not line.strip():
-                continue
-            try:
-                rec = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise RecoverError(f"{path}:{n}: not valid JSON ({e.msg}).") from None
-            if "error" in rec and "text" not in rec:
-                raise RecoverError(f"{path}:{n}: {rec.get('path')} was not transcribed ({rec['error']}).")
-            if not isinstance(rec.get("text"), str) or not (rec.get("id") or rec.get("path")):
-                raise RecoverError(f"{path}:{n}: a JSONL line needs \"text\" and \"id\" or \"path\".")
-            out[str(rec.get("id") or Path(rec["path"]).name.split(".")[0])] = rec["text"]
-        return out
-    return references.read(path)
-
-
 def cmd_wer(args) -> None:
-    from recover_core.asr import wer
+    from recover_core.asr import references, wer
 
-    refs, hyps = _texts(args.ref, "reference"), _texts(args.hyp, "hypothesis")
+    # Either side: JSONL (transcribe's output or id/text records), WSJ .dot/.lsn/.ptx, or text.
+    refs, hyps = references.read(args.ref), references.read(args.hyp)
     numbered = all(k.isdigit() for k in refs) or all(k.isdigit() for k in hyps)
     if numbered:  # at least one side has no ids: pair by order
         if len(refs) != len(hyps):

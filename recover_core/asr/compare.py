@@ -56,7 +56,7 @@ def compare(recognizer: "Recognizer", clip: A.Audio, reference: str, names: Sequ
         from recover_core.asr import emformer
 
         nbest = emformer.nbest(clip.samples)
-        for name in check_lms(names):
+        for name in names:
             card, t0 = lms.card(name), time.perf_counter()
             text = emformer.rescore(nbest, lms.load(name), card.lm_weight, card.word_bonus)
             yield LMResult(name, text, wer.score([reference], [text]), time.perf_counter() - t0, card.lm_weight,
@@ -67,7 +67,7 @@ def compare(recognizer: "Recognizer", clip: A.Audio, reference: str, names: Sequ
     from recover_core.asr.decode import DecodeConfig
 
     enc, frames = recognizer.encode([clip.samples])
-    for name in check_lms(names):
+    for name in names:
         card = lms.card(name)
         cfg = DecodeConfig(beam_size=beam_size, lm_weight=card.lm_weight, word_bonus=card.word_bonus)
         t0 = time.perf_counter()

@@ -31,6 +31,11 @@ def available() -> bool:
     return not env.offline()
 
 
+def ensure() -> None:
+    """Load now, or raise the clear message (offline: why it cannot)."""
+    _load()
+
+
 def _load():
     if env.offline():
         raise RecoverError("The Emformer RNN-T (the paper's recognizer) downloads its weights from "

@@ -75,11 +75,9 @@ def tune(rec: Recognizer, dev: list, refs: list[str], names: list[str], progress
 
 def _rows_for(name: str, score: wer.Score, ci: tuple[float, float], n: int, scale: str, command: str,
               card: lms.LMCard) -> list[dict]:
-    method = {"none": "ASR-without-LM", "pretrained": "Pre-Trained-LM", "oracle": "Oracle"}.get(name)
-    masking = ""
-    if method is None:  # an adapted LM: MASKING-METHOD with the method's ':' as '-'
-        masking, _, rest = name.partition("-")
-        method = rest.replace("mlm-ft-", "mlm-ft:", 1).replace("mlm-", "mlm:", 1).replace("-top", ":top")
+    # Table 6's row names; an adapted LM's card says which grid cell it comes from.
+    method = {"none": "ASR-without-LM", "pretrained": "Pre-Trained-LM", "oracle": "Oracle"}.get(name) or card.method
+    masking = card.masking
     # One scale for every row of a run (the claim checker compares rows of one scale); each
     # LM's own λ and β go with its model name.
     model = f"asr-{WHISPER}" + ("" if name == "none" else

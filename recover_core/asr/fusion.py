@@ -12,6 +12,7 @@ space-less twin where the vocabulary has one, and as itself otherwise.
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import torch
@@ -26,20 +27,25 @@ class LMState:
     position: int  # tokens fed so far (the same for every row: beams advance in step)
 
 
+@functools.lru_cache(maxsize=2)
+def vocab_maps(vocab: tuple[str, ...], eos_id: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """Once per vocabulary: which pieces start a word [text+1], and each " word" piece's
+    space-less twin (itself where there is none) [text+1]; the last entry is the end."""
+    index = {piece: i for i, piece in enumerate(vocab)}
+    word_start = torch.tensor([piece.startswith("Ġ") for piece in vocab] + [False], dtype=torch.bool)
+    bare = torch.tensor([index.get(p[1:], i) if p.startswith("Ġ") else i for i, p in enumerate(vocab)] + [eos_id])
+    return word_start, bare
+
+
 class Fusion:
     """Scores candidates for rows of hypotheses and follows them as the beam reorders."""
 
-    def __init__(self, lm: TransformerLM, vocab: list[str], eos_id: int, lm_weight: float, word_bonus: float):
+    def __init__(self, lm: TransformerLM, vocab: tuple[str, ...], eos_id: int, lm_weight: float, word_bonus: float):
         self.lm, self.eos_id = lm.eval(), eos_id
         self.lm_weight, self.word_bonus = lm_weight, word_bonus
         self.limit = lm.config.block_size - 1  # the LM has no positions beyond its block
-        text = len(vocab)  # ids below eos are text in both vocabularies
-        index = {piece: i for i, piece in enumerate(vocab)}
-        self.word_start = torch.tensor([piece.startswith("Ġ") for piece in vocab] + [False], dtype=torch.bool)
-        # [text+1]: the space-less twin of each " word" piece, itself where there is none.
-        self.bare = torch.tensor([index.get(p[1:], i) if p.startswith("Ġ") else i for i, p in enumerate(vocab)]
-                                 + [eos_id])
-        self.text = text
+        self.text = len(vocab)  # ids below eos are text in both vocabularies
+        self.word_start, self.bare = vocab_maps(vocab, eos_id)
 
     def start(self, rows: int) -> LMState:
         lp, past = self.lm.step(torch.full((rows,), self.eos_id, dtype=torch.long))

@@ -36,6 +36,8 @@ class LMCard:
     word_bonus: float = 0.5  # β
     trained_on: str = ""
     perplexity: float | None = None
+    masking: str = ""  # the grid cell an adapted LM comes from ("" for pretrained and oracle)
+    method: str = ""
 
     def to_dict(self) -> dict:
         return dict(self.__dict__)

@@ -52,7 +52,7 @@ class Recognizer:
 
     def __init__(self, bundle: WhisperBundle = WHISPER):
         self.bundle = bundle
-        self._vocab: list[str] | None = None
+        self._vocab: tuple[str, ...] | None = None
 
     @property
     def whisper(self) -> Whisper:
@@ -63,7 +63,7 @@ class Recognizer:
             return None
         w = self.whisper
         if self._vocab is None:
-            self._vocab = [w.tokenizer.id_to_token(i) for i in range(w.special.eot)]
+            self._vocab = tuple(w.tokenizer.id_to_token(i) for i in range(w.special.eot))
         return Fusion(lm, self._vocab, w.special.eot, lm_weight, word_bonus)
 
     @torch.no_grad()

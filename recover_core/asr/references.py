@@ -65,10 +65,13 @@ def read(path: str | Path) -> dict[str, str]:
         for n, ln in enumerate(lines, 1):
             try:
                 rec = json.loads(ln)
-                key = str(rec.get("id") or Path(rec["path"]).stem)
-                out[key] = rec["text"]
-            except (ValueError, KeyError, TypeError):
-                raise RecoverError(f"{path}:{n}: a JSONL line needs \"text\" and \"id\" or \"path\".") from None
+            except ValueError as e:
+                raise RecoverError(f"{path}:{n}: not valid JSON ({e}).") from None
+            if isinstance(rec, dict) and "error" in rec and "text" not in rec:  # transcribe --skip-bad's record
+                raise RecoverError(f"{path}:{n}: {rec.get('path')} was not transcribed ({rec['error']}).")
+            if not isinstance(rec, dict) or not isinstance(rec.get("text"), str) or not (rec.get("id") or rec.get("path")):
+                raise RecoverError(f"{path}:{n}: a JSONL line needs \"text\" and \"id\" or \"path\".")
+            out[str(rec.get("id") or Path(rec["path"]).name.split(".")[0])] = rec["text"]
         return out
     for n, ln in enumerate(lines, 1):
         uid, text = parse_line(ln)
