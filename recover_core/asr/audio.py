@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import io
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -34,6 +34,9 @@ class Audio:
     samples: np.ndarray  # [n] float32 in [-1, 1], 16 kHz mono
     source_rate: int
     source_channels: int
+    # The mono mix at the file's own rate, when asked for (speech obfuscation writes its
+    # output at the recording's rate, so telephone audio stays 8 kHz).
+    native: np.ndarray | None = field(default=None, repr=False, compare=False)
 
     @property
     def seconds(self) -> float:
@@ -91,8 +94,10 @@ def _sniff(blob: bytes) -> str | None:
         return None
 
 
-def load(source: str | Path | bytes, max_seconds: float | None = None, name: str | None = None) -> Audio:
-    """Read, mix down to mono and resample to 16 kHz; reject what cannot be recognized."""
+def load(source: str | Path | bytes, max_seconds: float | None = None, name: str | None = None,
+         keep_native: bool = False) -> Audio:
+    """Read, mix down to mono and resample to 16 kHz; reject what cannot be recognized.
+    ``keep_native`` also keeps the mono mix at the file's own rate."""
     if isinstance(source, (str, Path)):
         path = Path(source)
         name = name or path.name
@@ -108,6 +113,7 @@ def load(source: str | Path | bytes, max_seconds: float | None = None, name: str
     if data.shape[0] == 0:
         raise RecoverError(f"{name}: the file holds no audio samples (zero length).")
     mono = data.mean(axis=1) if channels > 1 else data[:, 0]
+    native = np.ascontiguousarray(mono, dtype=np.float32) if keep_native else None
     seconds = len(mono) / rate
     if max_seconds is not None and seconds > max_seconds:
         raise RecoverError(f"{name}: {seconds:.1f} s is longer than the {max_seconds:.0f} s limit here; "
@@ -120,4 +126,4 @@ def load(source: str | Path | bytes, max_seconds: float | None = None, name: str
     mono = np.ascontiguousarray(mono, dtype=np.float32)
     if float(np.sqrt(np.mean(mono.astype(np.float64) ** 2))) < SILENCE_RMS:
         raise RecoverError(f"{name}: the audio is silent: there is nothing to recognize.")
-    return Audio(mono, rate, channels)
+    return Audio(mono, rate, channels, native)

@@ -1,0 +1,104 @@
+"""Word boundaries precise enough to cut at.
+
+Whisper's cross-attention times are coarse (about ±0.1 s), and a cut 0.1 s early clips the
+word before. So each private span is re-aligned by forced alignment: pocketsphinx (CMU
+Sphinx's English acoustic model and CMUdict, from PyPI, offline) aligns the span's words and
+one neighbour on each side, in a window around them, and the span's edges are where its
+first word starts and its last word ends. Where alignment cannot run (a word not in the
+dictionary, or no path through the audio), each edge moves instead to the quietest 10 ms
+within ``SEARCH_S`` of Whisper's time. ``bench/speech_obfuscation.py`` measures both against
+known boundaries.
+"""
+from __future__ import annotations
+
+import functools
+import re
+import threading
+from dataclasses import dataclass
+
+import numpy as np
+
+from recover_core.asr.alignment import Word
+
+SEARCH_S = 0.12
+WINDOW_PAD_S = 0.3
+_WORD = re.compile(r"[^a-z0-9']+")
+
+
+@dataclass(frozen=True)
+class Edges:
+    start: float  # seconds
+    end: float
+    method: str  # "aligned" or "energy"
+
+
+@functools.lru_cache(maxsize=1)
+def _dictionary() -> frozenset[str]:
+    from pocketsphinx import get_model_path
+
+    words = set()
+    with open(f"{get_model_path()}/en-us/cmudict-en-us.dict", encoding="utf-8") as f:
+        for line in f:
+            words.add(line.split(" ", 1)[0].split("(", 1)[0])
+    return frozenset(words)
+
+
+def spoken(word: str) -> str:
+    """A recognizer word as CMUdict spells it: lower case, no punctuation."""
+    return _WORD.sub("", word.lower().replace("’", "'")).strip("'")
+
+
+_LOCK = threading.Lock()
+
+
+@functools.lru_cache(maxsize=1)
+def _decoder():
+    # Loading the acoustic model takes about 0.3 s: once per process, reused under a lock.
+    from pocketsphinx import Decoder
+
+    return Decoder(samprate=16000, bestpath=False, loglevel="FATAL")
+
+
+def align(samples: np.ndarray, words: list[str], offset: float) -> list[tuple[float, float]] | None:
+    """(start, end) of each word in 16 kHz ``samples`` (times shifted by ``offset``), or None
+    when a word is not in the dictionary or alignment finds no path."""
+    tokens = [spoken(w) for w in words]
+    if not tokens or any(t not in _dictionary() for t in tokens):
+        return None
+    pcm = (np.clip(samples, -1, 1) * 32767).astype(np.int16).tobytes()
+    with _LOCK:
+        d = _decoder()
+        d.set_align_text(" ".join(tokens))
+        d.start_utt()
+        d.process_raw(pcm, full_utt=True)
+        d.end_utt()
+        seg = d.seg()
+        found = [] if seg is None else [(s.start_frame / 100 + offset, (s.end_frame + 1) / 100 + offset) for s in seg
+                                         if not s.word.startswith("<") and not s.word.startswith("[")]
+    return found if len(found) == len(tokens) else None
+
+
+def quietest(samples: np.ndarray, at: float, rate: int = 16000, search: float = SEARCH_S) -> float:
+    """The middle of the quietest 10 ms frame within ``search`` seconds of ``at``."""
+    n = rate // 100
+    lo, hi = max(0, int((at - search) * rate)), min(len(samples), int((at + search) * rate))
+    if hi - lo < n:
+        return at
+    seg = samples[lo:hi][: (hi - lo) // n * n].astype(np.float64).reshape(-1, n)
+    return (lo + int(np.argmin((seg ** 2).mean(axis=1))) * n + n // 2) / rate
+
+
+def refine(samples: np.ndarray, words: list[Word], first: int, last: int, rate: int = 16000) -> Edges:
+    """Cut points for words[first:last] (a private span) in 16 kHz ``samples``."""
+    lo, hi = max(0, first - 1), min(len(words), last + 1)
+    t0 = max(0.0, words[lo].start - WINDOW_PAD_S)
+    t1 = min(len(samples) / rate, words[hi - 1].end + WINDOW_PAD_S)
+    got = align(samples[int(t0 * rate):int(t1 * rate)], [w.word for w in words[lo:hi]], t0)
+    if got is not None:
+        start, end = got[first - lo][0], got[last - 1 - lo][1]
+        if end > start:
+            return Edges(start, end, "aligned")
+    start = quietest(samples, words[first].start, rate) if first > 0 else max(0.0, words[first].start - 0.05)
+    end = quietest(samples, words[last - 1].end, rate) if last < len(words) else min(len(samples) / rate,
+                                                                                       words[last - 1].end + 0.1)
+    return Edges(start, max(end, start + 0.05), "energy")

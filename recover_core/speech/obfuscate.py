@@ -1,0 +1,334 @@
+"""Speech in, the same speech with its private words replaced out (preiss2023's pipeline).
+
+1. The recognizer gives words with times and confidences.
+2. A masking technique (entityTagger with PERSON by default) finds the private words in the
+   transcript; their edges are refined for cutting (``boundaries``).
+3. A filler proposes substitutes, and ``pseudonyms`` picks one per private word.
+4. ``substitute`` speaks it with the closest offline voice; ``bleep`` and ``silence`` don't.
+5. ``splice`` puts it in place, at the recording's own rate.
+6. A second recognition pass checks the result: is the substitute heard, is the original
+   still heard, and how far is the whole from the intended text (preiss2023's confidence).
+
+``find`` (steps 1-3) and ``render`` (4-6) are apart, so that a person can edit the
+substitutes in between (the Audio tab does). Original words stay in memory: nothing here
+writes them anywhere.
+"""
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from recover_core import validation
+from recover_core.asr.alignment import Word
+from recover_core.asr.audio import SAMPLE_RATE, Audio
+from recover_core.asr.recognize import Recognizer, Transcript
+from recover_core.errors import RecoverError
+from recover_core.speech import boundaries, splice, voices
+from recover_core.speech.pseudonyms import TITLES, Pseudonyms, bare
+
+MODES = ("substitute", "bleep", "silence")
+NEAR_S = 0.5  # how far from its place a word of the second pass still counts as "there"
+
+
+@dataclass(frozen=True)
+class Settings:
+    technique: str = "entityTagger"
+    types: tuple[str, ...] = ("PERSON",)
+    n: int | None = None  # vocabThres's N
+    ner_model: str | None = None
+    filler: str = "mlm"
+    model: str | None = None
+    method: str = "top1"
+    k: int = 50  # candidates the filler offers; the name rules filter them
+    mode: str = "substitute"
+    voice: str = "auto"  # or one of voices.VOICES: auto picks the closest in pitch
+    seed: int = 0
+    review_below: float = 0.8  # confidence (1 - WER of the second pass) under this: review
+    unsure_below: float = 0.5  # a private word the recognizer heard with less probability: review
+    second_pass: bool = True
+
+    def check(self) -> "Settings":
+        validation.check_choice("mode", self.mode, list(MODES))
+        if self.voice != "auto":
+            voices.check_voice(self.voice)
+        if not 0.0 <= self.review_below <= 1.0:
+            raise RecoverError("The review threshold is a confidence between 0 and 1.")
+        return self
+
+
+@dataclass
+class Entity:
+    first: int  # word indices [first, last) in the first-pass transcript
+    last: int
+    label: str
+    original: str  # the private words: memory only
+    substitute: str
+    start: float  # refined edges, seconds of the input
+    end: float
+    edges: str  # how they were found: aligned or energy
+    probability: float  # the recognizer's lowest word probability inside the entity
+    suffix: str = ""  # a clitic outside the entity but inside its last word ("'s")
+    out_start: float = 0.0  # where the replacement lies in the output
+    out_end: float = 0.0
+    substitute_heard: bool | None = None
+    original_heard: bool | None = None
+    clicks: tuple[float, float] = (0.0, 0.0)  # splice.click_ratio at the entry and exit seams
+    click_free: bool = True
+
+    def public(self, keep_originals: bool = False) -> dict:
+        d = {"label": self.label, "substitute": self.substitute, "start": round(self.start, 3),
+             "end": round(self.end, 3), "edges": self.edges, "asr_probability": round(self.probability, 3),
+             "out_start": round(self.out_start, 3), "out_end": round(self.out_end, 3),
+             "substitute_heard": self.substitute_heard, "original_heard": self.original_heard,
+             "click_ratios": [round(c, 2) for c in self.clicks], "click_free": self.click_free}
+        return {"original": self.original} | d if keep_originals else d
+
+
+@dataclass
+class Plan:
+    transcript: Transcript  # the first pass: holds the original words
+    entities: list[Entity]
+
+
+@dataclass
+class Result:
+    plan: Plan
+    samples: np.ndarray  # mono float32 at ``rate``, the recording's own rate
+    rate: int
+    mode: str
+    voice: str | None
+    speaker_f0: float | None
+    intended: str  # the first-pass transcript with every entity replaced: no original words
+    second: Transcript | None = None
+    wer: float | None = None
+    cer: float | None = None
+    confidence: float | None = None
+    needs_review: bool = False
+    reasons: list[str] = field(default_factory=list)
+    seconds: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def entities(self) -> list[Entity]:
+        return self.plan.entities
+
+    def public(self, keep_originals: bool = False) -> dict:
+        d = {"mode": self.mode, "voice": self.voice,
+             "speaker_f0": None if self.speaker_f0 is None else round(self.speaker_f0, 1),
+             "entities": [e.public(keep_originals) for e in self.entities], "intended": self.intended,
+             "second_pass": self.second.text if self.second else None,
+             "wer": _r(self.wer), "cer": _r(self.cer), "confidence": _r(self.confidence),
+             "needs_review": self.needs_review, "reasons": self.reasons,
+             "seconds": {k: round(v, 3) for k, v in self.seconds.items()}}
+        if keep_originals:
+            d["transcript"] = self.plan.transcript.text
+        return d
+
+
+def _r(x: float | None) -> float | None:
+    return None if x is None else round(x, 4)
+
+
+def _layout(words: list[Word]) -> tuple[str, list[tuple[int, int]]]:
+    """The transcript as one text, and each word's character range in it."""
+    spans, at = [], 0
+    for w in words:
+        spans.append((at, at + len(w.word)))
+        at += len(w.word) + 1
+    return " ".join(w.word for w in words), spans
+
+
+class SpeechObfuscator:
+    """Models are built on first use and kept: one per process serves every file."""
+
+    def __init__(self, settings: Settings = Settings(), recognizer: Recognizer | None = None):
+        self.settings = settings.check()
+        self.recognizer = recognizer or Recognizer()
+        self._masker = None
+
+    @property
+    def masker(self):
+        if self._masker is None:
+            from recover_core.masking import build
+
+            s = self.settings
+            self._masker = build(s.technique, n=s.n, ner_model=s.ner_model, types=list(s.types) or None)
+        return self._masker
+
+    def find(self, clip: Audio, pseudonyms: Pseudonyms | None = None) -> Plan:
+        """Steps 1-3: transcript, private words with cut points, and a substitute for each."""
+        transcript = self.recognizer.transcribe([clip])[0]
+        words = transcript.words
+        if not words:
+            return Plan(transcript, [])
+        text, where = _layout(words)
+        groups = self._groups(text, where)
+        if not groups:
+            return Plan(transcript, [])
+        originals = [text[s:e] for s, e, _, _, _ in groups]
+        pseudonyms = pseudonyms or Pseudonyms(self.settings.seed)
+        pseudonyms.reserve([t for o in originals for t in o.split()])
+        candidates = self._candidates(text, groups)
+        entities = []
+        for (s, e, first, last, label), original, cands in zip(groups, originals, candidates):
+            tokens = original.split()
+            title_before = first > 0 and bare(words[first - 1].word).rstrip(".") in TITLES
+            if label == "PERSON":
+                substitute = " ".join(pseudonyms.person(tokens, cands, title_before))
+            else:
+                substitute = pseudonyms.other(original, label, cands)
+            edges = boundaries.refine(clip.samples, words, first, last)
+            last_word_end = where[last - 1][1]
+            suffix = text[e:last_word_end] if e < last_word_end and text[e:last_word_end][:1] in "'’" else ""
+            entities.append(Entity(first, last, label, original, substitute, edges.start, edges.end, edges.method,
+                                   min(w.probability for w in words[first:last]), suffix))
+        return Plan(transcript, entities)
+
+    def _groups(self, text: str, where: list[tuple[int, int]]) -> list[tuple[int, int, int, int, str]]:
+        """(char start, char end, first word, last word, label) per entity: the masker's spans,
+        joined when only spaces lie between them (one name, one substitute)."""
+        spans = self.masker.find(text)
+        out: list[list] = []
+        for sp in spans:
+            first = next(i for i, (a, b) in enumerate(where) if b > sp.start)
+            last = next((i for i, (a, b) in enumerate(where) if a >= sp.end), len(where))
+            if out and (not text[out[-1][1]:sp.start].strip() or first < out[-1][3]):
+                g = out[-1]
+                g[1], g[3] = max(g[1], sp.end), max(g[3], last)
+                if g[4] != sp.label and "PERSON" in (g[4], sp.label):
+                    g[4] = "PERSON"
+                continue
+            out.append([sp.start, sp.end, first, last, sp.label])
+        return [tuple(g) for g in out]  # type: ignore[misc]
+
+    def _candidates(self, text: str, groups) -> list[list[str]]:
+        """The filler's candidates for each entity, best first (Top-K: the best K shuffled)."""
+        from recover_core.filling import get_filler
+        from recover_core.filling.base import MaskInput
+        from recover_core.spans import Span
+
+        s = self.settings
+        markers, masked, at = [], [], 0
+        for start, end, _, _, label in groups:
+            masked.append(text[at:start])
+            pos = sum(len(x) for x in masked)
+            marker = f"[{label}]"
+            markers.append(Span(pos, pos + len(marker), marker, label))
+            masked.append(marker)
+            at = end
+        masked.append(text[at:])
+        filler = get_filler(s.filler, s.model)
+        filled = filler.fill([MaskInput("".join(masked), markers)], method="top1", k=s.k, seed=s.seed)[0]
+        out = []
+        for i, f in enumerate(filled.fills):
+            words = [c.word for c in f.candidates]
+            if s.method == "topk":
+                head = words[:10]
+                random.Random(f"{s.seed}:{i}").shuffle(head)
+                words = head + words[10:]
+            out.append(words)
+        return out + [[] for _ in range(len(groups) - len(out))]
+
+    def render(self, clip: Audio, plan: Plan) -> Result:
+        """Steps 4-7 for a plan whose substitutes may have been edited."""
+        s = self.settings
+        t0 = time.perf_counter()
+        x = clip.native if clip.native is not None else clip.samples
+        rate = clip.source_rate if clip.native is not None else SAMPLE_RATE
+        words = plan.transcript.words
+        if not plan.entities:
+            return Result(plan, x.copy(), rate, s.mode, None, None, " ".join(w.word for w in words),
+                          reasons=[], seconds={"render": time.perf_counter() - t0})
+        f0 = voice = None
+        if s.mode == "substitute":
+            f0 = voices.median_f0(clip.samples, SAMPLE_RATE)
+            voice = voices.closest(f0) if s.voice == "auto" else s.voice
+        cuts = [splice.Cut(int(e.start * rate), int(e.end * rate), self._insert(e, x, rate, voice))
+                for e in plan.entities]
+        out, placed = splice.replace(x, rate, cuts)
+        fade = int(splice.FADE_S * rate)
+        for e, (a, b) in zip(plan.entities, placed):
+            e.out_start, e.out_end = a / rate, b / rate
+            e.clicks = (splice.click_ratio(out, rate, a + fade // 2), splice.click_ratio(out, rate, b - fade // 2))
+            e.click_free = max(e.clicks) <= splice.CLICK_RATIO
+        result = Result(plan, out, rate, s.mode, voice, f0, self._intended(words, plan.entities))
+        result.seconds["render"] = time.perf_counter() - t0
+        if s.second_pass:
+            t1 = time.perf_counter()
+            self._second_pass(result)
+            result.seconds["second_pass"] = time.perf_counter() - t1
+        self._review(result)
+        return result
+
+    def run(self, clip: Audio, pseudonyms: Pseudonyms | None = None) -> Result:
+        t0 = time.perf_counter()
+        plan = self.find(clip, pseudonyms)
+        found = time.perf_counter() - t0
+        result = self.render(clip, plan)
+        result.seconds["find"] = found
+        return result
+
+    def _insert(self, e: Entity, x: np.ndarray, rate: int, voice: str | None) -> np.ndarray:
+        s, t = int(e.start * rate), int(e.end * rate)
+        if self.settings.mode == "silence":
+            return np.zeros(t - s, np.float32)
+        if self.settings.mode == "bleep":
+            return splice.bleep(t - s, rate, splice.active_rms(x[s:t], rate))
+        text = e.substitute + e.suffix
+        audio, r = voices.synthesize(text, voice)
+        audio = splice.trim(audio, r)
+        target, natural = e.end - e.start, len(audio) / r
+        ratio = float(np.clip(target / max(natural, 1e-3), *splice.STRETCH_LIMITS))
+        if abs(ratio - 1.0) > 0.05:
+            audio, r = voices.synthesize(text, voice, ratio)
+            audio = splice.trim(audio, r)
+        ins = splice.resample(audio, r, rate)
+        return splice.scaled(ins, rate, splice.context_rms(x, rate, s, t))
+
+    def _intended(self, words: list[Word], entities: list[Entity]) -> str:
+        """What the output should say: a substitute is spoken, a bleep or silence is not."""
+        out, at = [], 0
+        for e in entities:
+            out += [w.word for w in words[at:e.first]]
+            if self.settings.mode == "substitute":
+                out.append(e.substitute + e.suffix)
+            at = e.last
+        return " ".join(out + [w.word for w in words[at:]])
+
+    def _second_pass(self, r: Result) -> None:
+        from recover_core.asr import wer
+
+        clip = Audio(splice.resample(r.samples, r.rate, SAMPLE_RATE), r.rate, 1)
+        r.second = self.recognizer.transcribe([clip])[0]
+        heard = [(bare(w.word), w.start, w.end) for w in r.second.words]
+        for e in r.entities:
+            near = {w for w, a, b in heard if a < e.out_end + NEAR_S and b > e.out_start - NEAR_S}
+            names = [bare(t) for t in e.original.split() if bare(t).rstrip(".") not in TITLES]
+            e.original_heard = any(n in near for n in names)
+            if r.mode == "substitute":
+                subs = [bare(t) for t in e.substitute.split() if bare(t).rstrip(".") not in TITLES]
+                e.substitute_heard = all(n in near for n in subs)
+        intended, hyp = wer.normalize(r.intended), wer.normalize(r.second.text)
+        if not intended:
+            r.wer = r.cer = 0.0 if not hyp else 1.0
+        else:
+            sc = wer.score([r.intended], [r.second.text])
+            r.wer, r.cer = sc.wer / 100, sc.cer / 100
+        r.confidence = max(0.0, 1.0 - r.wer)
+
+    def _review(self, r: Result) -> None:
+        s = self.settings
+        for i, e in enumerate(r.entities, 1):
+            if e.original_heard:
+                r.reasons.append(f"entity {i}: the original is still heard")
+            if e.substitute_heard is False:
+                r.reasons.append(f"entity {i}: the substitute is not heard")
+            if e.probability < s.unsure_below:
+                r.reasons.append(f"entity {i}: the recognizer was unsure of these words (p={e.probability:.2f})")
+            if not e.click_free:
+                r.reasons.append(f"entity {i}: a seam may click")
+        if r.confidence is not None and r.confidence < s.review_below:
+            r.reasons.append(f"confidence {r.confidence:.2f} is under {s.review_below:.2f}")
+        r.needs_review = bool(r.reasons)

