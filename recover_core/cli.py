@@ -496,6 +496,9 @@ def parser() -> argparse.ArgumentParser:
     from recover_core.asr import commands as asr_commands  # transcribe, wer (vats2024 §4.2.2)
 
     asr_commands.add_parser(sub)
+    from recover_core.speech import commands as speech_commands  # obfuscate-audio (preiss2023)
+
+    speech_commands.add_parser(sub)
     return ap
 
 

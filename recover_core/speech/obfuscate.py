@@ -121,7 +121,7 @@ class Result:
              "second_pass": self.second.text if self.second else None,
              "wer": _r(self.wer), "cer": _r(self.cer), "confidence": _r(self.confidence),
              "needs_review": self.needs_review, "reasons": self.reasons,
-             "seconds": {k: round(v, 3) for k, v in self.seconds.items()}}
+             "timings": {k: round(v, 3) for k, v in self.seconds.items()}}
         if keep_originals:
             d["transcript"] = self.plan.transcript.text
         return d

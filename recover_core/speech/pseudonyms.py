@@ -62,6 +62,11 @@ def _pools() -> dict[str, list[str]]:
             "first:": firsts, "last": lasts}
 
 
+@functools.lru_cache(maxsize=1)
+def _pool_sets() -> dict[str, frozenset[str]]:
+    return {k: frozenset(v) for k, v in _pools().items()}
+
+
 def bare(word: str) -> str:
     return re.sub(r"[^\w'’-]", "", word).lower()
 
@@ -123,9 +128,11 @@ class Pseudonyms:
                 continue
             if key not in self.mapping:
                 gender = genders().get(key, "") if role == "first" else ""
-                known = lexicons.first_names() if role == "first" else lexicons.last_names(20000)
-                fits = [c for c in (bare(c) for c in offered) if c in known and self._free(c, key)
-                        and (not gender or genders().get(c) == gender)]
+                # Only common census names of the right kind: the MLM's favourites include
+                # everyday words that the census also lists ("love", "man") and famous
+                # one-offs ("jesus", "lincoln"), which read as odd substitutes.
+                pool = self._pool_set(role, gender)
+                fits = [c for c in (bare(c) for c in offered) if c in pool and self._free(c, key)]
                 pick = fits[0] if fits else self._draw(role, gender, key)
                 self._take(key, pick)
                 offered = [c for c in offered if bare(c) != pick]
@@ -145,6 +152,9 @@ class Pseudonyms:
             self._take(key, pick)
         word = self.mapping[key]
         return _cased(word, original) if original[:1].isupper() else word
+
+    def _pool_set(self, role: str, gender: str) -> frozenset[str]:
+        return _pool_sets()["last" if role == "last" else f"first:{gender}"]
 
     def _pool(self, role: str, gender: str) -> list[str]:
         return _pools()["last" if role == "last" else f"first:{gender}"]

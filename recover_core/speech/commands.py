@@ -1,0 +1,156 @@
+"""``python -m recover_core obfuscate-audio IN... -o OUTDIR``: one WAV per input and a manifest.
+
+Resumable: each output WAV is written to a temporary name and renamed, and only then is its
+manifest line appended (flushed and synced). A rerun skips every input the manifest already
+records, so after a crash or kill the work done is kept and nothing is half-written. The
+manifest records the settings; a rerun with other settings is refused, naming them.
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+from recover_core.errors import RecoverError
+
+MANIFEST = "manifest.jsonl"
+
+
+def _settings(args):
+    from recover_core.speech.obfuscate import Settings
+
+    types = tuple(t.strip().upper() for t in args.types.split(",") if t.strip()) if args.types else ("PERSON",)
+    return Settings(technique=args.technique, types=types if "entityTagger" in args.technique else (), n=args.n,
+                    ner_model=args.ner_model, filler=args.filler, model=args.model, method=args.method, k=args.k,
+                    mode=args.mode, voice=args.voice, seed=args.seed, review_below=args.review_below,
+                    second_pass=not args.no_second_pass).check()
+
+
+def _fingerprint(settings, args) -> dict:
+    d = dataclasses.asdict(settings) | {"consistent": args.consistent, "keep_originals": args.keep_originals}
+    return json.loads(json.dumps(d))  # as a manifest holds it (tuples become lists)
+
+
+def read_manifest(path: Path) -> list[dict]:
+    """The records of a manifest; a last line cut short by a kill is dropped (and its file redone)."""
+    if not path.exists():
+        return []
+    raw = path.read_bytes()
+    if raw and not raw.endswith(b"\n"):
+        raw = raw[: raw.rfind(b"\n") + 1]
+        with open(path, "r+b") as f:
+            f.truncate(len(raw))
+    return [json.loads(x) for x in raw.decode("utf-8").splitlines() if x.strip()]
+
+
+def _append(path: Path, record: dict) -> None:
+    with open(path, "a", encoding="utf-8") as f:
+        f.write(json.dumps(record, ensure_ascii=False) + "\n")
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def _write_wav(path: Path, samples, rate: int) -> None:
+    import soundfile as sf
+
+    tmp = path.with_name(f".{path.name}.tmp.wav")
+    sf.write(tmp, samples, rate, subtype="PCM_16")
+    tmp.replace(path)
+
+
+def cmd_obfuscate_audio(args) -> None:
+    from tqdm import tqdm
+
+    from recover_core.asr import audio
+    from recover_core.asr.commands import expand_inputs
+    from recover_core.speech.obfuscate import SpeechObfuscator
+    from recover_core.speech.pseudonyms import Pseudonyms
+
+    settings = _settings(args)
+    paths = expand_inputs(args.audio)
+    names: dict[str, Path] = {}
+    for p in paths:
+        other = names.setdefault(p.stem + ".wav", p)
+        if other != p:
+            raise RecoverError(f"{other} and {p} would both be written as {p.stem}.wav: give them different names.")
+    out_dir: Path = args.output
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        probe = out_dir / ".write-test"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as e:
+        raise RecoverError(f"{out_dir}: cannot write there ({e.strerror}).") from None
+    for stale in out_dir.glob(".*.tmp.wav"):  # a kill mid-write
+        stale.unlink()
+    manifest = out_dir / MANIFEST
+    fingerprint = _fingerprint(settings, args)
+    done = {}
+    for rec in read_manifest(manifest):
+        if rec.get("settings") != fingerprint:
+            old = rec.get("settings") or {}
+            differ = sorted(k for k in fingerprint.keys() | old.keys() if fingerprint.get(k) != old.get(k))
+            raise RecoverError(f"{manifest} was written with other settings ({', '.join(differ)}); use the same "
+                               "settings to resume, or another output folder.")
+        if "error" in rec or (out_dir / rec["output"]).exists():
+            done[rec["path"]] = rec
+    todo = [p for p in paths if str(p) not in done]
+    ob = SpeechObfuscator(settings)
+    pseudonyms = Pseudonyms(settings.seed) if args.consistent else None
+    bad = flagged = 0
+    seconds = work = 0.0
+    for p in tqdm(todo, desc=f"obfuscate-audio ({settings.mode})", unit="file", disable=args.quiet):
+        t0 = time.perf_counter()
+        try:
+            clip = audio.load(p, keep_native=True)
+        except RecoverError as e:
+            if not args.skip_bad:
+                raise RecoverError(f"{e} Finished files are kept; rerun with --skip-bad to record this one and go on.") \
+                    from None
+            _append(manifest, {"path": str(p), "error": str(e), "settings": fingerprint})
+            bad += 1
+            continue
+        result = ob.run(clip, pseudonyms)
+        target = out_dir / (p.stem + ".wav")
+        _write_wav(target, result.samples, result.rate)
+        record = {"path": str(p), "output": target.name, "seconds": round(clip.seconds, 3), "rate": result.rate,
+                  **result.public(args.keep_originals), "settings": fingerprint}
+        _append(manifest, record)
+        seconds += clip.seconds
+        work += time.perf_counter() - t0
+        flagged += result.needs_review
+    print(f"{len(todo) - bad} files obfuscated ({len(paths) - len(todo)} already done, {bad} unreadable), "
+          f"{seconds:.1f} s of audio in {work:.1f} s (RTF {work / seconds if seconds else 0:.2f}); "
+          f"{flagged} need review. Output: {out_dir}", file=sys.stderr)
+
+
+def add_parser(sub) -> None:
+    from recover_core.cli import _positive
+    from recover_core.filling import KINDS
+    from recover_core.speech.obfuscate import MODES
+    from recover_core.speech.voices import VOICES
+
+    p = sub.add_parser("obfuscate-audio", help="replace, bleep or silence the names spoken in audio (preiss2023)")
+    p.add_argument("audio", nargs="+", help="audio files, folders, or a .txt/.lst list of paths")
+    p.add_argument("-o", "--output", type=Path, required=True, help="a folder: one WAV per input, and manifest.jsonl")
+    p.add_argument("--mode", choices=MODES, default="substitute")
+    p.add_argument("--technique", default="entityTagger", help="masking technique(s), as for `obfuscate`")
+    p.add_argument("--types", default=None, help="entityTagger: comma-separated entity types (default PERSON)")
+    p.add_argument("--n", type=int, default=None, help="vocabThres: keep the N most frequent words")
+    p.add_argument("--ner-model", default=None, help="entityTagger: spacy-md (default) or spacy-sm")
+    p.add_argument("--filler", choices=list(KINDS), default="mlm")
+    p.add_argument("--model", default=None)
+    p.add_argument("--method", choices=["top1", "topk"], default="top1")
+    p.add_argument("--k", type=_positive, default=50, help="candidates the filler offers to the name rules")
+    p.add_argument("--voice", choices=["auto", *VOICES], default="auto", help="auto: the closest to the speaker's pitch")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--consistent", action="store_true", help="one original -> one substitute across all files")
+    p.add_argument("--review-below", type=float, default=0.8, help="confidence under which a file needs review")
+    p.add_argument("--no-second-pass", action="store_true", help="skip the checking recognition pass (faster)")
+    p.add_argument("--keep-originals", action="store_true", help="also write the original words and transcript")
+    p.add_argument("--skip-bad", action="store_true", help="record an unreadable file in the manifest and go on")
+    p.add_argument("--quiet", action="store_true")
+    p.set_defaults(fn=cmd_obfuscate_audio)
