@@ -16,6 +16,7 @@ from pathlib import Path
 
 import recover_core  # noqa: F401  (sets the offline environment before gradio/transformers load)
 import gradio as gr
+import numpy as np
 import pandas as pd
 
 from recover_core import bundles, explore, results
@@ -208,6 +209,43 @@ def on_wer(recorded, uploaded, typed_reference, transcript_file, chosen, engine=
         yield [status, compare.chart(done)] + [x for c in columns.values() for x in c]
 
 
+SPEECH_MAX_SECONDS = 30.0
+SPEECH_VOICES = ["auto", "piper-joe", "espeak-ng-us", "espeak-ng-us-f", "flite-slt", "flite-rms"]
+
+
+@friendly
+def on_speech_find(recorded, technique, filler, mode, voice):
+    """Transcribe and find the private words; the clip and plan stay in the session's state
+    (memory, for the edit step), and the upload is deleted now."""
+    from recover_core.speech import demo as speech_demo
+
+    with uploads_removed(recorded):
+        if not recorded:
+            raise RecoverError("No audio: upload or record an utterance, or pick an example.")
+        clip = speech_audio.load(recorded, max_seconds=SPEECH_MAX_SECONDS, name=Path(recorded).name, keep_native=True)
+    ob = speech_demo.obfuscator(speech_demo.settings(technique, filler, mode, voice), recognizer())
+    plan = ob.find(clip)
+    note = (f"Found {len(plan.entities)} private span(s). Edit the substitutes below if you like; the audio is "
+            "being rendered." if plan.entities else "No private words found: the output equals the input.")
+    return (clip, plan), speech_demo.highlighted(plan), speech_demo.table(plan), note
+
+
+@friendly
+def on_speech_render(state, edited, technique, filler, mode, voice):
+    from recover_core.speech import demo as speech_demo
+
+    if not state:
+        raise RecoverError("Nothing to render: press \"Obfuscate\" first (a session's audio is kept 10 minutes).")
+    clip, plan = state
+    ob = speech_demo.obfuscator(speech_demo.settings(technique, filler, mode, voice), recognizer())
+    result = ob.render(clip, speech_demo.apply_edits(plan, edited))
+    original = clip.native if clip.native is not None else clip.samples
+    second = result.second.text if result.second else "(no second pass: nothing was replaced)"
+    pcm = lambda x: (np.clip(x, -1, 1) * 32767).astype(np.int16)  # noqa: E731  (what Gradio plays, without its warning)
+    return ((result.rate, pcm(original)), (result.rate, pcm(result.samples)), speech_demo.waveform(original, result),
+            second, speech_demo.checks(result), speech_demo.verdict(result), speech_demo.highlighted(plan))
+
+
 RESULTS = results.load()  # read once at start: precomputed/ does not change while the app runs
 ALL = "(all)"
 
@@ -235,6 +273,13 @@ def on_results_table(dataset, origin, metric):
         if value and value != ALL:
             df = df[df[column] == value]
     return df.drop(columns=["origin"])
+
+
+def speech_demo_choices(name: str) -> list[str]:
+    # recover_core.speech.demo imports no torch: safe while the app starts.
+    from recover_core.speech import demo as speech_demo
+
+    return list(getattr(speech_demo, name))
 
 
 def build_demo() -> gr.Blocks:
@@ -331,6 +376,48 @@ def build_demo() -> gr.Blocks:
                         a_columns += [gr.Markdown(f"**{name}**"),
                                       gr.HighlightedText(label="Errors against the reference", color_map=ERROR_COLORS,
                                                          show_legend=True, combine_adjacent=False)]
+            gr.Markdown(
+                "## Obfuscate speech (preiss2023)\nFind the names in an utterance, replace each with a substitute "
+                "spoken by the offline voice closest to the speaker's pitch (or a bleep, or silence), spliced in "
+                "with matched loudness and crossfades; then a second recognition pass checks the result. "
+                "Voice cloning needs hub weights (in a Space: Coqui XTTS-v2 or YourTTS), so offline the voice is "
+                "not the speaker's. Your audio is deleted when the request ends; the clip stays in this session's "
+                "memory (10 minutes) so you can edit the substitutes and render again.")
+            with gr.Row():
+                with gr.Column():
+                    s_audio = gr.Audio(sources=["upload", "microphone"], type="filepath", format=None,
+                                       label="Speech with names (up to 30 s)")
+                    gr.Examples([[str(SPEECH / "dashwood-0870.flac")]] if (SPEECH / "dashwood-0870.flac").exists()
+                                else [], inputs=[s_audio], label="LibriVox: \"and Mister John Dashwood…\"")
+                with gr.Column():
+                    s_technique = gr.Dropdown(speech_demo_choices("TECHNIQUES"), value="entityTagger",
+                                              label="Technique", info="entityTagger finds PERSON names")
+                    s_filler = gr.Dropdown(speech_demo_choices("FILLERS"), value="mlm", label="Filler (substitutes)")
+                    s_mode = gr.Radio(["substitute", "bleep", "silence"], value="substitute", label="Mode")
+                    s_voice = gr.Dropdown(SPEECH_VOICES, value="auto", label="Voice",
+                                          info="auto: the closest to the speaker's median pitch")
+                    s_button = gr.Button("Obfuscate", variant="primary")
+            s_status = gr.Markdown()
+            s_found = gr.HighlightedText(label="Transcript: private spans and their substitutes", combine_adjacent=False)
+            s_table = gr.Dataframe(headers=["#", "label", "original", "substitute", "start (s)", "end (s)",
+                                            "recognizer p"], label="Substitutes (edit the substitute column)",
+                                   interactive=True, wrap=True)
+            s_again = gr.Button("Render again with my edits")
+            with gr.Row():
+                s_original = gr.Audio(label="Original", interactive=False)
+                s_output = gr.Audio(label="Obfuscated", interactive=False)
+            s_plot = gr.Plot(label="Waveforms: replaced spans marked")
+            s_verdict = gr.Markdown()
+            s_second = gr.Textbox(label="Second pass (what the recognizer hears in the output)", interactive=False)
+            s_checks = gr.Dataframe(label="Per-span checks", interactive=False)
+            s_state = gr.State(time_to_live=600)
+        speech_inputs = [s_technique, s_filler, s_mode, s_voice]
+        render_outputs = [s_original, s_output, s_plot, s_second, s_checks, s_verdict, s_found]
+        s_button.click(on_speech_find, [s_audio] + speech_inputs, [s_state, s_found, s_table, s_status],
+                       api_name="speech_find", **MODELS).then(
+            on_speech_render, [s_state, s_table] + speech_inputs, render_outputs, api_name="speech_render", **MODELS)
+        s_again.click(on_speech_render, [s_state, s_table] + speech_inputs, render_outputs,
+                      api_name="speech_rerender", **MODELS)
         a_button.click(on_wer, [a_recorded, a_uploaded, a_typed, a_transcript, a_lms, a_engine],
                        [a_status, a_plot] + a_columns,
                        api_name="wer", **MODELS)

@@ -60,7 +60,7 @@ def name_lists(rng: random.Random):
     from recover_core import lexicons
     from recover_core.speech.pseudonyms import _census
 
-    common = lexicons.top_words(5000)
+    common = lexicons.allow_list()  # names that are not everyday words (as recover_core.speech.pseudonyms)
     firsts = [n for n, _ in sorted(_census("dist.male.first")[:200] + _census("dist.female.first")[:200],
                                    key=lambda p: -p[1]) if n not in common]
     lasts = [n for n, _ in _census("dist.all.last")[:500] if n not in common][:400]

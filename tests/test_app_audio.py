@@ -122,3 +122,68 @@ def test_uploads_are_deleted_when_the_request_ends(client, recordings, tmp_path)
     roots = {Path(tempfile.gettempdir())}
     leftovers = [p for r in roots for p in r.rglob(name) if not p.is_relative_to(tmp_path)]
     assert not leftovers, leftovers
+
+
+def speech(client, path, mode="substitute", technique="entityTagger", voice="auto"):
+    from gradio_client import handle_file
+
+    found, table, status = client.predict(handle_file(str(path)) if path else None, technique, "mlm", mode, voice,
+                                          api_name="/speech_find")
+    return found, table, status
+
+
+def render(client, table, mode="substitute", api="/speech_render"):
+    return client.predict(table, "entityTagger", "mlm", mode, "auto", api_name=api)
+
+
+def test_obfuscate_speech_then_edit_a_substitute(client, tmp_path):
+    """The Dashwood example: found, replaced, checked; then the user's own substitute."""
+    import tempfile
+
+    name = f"private-speech-{time.time_ns()}.flac"
+    upload = tmp_path / name
+    upload.write_bytes((ROOT / "assets/speech/dashwood-0870.flac").read_bytes() + b"")
+    x, rate = sf.read(upload, dtype="float32")
+    sf.write(upload, x * 0.999, rate)  # not byte-equal to the example: treated as a user's upload
+    found, table, status = speech(client, upload)
+    assert "Found 1 private span" in status
+    assert table["data"][0][2] == "John Dashwood" and table["data"][0][1] == "PERSON"
+    assert any("PERSON →" in (t["class_or_confidence"] or "") for t in found)
+    original, output, plot, second, checks, verdict, _ = render(client, table)
+    assert Path(output).exists() and Path(original).exists() and plot is not None
+    assert "dashwood" not in second.lower() and "Confidence" in verdict
+    assert checks["data"][0][3] == "no"  # the original is not heard
+    table["data"][0][3] = "Peter Brown"
+    _, output2, _, second2, checks2, verdict2, found2 = render(client, table, api="/speech_rerender")
+    assert "Peter Brown" in second2 and checks2["data"][0][2] == "yes"
+    leftovers = [p for p in Path(tempfile.gettempdir()).rglob(name) if not p.is_relative_to(tmp_path)]
+    assert not leftovers, leftovers  # the upload did not outlive its request
+
+
+@pytest.mark.parametrize("case, message", [
+    ("no file", "No audio"),
+    ("no names", None),
+    ("bad substitute", "Substitute"),
+    ("too long", "longer than the 30 s limit"),
+])
+def test_obfuscate_speech_bad_input(client, recordings, tmp_path, case, message):
+    from gradio_client.exceptions import AppError
+
+    path = tmp_path / "utt.wav"
+    a, _ = sf.read(recordings[1], dtype="float32")  # "He was not an ill disposed young man."
+    sf.write(path, np.tile(a, 12) if case == "too long" else a, 16000)
+    if case == "bad substitute":
+        path = ROOT / "assets/speech/dashwood-0870.flac"
+    if case in ("no file", "too long"):
+        with pytest.raises(AppError, match=message):
+            speech(client, None if case == "no file" else path)
+        return
+    found, table, status = speech(client, path)
+    if case == "no names":
+        assert "output equals the input" in status
+        *_, verdict, _ = render(client, table)
+        assert "output equals the input" in verdict
+        return
+    table["data"][0][3] = "<script>alert(1)</script>"
+    with pytest.raises(AppError, match=message):
+        render(client, table)

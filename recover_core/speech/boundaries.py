@@ -15,10 +15,12 @@ import functools
 import re
 import threading
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from recover_core.asr.alignment import Word
+if TYPE_CHECKING:
+    from recover_core.asr.alignment import Word
 
 SEARCH_S = 0.12
 WINDOW_PAD_S = 0.3

@@ -18,16 +18,19 @@ from __future__ import annotations
 import random
 import time
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from recover_core import validation
-from recover_core.asr.alignment import Word
 from recover_core.asr.audio import SAMPLE_RATE, Audio
-from recover_core.asr.recognize import Recognizer, Transcript
 from recover_core.errors import RecoverError
 from recover_core.speech import boundaries, splice, voices
 from recover_core.speech.pseudonyms import TITLES, Pseudonyms, bare
+
+if TYPE_CHECKING:  # torch loads with the recognizer, not on import (the app starts without it)
+    from recover_core.asr.alignment import Word
+    from recover_core.asr.recognize import Recognizer, Transcript
 
 MODES = ("substitute", "bleep", "silence")
 NEAR_S = 0.5  # how far from its place a word of the second pass still counts as "there"
@@ -143,9 +146,13 @@ def _layout(words: list[Word]) -> tuple[str, list[tuple[int, int]]]:
 class SpeechObfuscator:
     """Models are built on first use and kept: one per process serves every file."""
 
-    def __init__(self, settings: Settings = Settings(), recognizer: Recognizer | None = None):
+    def __init__(self, settings: Settings = Settings(), recognizer: "Recognizer | None" = None):
+        if recognizer is None:
+            from recover_core.asr.recognize import Recognizer
+
+            recognizer = Recognizer()
         self.settings = settings.check()
-        self.recognizer = recognizer or Recognizer()
+        self.recognizer = recognizer
         self._masker = None
 
     @property

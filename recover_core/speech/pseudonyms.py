@@ -53,7 +53,9 @@ def genders() -> dict[str, str]:
 
 @functools.lru_cache(maxsize=1)
 def _pools() -> dict[str, list[str]]:
-    common_words = lexicons.top_words(3000)
+    # Everyday words the census also lists as names ("love", "will", "june") read as words:
+    # the NGSL keep-list (ordinary English, no names) leaves them out; "robert" stays.
+    common_words = lexicons.allow_list()
     g = genders()
     firsts = [n for n, _ in sorted(_census("dist.male.first") + _census("dist.female.first"), key=lambda p: -p[1])]
     firsts = list(dict.fromkeys(n for n in firsts if n not in common_words))[: 2 * COMMON_FIRST]

@@ -1,0 +1,111 @@
+"""`obfuscate-audio` as a user runs it: a folder with a corrupt file, a run killed with
+SIGKILL and resumed, settings that differ on resume, and originals only when asked."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+import soundfile as sf
+
+from cli_run import ROOT, run
+
+TEXTS = {
+    "a_call": "Yesterday I called Margaret Thompson about the report.",
+    "c_trip": "Robert Miller drove to the station with his sister.",
+    "d_plain": "The weather was cold and the trains were late.",
+    "e_letter": "The letter from Susan arrived this morning.",
+}
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory) -> Path:
+    from recover_core.speech import splice, voices
+
+    d = tmp_path_factory.mktemp("calls")
+    for i, (name, text) in enumerate(TEXTS.items()):
+        x, r = voices.synthesize(text, ("flite-slt", "flite-rms")[i % 2])  # deterministic voices
+        sf.write(d / f"{name}.wav", splice.resample(x, r, 16000), 16000)
+    (d / "b_broken.wav").write_bytes(b"RIFF\x00\x00not really a wave file")
+    return d
+
+
+def records(out: Path) -> list[dict]:
+    return [json.loads(x) for x in (out / "manifest.jsonl").read_text().splitlines()]
+
+
+def test_a_corrupt_file_stops_the_run_and_skip_bad_goes_on(folder, tmp_path):
+    out = tmp_path / "out"
+    p = run("obfuscate-audio", folder, "-o", out, "--quiet", check=False)
+    assert p.returncode == 2 and "b_broken.wav" in p.stderr and "--skip-bad" in p.stderr
+    assert [r["output"] for r in records(out)] == ["a_call.wav"]  # finished work is kept
+    p = run("obfuscate-audio", folder, "-o", out, "--skip-bad")
+    assert "1 already done" in p.stderr and "1 unreadable" in p.stderr and "file" in p.stderr  # tqdm
+    rows = records(out)
+    assert [Path(r["path"]).name for r in rows] == ["a_call.wav", "b_broken.wav", "c_trip.wav", "d_plain.wav",
+                                                    "e_letter.wav"]
+    assert "could not read" in rows[1]["error"]
+    plain = next(r for r in rows if r["path"].endswith("d_plain.wav"))
+    assert plain["entities"] == [] and not plain["needs_review"]
+    x, _ = sf.read(folder / "d_plain.wav", dtype="int16")
+    y, _ = sf.read(out / "d_plain.wav", dtype="int16")
+    assert np.array_equal(x, y)  # no names: the output is the input
+    text = (out / "manifest.jsonl").read_text()
+    for word in ("Margaret", "Thompson", "Robert", "Miller", "Susan"):
+        assert word not in text  # no original word without --keep-originals
+    call = rows[0]
+    assert call["entities"][0]["label"] == "PERSON" and call["entities"][0]["original_heard"] is False
+    p = run("obfuscate-audio", folder, "-o", out, "--skip-bad", "--mode", "bleep", check=False)
+    assert p.returncode == 2 and "other settings (mode)" in p.stderr
+
+
+def test_killed_mid_run_then_resumed(folder, tmp_path):
+    out = tmp_path / "out"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    cmd = [sys.executable, "-m", "recover_core", "obfuscate-audio", str(folder), "-o", str(out), "--skip-bad",
+           "--quiet", "--keep-originals"]
+    proc = subprocess.Popen(cmd, env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    manifest = out / "manifest.jsonl"
+    deadline = time.time() + 300
+    while time.time() < deadline and proc.poll() is None:
+        if manifest.exists() and manifest.read_text().count("\n") >= 2:
+            break
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    before = len(records(out))
+    assert 2 <= before < 5, "the kill came too late to test a resume"
+    p = run("obfuscate-audio", folder, "-o", out, "--skip-bad", "--keep-originals")
+    assert f"{before} already done" in p.stderr
+    rows = records(out)
+    assert sorted(Path(r["path"]).name for r in rows) == sorted(p.name for p in folder.iterdir())  # each once
+    assert not list(out.glob(".*.tmp.wav"))  # nothing half-written left
+    for r in rows:
+        if "output" in r:
+            assert sf.info(out / r["output"]).frames > 0
+    call = next(r for r in rows if r["path"].endswith("a_call.wav"))
+    assert call["entities"][0]["original"] == "Margaret Thompson" and "Margaret" in call["transcript"]
+
+
+def test_a_manifest_cut_short_by_a_kill_is_repaired(tmp_path):
+    from recover_core.speech.commands import read_manifest
+
+    m = tmp_path / "manifest.jsonl"
+    m.write_text('{"path": "a.wav", "output": "a.wav"}\n{"path": "b.wa')
+    assert read_manifest(m) == [{"path": "a.wav", "output": "a.wav"}]
+    assert m.read_text().endswith("}\n")
+
+
+def test_bad_arguments_get_a_message(folder, tmp_path):
+    p = run("obfuscate-audio", tmp_path / "nowhere", "-o", tmp_path / "o", check=False)
+    assert p.returncode == 2 and "no such file or folder" in p.stderr
+    taken = tmp_path / "a-file"
+    taken.write_text("x")
+    p = run("obfuscate-audio", folder / "a_call.wav", "-o", taken, check=False)
+    assert p.returncode == 2 and "cannot write there" in p.stderr

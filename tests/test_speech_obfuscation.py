@@ -1,0 +1,189 @@
+"""Speech obfuscation (preiss2023) on generated speech with known names, real models end to
+end: names found and replaced, the second pass no longer hears them, each mode's output,
+splice continuity, and the awkward inputs a user sends."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import soundfile as sf
+
+from recover_core.asr import audio
+from recover_core.errors import RecoverError
+from recover_core.speech import boundaries, splice, voices
+from recover_core.speech.obfuscate import Settings, SpeechObfuscator
+from recover_core.speech.pseudonyms import Pseudonyms, genders, roles
+
+SENTENCE = "Yesterday I called Margaret Thompson about the report from the office."
+
+
+def speak(tmp: Path, text: str, voice: str = "piper-joe", rate: int = 16000, gain: float = 1.0) -> audio.Audio:
+    x, r = voices.synthesize(text, voice)
+    x = np.clip(splice.resample(x, r, rate) * gain, -1, 1)
+    path = tmp / f"{abs(hash((text, voice, rate, gain)))}.wav"
+    sf.write(path, x, rate)
+    return audio.load(path, keep_native=True)
+
+
+@pytest.fixture(scope="module")
+def obfuscators():
+    sub = SpeechObfuscator(Settings(mode="substitute", voice="auto"))
+    rec = sub.recognizer  # one recognizer for every mode: Whisper loads once
+    return {"substitute": sub, "bleep": SpeechObfuscator(Settings(mode="bleep"), rec),
+            "silence": SpeechObfuscator(Settings(mode="silence"), rec)}
+
+
+@pytest.fixture(scope="module")
+def clip(tmp_path_factory):
+    return speak(tmp_path_factory.mktemp("speech"), SENTENCE)
+
+
+def heard(result) -> list[str]:
+    return [w.word.strip(".,").lower() for w in result.second.words]
+
+
+def test_names_are_found_replaced_and_no_longer_heard(obfuscators, clip):
+    r = obfuscators["substitute"].run(clip)
+    assert [e.original for e in r.entities] == ["Margaret Thompson"]
+    e = r.entities[0]
+    first, last = e.substitute.split()
+    assert {first.lower(), last.lower()}.isdisjoint({"margaret", "thompson"})
+    assert genders()[first.lower()] == "f"  # Margaret's gender is kept
+    assert "margaret" not in heard(r) and "thompson" not in heard(r)
+    assert e.original_heard is False and e.substitute_heard is True and e.click_free
+    assert e.edges == "aligned" and 0.5 < e.start < e.end < clip.seconds
+    assert r.rate == 16000 and r.intended == SENTENCE.replace("Margaret Thompson", e.substitute)
+    assert r.confidence > 0.8 and not r.needs_review, r.reasons
+    public = str(r.public())
+    assert "Margaret" not in public and "Thompson" not in public  # originals only when asked
+    assert "Margaret Thompson" in str(r.public(keep_originals=True))
+
+
+def test_each_mode_changes_the_span_and_nothing_else(obfuscators, clip):
+    f = int(splice.FADE_S * 16000)
+    for mode in ("substitute", "bleep", "silence"):
+        r = obfuscators[mode].run(clip)
+        e = r.entities[0]
+        a, b = int(e.out_start * 16000), int(e.out_end * 16000)
+        start = int(e.start * 16000)
+        x = clip.native
+        assert np.array_equal(r.samples[:a], x[:a]), mode  # before the seam: untouched
+        tail = len(x) - int(e.end * 16000) - f
+        assert np.allclose(r.samples[-tail:], x[-tail:]), mode  # after it: untouched
+        span = r.samples[a + f:b - f]
+        if mode == "silence":
+            assert np.abs(span).max() == 0
+        elif mode == "bleep":
+            spectrum = np.abs(np.fft.rfft(span))
+            assert abs(np.argmax(spectrum) * 16000 / len(span) - 1000) < 20
+            level = splice.active_rms(x[start:int(e.end * 16000)], 16000)
+            assert abs(20 * np.log10(np.sqrt(np.mean(span ** 2)) / level)) < 1.5  # the original's loudness
+        else:
+            assert 0.5 < splice.active_rms(span, 16000) / splice.context_rms(x, 16000, start, int(e.end * 16000)) < 2
+        assert "margaret" not in heard(r) and "thompson" not in heard(r), mode
+
+
+def test_splices_are_click_free_and_a_hard_cut_is_caught():
+    t = np.arange(16000) / 16000
+    x = (0.3 * np.sin(2 * np.pi * 220 * t)).astype(np.float32)
+    hard = np.concatenate([x[:8000], x[8018:]])  # a quarter period dropped: the waveform jumps
+    assert splice.click_ratio(hard, 16000, 8000) > 10
+    soft, placed = splice.replace(x, 16000, [splice.Cut(8000, 8400, x[8018:8418])])
+    (a, b), = placed
+    assert splice.click_ratio(soft, 16000, a + 40) < splice.CLICK_RATIO
+    assert splice.click_ratio(soft, 16000, b - 40) < splice.CLICK_RATIO
+    assert np.abs(np.diff(soft)).max() < 0.05  # no sample-to-sample jump anywhere
+
+
+def test_cut_points_follow_the_words_not_the_recognizers_coarse_times(obfuscators, tmp_path):
+    """A name spoken apart and joined to its context: its true edges are known."""
+    rec = obfuscators["substitute"].recognizer
+    parts = [splice.trim(splice.resample(*voices.synthesize(t, "flite-slt"), 16000), 16000, pad_s=0.0)
+             for t in ("I talked to", "Margaret Thompson", "about the new job")]
+    gap = np.zeros(320, np.float32)
+    x = np.concatenate([parts[0], gap, parts[1], gap, parts[2]]).astype(np.float32)
+    truth = ((len(parts[0]) + 320) / 16000, (len(parts[0]) + 320 + len(parts[1])) / 16000)
+    words = rec.transcribe([audio.Audio(x, 16000, 1)])[0].words
+    at = [w.word.strip(".,") for w in words].index("Margaret")
+    e = boundaries.refine(x, words, at, at + 2)
+    assert e.method == "aligned"
+    assert abs(e.start - truth[0]) < 0.04 and abs(e.end - truth[1]) < 0.04
+
+
+def test_speech_without_names_comes_back_unchanged(obfuscators, tmp_path):
+    c = speak(tmp_path, "The weather was cold and the trains were late again.", "flite-rms")
+    r = obfuscators["substitute"].run(c)
+    assert r.entities == [] and np.array_equal(r.samples, c.native) and not r.needs_review
+
+
+def test_telephone_audio_at_8khz_stays_8khz(obfuscators, tmp_path):
+    c = speak(tmp_path, SENTENCE, "flite-slt", rate=8000)
+    assert c.source_rate == 8000
+    r = obfuscators["substitute"].run(c)
+    assert r.rate == 8000 and abs(len(r.samples) / 8000 - c.seconds) < 1.0
+    assert [e.original for e in r.entities] == ["Margaret Thompson"]
+    assert "margaret" not in heard(r) and "thompson" not in heard(r)
+
+
+@pytest.mark.parametrize("text", [
+    "Margaret called about the report, and then she thanked Robert",  # names at the very start and end
+    "We invited Margaret, Susan, Robert and Kevin to the dinner.",  # names back to back
+    "Please welcome Maximiliano Bartholomew Wolfeschlegelsteinhausen to the stage.",  # a very long name
+])
+def test_awkward_positions_and_lengths(obfuscators, tmp_path, text):
+    c = speak(tmp_path, text)
+    r = obfuscators["substitute"].run(c)
+    assert r.entities, "no name found"
+    ends = [(e.out_start, e.out_end) for e in r.entities]
+    assert all(0 <= a < b <= len(r.samples) / r.rate + 1e-3 for a, b in ends)
+    assert all(b1 <= a2 for (_, b1), (a2, _) in zip(ends, ends[1:]))  # replacements never overlap
+    assert len({e.substitute for e in r.entities}) == len(r.entities)  # two names never share a substitute
+    assert r.second is not None and np.isfinite(r.samples).all()
+
+
+def test_music_clipping_and_silence(obfuscators, tmp_path):
+    t = np.arange(3 * 16000) / 16000
+    chord = sum(0.2 * np.sin(2 * np.pi * f * t) for f in (262, 330, 392)) * (1 + np.sin(2 * np.pi * 2 * t)) / 2
+    path = tmp_path / "music.wav"
+    sf.write(path, chord.astype(np.float32), 16000)
+    r = obfuscators["substitute"].run(audio.load(path, keep_native=True))
+    assert all(e.label == "PERSON" for e in r.entities)  # no crash; whatever it heard was handled
+    loud = speak(tmp_path, SENTENCE, gain=8.0)  # clipped speech
+    r = obfuscators["substitute"].run(loud)
+    assert np.abs(r.samples).max() <= 1.0 and "margaret" not in heard(r)
+    sf.write(tmp_path / "quiet.wav", np.zeros(16000, np.float32), 16000)
+    with pytest.raises(RecoverError, match="silent"):
+        audio.load(tmp_path / "quiet.wav", keep_native=True)
+
+
+def test_pseudonyms_are_consistent_distinct_and_keep_gender_and_titles():
+    p = Pseudonyms(seed=3)
+    p.reserve(["Margaret", "Thompson", "John", "Susan", "Patel"])
+    a = p.person(["Margaret", "Thompson"], ["Susan", "Mary", "Smith"])
+    assert a[0] not in ("Susan", "Margaret") and genders()[a[0].lower()] == "f"  # Susan is an original
+    assert p.person(["Margaret"], []) == [a[0]]  # the same original, the same substitute
+    assert p.person(["Thompson"], [])[0] == a[1]
+    john = p.person(["John"], ["Mary", "Robert", "James"])
+    assert john == ["Robert"] and genders()["robert"] == "m"  # Mary is skipped: wrong gender
+    assert roles(["Patel"], title_before=True) == ["last"] and roles(["Dr.", "Patel"], False) == ["title", "last"]
+    dr = p.person(["Dr.", "Patel"], [])
+    assert dr[0] == "Dr." and dr[1].lower() not in {"patel", a[1].lower()}
+    subs = [p.person([n], [])[0] for n in ("Alice", "Brenda", "Carol", "Diane", "Ellen")]
+    assert len(set(subs + [a[0], john[0]])) == 7  # distinct originals never share a substitute
+    other = p.other("Denver", "GPE", ["Denver", "Boston"])
+    assert other == "Boston" and p.other("Denver", "GPE", ["Austin"]) == "Boston"
+
+
+def test_a_shared_mapping_keeps_a_batch_consistent():
+    shared = Pseudonyms(seed=0)
+    one = shared.person(["Kevin"], ["Brian"])
+    assert shared.person(["Kevin"], ["Gary"]) == one  # a second file: same substitute
+    assert Pseudonyms(seed=0).person(["Kevin"], ["Brian"]) == one  # deterministic for a seed
+
+
+def test_bad_settings_get_a_message():
+    with pytest.raises(RecoverError, match="mode"):
+        Settings(mode="whistle").check()
+    with pytest.raises(RecoverError, match="voice"):
+        Settings(voice="darth").check()
