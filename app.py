@@ -340,6 +340,10 @@ def build_demo() -> gr.Blocks:
                 t_dataset = gr.Dropdown([ALL] + sorted(RESULTS["dataset"].dropna().unique()), value=ALL, label="Dataset")
                 t_origin = gr.Dropdown([ALL, "paper", "ours"], value=ALL, label="Origin")
                 t_metric = gr.Dropdown([ALL] + sorted(RESULTS["metric"].dropna().unique()), value=ALL, label="Metric")
+            gr.Markdown("### Speech obfuscation: preiss2023 Table 2 beside ours\n"
+                        "Ours: `python bench/speech_obfuscation.py` (synthetic speech with census names; "
+                        "details in docs/speech_obfuscation.md).")
+            gr.Dataframe(value=results.speech_table(RESULTS), label="Named entities in speech", wrap=True)
             r_table = gr.Dataframe(value=RESULTS.drop(columns=["origin"]), label="Tidy results", wrap=True)
         with gr.Tab("Audio"):
             gr.Markdown(

@@ -12,7 +12,7 @@ four offline voices in turn. Each name's words are known, so every measure is ex
 - the confidence (1 - WER of the second pass against the intended text), the share flagged;
 - the real-time factor, overall and on 10 s utterances; click-free seams;
 - cut points against known boundaries (a name spoken apart and joined to its context):
-  Whisper's own times, energy minima, and forced alignment.
+  Whisper's own times, energy minima, and the pipeline's (forced alignment, snapped outward).
 
 Plus the one real recording of pocketsphinx-testdata with a name in it ("mister john
 dashwood"). Writes precomputed/ours/speech_obfuscation.csv (tidy, like every result).
@@ -127,17 +127,56 @@ def toks(text: str) -> list[str]:
     return [b for b in (bare(t).strip("'") for t in text.replace("-", " ").split()) if b]
 
 
-def without(words: list[str], remove: list[str]) -> str:
-    """``words`` with one occurrence of each word of ``remove`` taken out: the text outside
-    the replaced spans, matched by words (Whisper's times are too coarse to cut text by)."""
-    out = list(words)
-    for r in remove:
-        if r in out:
-            out.remove(r)
-    return " ".join(out)
+def errors_outside(ref: list[str], hyp: list[str], inside: set[int]) -> int:
+    """Word errors on the reference words outside ``inside`` (the names' positions):
+    substitutions and deletions of those words, and insertions that do not touch a name
+    (a substitute heard as two words is the span's business, not the rest's)."""
+    import jiwer
+
+    if not hyp:
+        return len(ref) - len(inside)
+    n = 0
+    for chunk in jiwer.process_words(" ".join(ref), " ".join(hyp)).alignments[0]:
+        if chunk.type in ("substitute", "delete"):
+            n += sum(i not in inside for i in range(chunk.ref_start_idx, chunk.ref_end_idx))
+        elif chunk.type == "insert":
+            n += not ({chunk.ref_start_idx - 1, chunk.ref_start_idx} & inside)
+    return n
 
 
-def run_set(ob, folder: Path, items: list[dict], mode: str) -> dict:
+def align(ref: list[str], hyp: list[str]) -> dict[int, int]:
+    """Reference token -> hypothesis token, where jiwer aligns them (equal or substituted)."""
+    import jiwer
+
+    out: dict[int, int] = {}
+    if not ref or not hyp:
+        return out
+    for chunk in jiwer.process_words(" ".join(ref), " ".join(hyp)).alignments[0]:
+        if chunk.type in ("equal", "substitute"):
+            for k in range(chunk.ref_end_idx - chunk.ref_start_idx):
+                out[chunk.ref_start_idx + k] = chunk.hyp_start_idx + k
+    return out
+
+
+def name_positions(ref: list[str], names: list[str]) -> list[set[int]]:
+    """Token positions of each name in the reference, names in order of appearance."""
+    out, at = [], 0
+    for n in names:
+        t = toks(n)
+        while ref[at:at + len(t)] != t:
+            at += 1
+        out.append(set(range(at, at + len(t))))
+        at += len(t)
+    return out
+
+
+def titles(res, e) -> set[int]:
+    from recover_core.speech.pseudonyms import TITLES, bare
+
+    return {i for i in range(e.first, e.last) if bare(res.plan.transcript.words[i].word).rstrip(".") in TITLES}
+
+
+def run_set(ob, folder: Path, items: list[dict], mode: str, dump: Path | None = None) -> dict:
     from tqdm import tqdm
 
     from recover_core.asr import audio, wer
@@ -146,26 +185,34 @@ def run_set(ob, folder: Path, items: list[dict], mode: str) -> dict:
     found = exact = total = precise = n_found = leaks = heard = n_subs = flagged = 0
     seams = clean = 0
     confidences, second_wers, asr_acc, rtfs = [], [], [], []
-    refs, before, after = [], [], []
+    outside_words = before_errors = after_errors = 0
     for it in tqdm(items, desc=f"speech obfuscation ({mode})", unit="utt"):
         clip = audio.load(folder / f"{it['id']}.flac", keep_native=True)
         t0 = time.perf_counter()
         res = ob.run(clip)
         rtfs.append((time.perf_counter() - t0) / clip.seconds)
-        ents = [[t for t in toks(e.original) if t.rstrip(".") not in TITLES] for e in res.entities]
-        found_tokens = {t for e in ents for t in e}
-        truth = [toks(n) for n in it["names"]]
-        truth_tokens = {t for n in truth for t in n}
-        total += len(truth)
-        found += sum(all(t in found_tokens for t in n) for n in truth)
-        exact += sum(any(e == n for e in ents) for n in truth)
-        n_found += len(ents)
-        precise += sum(bool(e) and all(t in truth_tokens for t in e) for e in ents)
+        # Truth names are matched to the first pass by jiwer's alignment, so a name the
+        # recognizer misheard ("Welton" for "Walton") still counts as found when it was masked.
+        ref = toks(it["text"])
+        first_words = [toks(w.word) for w in res.plan.transcript.words]
+        hyp_word = [i for i, t in enumerate(first_words) for _ in t]  # hyp token -> word index
+        to_hyp = align(ref, [x for t in first_words for x in t])
+        masked = {i for e in res.entities for i in range(e.first, e.last)}
+        name_at = name_positions(ref, it["names"])
+        truth_words = []
+        for positions in name_at:
+            words = {hyp_word[to_hyp[p]] for p in positions if p in to_hyp}
+            truth_words.append(words)
+            total += 1
+            found += bool(words) and words <= masked
+            exact += any(set(range(e.first, e.last)) - titles(res, e) == words for e in res.entities)
+        named = set().union(*truth_words) if truth_words else set()
+        n_found += len(res.entities)
+        precise += sum(bool(set(range(e.first, e.last)) - titles(res, e)) and
+                       set(range(e.first, e.last)) - titles(res, e) <= named for e in res.entities)
+        truth_tokens = {t for n in it["names"] for t in toks(n)}
         hyp = toks(res.second.text if res.second else res.plan.transcript.text)
-        rest = toks(it["text"])
-        for n in truth:
-            for t in n:
-                rest.remove(t)
+        rest = [t for i, t in enumerate(ref) if not any(i in p for p in name_at)]
         leaks += any(hyp.count(t) > rest.count(t) for t in truth_tokens)
         if mode == "substitute":
             n_subs += len(res.entities)
@@ -176,14 +223,20 @@ def run_set(ob, folder: Path, items: list[dict], mode: str) -> dict:
         if res.confidence is not None:
             confidences.append(res.confidence)
             second_wers.append(1 - res.confidence)
-        # WER outside the names: the truth without its names against each pass without its spans.
-        refs.append(" ".join(rest))
+        # WER outside the names: the truth's other words, against the first and the second pass.
+        inside = set().union(*name_at) if name_at else set()
+        outside_words += len(ref) - len(inside)
+        before_errors += errors_outside(ref, [x for t in first_words for x in t], inside)
+        after_errors += errors_outside(ref, hyp, inside)
         first = res.plan.transcript
-        before.append(without(toks(first.text), [t for e in res.entities for t in toks(e.original)]))
-        after.append(without(hyp, [t for e in res.entities for t in toks(e.substitute)]) if mode == "substitute"
-                     else " ".join(hyp))
         asr_acc.append(1 - wer.score([it["text"]], [first.text]).wer / 100)
-    w_before, w_after = wer.score(refs, before).wer, wer.score(refs, after).wer
+        if dump:  # per utterance, for reading the failures (holds the names: keep it out of the repo)
+            with dump.open("a") as f:
+                f.write(json.dumps({"id": it["id"], "voice": it["voice"], "truth": it["text"], "first": first.text,
+                                    "intended": res.intended, "second": res.second.text if res.second else None,
+                                    "entities": [e.public(True) for e in res.entities], "reasons": res.reasons,
+                                    "voice_used": res.voice}) + "\n")
+    w_before, w_after = 100 * before_errors / outside_words, 100 * after_errors / outside_words
     return {"name_recall": found / total, "name_precision": precise / max(n_found, 1),
             "ne_exact_match_correct": exact, "ne_exact_match_total": total, "leak_rate": leaks / len(items),
             "substitute_heard_rate": heard / n_subs if n_subs else None,
@@ -227,7 +280,7 @@ def boundary_errors(rec, n: int) -> dict:
     firsts, lasts, _ = name_lists(rng)
     lefts = ["I talked to", "yesterday we met", "the package is for", "she was looking for"]
     rights = ["about the new job", "at the station this morning", "before the end of the week", "last night"]
-    errs = {"whisper": [], "energy": [], "aligned": []}
+    errs = {"whisper": [], "energy": [], "refined": []}
     clips = {k: 0 for k in errs}
     leftover = {k: 0 for k in errs}
     aligned_used = done = 0
@@ -252,7 +305,7 @@ def boundary_errors(rec, n: int) -> dict:
         edges = {"whisper": (words[first].start, words[last - 1].end),
                  "energy": (boundaries.quietest(x, words[first].start), boundaries.quietest(x, words[last - 1].end))}
         e = boundaries.refine(x, words, first, last)
-        edges["aligned"] = (e.start, e.end) if e.method == "aligned" else edges["energy"]
+        edges["refined"] = (e.start, e.end)  # what the pipeline cuts at: aligned (or energy), snapped outward
         aligned_used += e.method == "aligned"
         for k, (s, t) in edges.items():
             errs[k] += [abs(s - t_start) * 1000, abs(t - t_end) * 1000]
@@ -287,6 +340,8 @@ def main() -> None:
     ap.add_argument("--boundaries", type=int, default=40)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--output", type=Path, default=OUT)
+    ap.add_argument("--dump", type=Path, default=None, help="per-utterance JSONL, for reading failures")
+    ap.add_argument("--only-substitute", action="store_true", help="skip 10 s RTF, boundaries, real, bleep")
     args = ap.parse_args()
     import torch
 
@@ -297,7 +352,11 @@ def main() -> None:
     folder, items = build_set(args.utterances)
     rec = Recognizer()
     sub = SpeechObfuscator(Settings(mode="substitute"), rec)
-    results = {"substitute": run_set(sub, folder, items, "substitute")}
+    results = {"substitute": run_set(sub, folder, items, "substitute", args.dump)}
+    if args.only_substitute:
+        for k, v in results["substitute"].items():
+            print(f"{k:36s} {v}")
+        return
     results["substitute"]["rtf_10s"] = rtf_10s(sub, folder, items)
     results["substitute"] |= boundary_errors(rec, args.boundaries)
     results["substitute"] |= real_recording(sub)

@@ -569,6 +569,46 @@ def claims(df: pd.DataFrame, dataset: str) -> list[dict]:
     return out
 
 
+SPEECH_COLUMNS = {  # metric -> column title; preiss2023 Table 2's three, then ours
+    "avg_asr": "ASR word accuracy (first pass)",
+    "ne_exact_match": "NE exact match",
+    "avg_confidence": "2nd-pass WER vs intended (preiss2023's confidence)",
+    "name_recall": "names found (recall)",
+    "leak_rate": "original still heard",
+    "substitute_heard_rate": "substitute heard",
+    "needs_review_share": "flagged for review",
+}
+
+
+def speech_table(df: pd.DataFrame) -> pd.DataFrame:
+    """preiss2023 Table 2 (LibriSpeech, 20 sentences) beside our speech-obfuscation runs.
+
+    preiss2023 reports WER/CER of the second pass as its "confidence" (lower is better), so
+    our column shows our second pass's WER, not our 1 - WER."""
+    import pandas as pd
+
+    rows = []
+    paper = df[(df["origin"] == "paper") & df["metric"].isin(["avg_asr", "ne_exact_match_correct"])]
+    ours = df[(df["origin"] == "ours") & (df["dataset"] == "names-speech")]
+    for origin, part in (("paper", df[(df["origin"] == "paper") & df["dataset"].isin(paper["dataset"])]),
+                         ("ours", ours)):
+        for (dataset, method), g in part.groupby(["dataset", "method"], sort=False):
+            v = dict(zip(g["metric"], g["value"]))
+            if "ne_exact_match_total" not in v:
+                continue
+            row = {"origin": origin, "dataset": dataset, "system": method}
+            for metric, title in SPEECH_COLUMNS.items():
+                if metric == "ne_exact_match":
+                    row[title] = f"{v['ne_exact_match_correct']:.0f}/{v['ne_exact_match_total']:.0f}"
+                elif metric == "avg_confidence" and origin == "ours":
+                    row[title] = v.get("avg_second_pass_wer")
+                else:
+                    row[title] = v.get(metric)
+            rows.append(row)
+    out = pd.DataFrame(rows, columns=["origin", "dataset", "system", *SPEECH_COLUMNS.values()])
+    return out.round(3)
+
+
 def claims_table(df: pd.DataFrame, dataset_choice: str) -> pd.DataFrame:
     """Claims for a chart choice: the paper's dataset and our stand-in, one row block each."""
     import pandas as pd

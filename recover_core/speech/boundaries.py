@@ -2,12 +2,17 @@
 
 Whisper's cross-attention times are coarse (about ±0.1 s), and a cut 0.1 s early clips the
 word before. So each private span is re-aligned by forced alignment: pocketsphinx (CMU
-Sphinx's English acoustic model and CMUdict, from PyPI, offline) aligns the span's words and
-one neighbour on each side, in a window around them, and the span's edges are where its
-first word starts and its last word ends. Where alignment cannot run (a word not in the
+Sphinx's English acoustic model and CMUdict, from PyPI, offline) aligns the transcript (or,
+where some word is not in CMUdict, a window of the span and its neighbours), and the span's
+edges are where its first word starts and its last word ends. Where alignment cannot run (a word not in the
 dictionary, or no path through the audio), each edge moves instead to the quietest 10 ms
 within ``SEARCH_S`` of Whisper's time. ``bench/speech_obfuscation.py`` measures both against
 known boundaries.
+
+Either way, each edge is then snapped outward to the quietest 10 ms nearby (up to
+``OUTWARD_S`` outside the word, ``INWARD_S`` inside): a seam in a quiet place crossfades
+quiet into quiet, and a privacy tool had rather take a sliver of the neighbour's silence
+than leave a sliver of the name audible.
 """
 from __future__ import annotations
 
@@ -23,6 +28,7 @@ if TYPE_CHECKING:
     from recover_core.asr.alignment import Word
 
 SEARCH_S = 0.12
+OUTWARD_S, INWARD_S = 0.06, 0.02
 WINDOW_PAD_S = 0.3
 _WORD = re.compile(r"[^a-z0-9']+")
 
@@ -80,27 +86,47 @@ def align(samples: np.ndarray, words: list[str], offset: float) -> list[tuple[fl
     return found if len(found) == len(tokens) else None
 
 
-def quietest(samples: np.ndarray, at: float, rate: int = 16000, search: float = SEARCH_S) -> float:
-    """The middle of the quietest 10 ms frame within ``search`` seconds of ``at``."""
+def quietest(samples: np.ndarray, at: float, rate: int = 16000, search: float = SEARCH_S,
+             after: float | None = None) -> float:
+    """The middle of the quietest 10 ms frame from ``search`` seconds before ``at`` to
+    ``after`` seconds after it (``search`` again when not given)."""
     n = rate // 100
-    lo, hi = max(0, int((at - search) * rate)), min(len(samples), int((at + search) * rate))
+    after = search if after is None else after
+    lo, hi = max(0, int((at - search) * rate)), min(len(samples), int((at + after) * rate))
     if hi - lo < n:
         return at
     seg = samples[lo:hi][: (hi - lo) // n * n].astype(np.float64).reshape(-1, n)
     return (lo + int(np.argmin((seg ** 2).mean(axis=1))) * n + n // 2) / rate
 
 
+def _aligned(samples: np.ndarray, words: list[Word], first: int, last: int, rate: int):
+    """(start, end) of words[first:last] by forced alignment, or None.
+
+    The whole transcript is aligned when every word is in the dictionary: a window cut out
+    of running speech holds parts of words its text does not name, which pull the aligner
+    off. Otherwise a window with two neighbours each side, then one."""
+    spans = [(0, len(words), 0.0, len(samples) / rate)]
+    for k in (2, 1):
+        lo, hi = max(0, first - k), min(len(words), last + k)
+        spans.append((lo, hi, max(0.0, words[lo].start - WINDOW_PAD_S),
+                       min(len(samples) / rate, words[hi - 1].end + WINDOW_PAD_S)))
+    for lo, hi, t0, t1 in spans:
+        got = align(samples[int(t0 * rate):int(t1 * rate)], [w.word for w in words[lo:hi]], t0)
+        if got is not None and got[last - 1 - lo][1] > got[first - lo][0]:
+            return got[first - lo][0], got[last - 1 - lo][1]
+    return None
+
+
 def refine(samples: np.ndarray, words: list[Word], first: int, last: int, rate: int = 16000) -> Edges:
     """Cut points for words[first:last] (a private span) in 16 kHz ``samples``."""
-    lo, hi = max(0, first - 1), min(len(words), last + 1)
-    t0 = max(0.0, words[lo].start - WINDOW_PAD_S)
-    t1 = min(len(samples) / rate, words[hi - 1].end + WINDOW_PAD_S)
-    got = align(samples[int(t0 * rate):int(t1 * rate)], [w.word for w in words[lo:hi]], t0)
+    got = _aligned(samples, words, first, last, rate)
     if got is not None:
-        start, end = got[first - lo][0], got[last - 1 - lo][1]
-        if end > start:
-            return Edges(start, end, "aligned")
-    start = quietest(samples, words[first].start, rate) if first > 0 else max(0.0, words[first].start - 0.05)
-    end = quietest(samples, words[last - 1].end, rate) if last < len(words) else min(len(samples) / rate,
-                                                                                       words[last - 1].end + 0.1)
-    return Edges(start, max(end, start + 0.05), "energy")
+        (start, end), method = got, "aligned"
+    else:
+        start = quietest(samples, words[first].start, rate) if first > 0 else max(0.0, words[first].start - 0.05)
+        end = quietest(samples, words[last - 1].end, rate) if last < len(words) else min(len(samples) / rate,
+                                                                                           words[last - 1].end + 0.1)
+        method = "energy"
+    start = quietest(samples, start, rate, OUTWARD_S, INWARD_S)
+    end = quietest(samples, end, rate, INWARD_S, OUTWARD_S)
+    return Edges(start, max(end, start + 0.05), method)

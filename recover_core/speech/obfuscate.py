@@ -285,12 +285,12 @@ class SpeechObfuscator:
             return splice.bleep(t - s, rate, splice.active_rms(x[s:t], rate))
         text = e.substitute + e.suffix
         audio, r = voices.synthesize(text, voice)
-        audio = splice.trim(audio, r)
+        audio = splice.trim(audio, r, pad_s=0.02)
         target, natural = e.end - e.start, len(audio) / r
         ratio = float(np.clip(target / max(natural, 1e-3), *splice.STRETCH_LIMITS))
         if abs(ratio - 1.0) > 0.05:
             audio, r = voices.synthesize(text, voice, ratio)
-            audio = splice.trim(audio, r)
+            audio = splice.trim(audio, r, pad_s=0.02)
         ins = splice.resample(audio, r, rate)
         return splice.scaled(ins, rate, splice.context_rms(x, rate, s, t))
 
