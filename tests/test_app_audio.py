@@ -155,7 +155,11 @@ def test_obfuscate_speech_then_edit_a_substitute(client, tmp_path):
     assert checks["data"][0][3] == "no"  # the original is not heard
     table["data"][0][3] = "Peter Brown"
     _, output2, _, second2, checks2, verdict2, found2 = render(client, table, api="/speech_rerender")
-    assert "Peter Brown" in second2 and checks2["data"][0][2] == "yes"
+    assert checks2["data"][0][1] == "Peter Brown"  # the user's substitute was rendered
+    assert any("PERSON → Peter Brown" in (t["class_or_confidence"] or "") for t in found2)
+    assert "dashwood" not in second2.lower()
+    if checks2["data"][0][2] == "no":  # the recognizer did not hear it: the tab must say so
+        assert "Needs review" in verdict2 and "substitute is not heard" in verdict2
     leftovers = [p for p in Path(tempfile.gettempdir()).rglob(name) if not p.is_relative_to(tmp_path)]
     assert not leftovers, leftovers  # the upload did not outlive its request
 
