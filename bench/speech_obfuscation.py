@@ -319,6 +319,27 @@ def boundary_errors(rec, n: int) -> dict:
     return out
 
 
+def cue_false_positives(n: int = 400) -> dict:
+    """What the name cues add to the tagger on news text (no census names planted): words
+    per 1,000 (each is a false positive unless it is a real name the tagger missed), on
+    the text as written and lower-cased without punctuation (as a recognizer may write it)."""
+    import re as _re
+
+    from recover_core.asr.speech_set import texts
+    from recover_core.masking import build
+    from recover_core.speech import cues
+
+    sents = texts("news", 2000, n)["test"]
+    m = build("entityTagger", types=["PERSON"])
+    out = {}
+    for name, batch in (("cased", sents), ("caseless", [_re.sub(r"[^\w' ]", "", s.lower()) for s in sents])):
+        found = m.find_many(batch)
+        added = sum(len(cues.find(t, f)) - len(f) for t, f in zip(batch, found))
+        n_words = sum(len(t.split()) for t in batch)
+        out[f"cue_added_per_1000_words_news_{name}"] = 1000 * added / n_words
+    return out
+
+
 def real_recording(ob) -> dict:
     from recover_core.asr import audio
 
@@ -360,6 +381,7 @@ def main() -> None:
     results["substitute"]["rtf_10s"] = rtf_10s(sub, folder, items)
     results["substitute"] |= boundary_errors(rec, args.boundaries)
     results["substitute"] |= real_recording(sub)
+    results["substitute"] |= cue_false_positives()
     if args.bleep_utterances:
         results["bleep"] = run_set(SpeechObfuscator(Settings(mode="bleep"), rec), folder,
                                    items[: args.bleep_utterances], "bleep")

@@ -187,3 +187,17 @@ def test_bad_settings_get_a_message():
         Settings(mode="whistle").check()
     with pytest.raises(RecoverError, match="voice"):
         Settings(voice="darth").check()
+
+
+@pytest.mark.parametrize("text, names", [
+    ("My neighbor Victor fixed the old car with carl and rose.", {"victor", "carl", "rose"}),  # coordination
+    ("Please ask doctor kim to send it.", {"kim"}),  # after a title
+    ("Prices rose and fell in the market.", set()),  # a name-list word that is not a name here
+    ("The report said sales were up in May.", set()),
+])
+def test_name_cues_add_missed_names_from_context(text, names):
+    from recover_core.masking import build
+    from recover_core.speech import cues
+
+    found = cues.find(text, build("entityTagger", types=["PERSON"]).find(text))
+    assert {s.text.lower() for s in found} == names

@@ -52,6 +52,7 @@ class Settings:
     review_below: float = 0.8  # confidence (1 - WER of the second pass) under this: review
     unsure_below: float = 0.5  # a private word the recognizer heard with less probability: review
     second_pass: bool = True
+    name_cues: bool = True  # add census names the tagger missed, from their context (speech/cues.py)
 
     def check(self) -> "Settings":
         validation.check_choice("mode", self.mode, list(MODES))
@@ -191,12 +192,19 @@ class SpeechObfuscator:
             suffix = text[e:last_word_end] if e < last_word_end and text[e:last_word_end][:1] in "'’" else ""
             entities.append(Entity(first, last, label, original, substitute, edges.start, edges.end, edges.method,
                                    min(w.probability for w in words[first:last]), suffix))
+        for a, b in zip(entities, entities[1:]):  # snapped edges may cross: meet halfway
+            if b.start < a.end:
+                a.end = b.start = (a.end + b.start) / 2
         return Plan(transcript, entities)
 
     def _groups(self, text: str, where: list[tuple[int, int]]) -> list[tuple[int, int, int, int, str]]:
         """(char start, char end, first word, last word, label) per entity: the masker's spans,
         joined when only spaces lie between them (one name, one substitute)."""
         spans = self.masker.find(text)
+        if self.settings.name_cues and "PERSON" in self.settings.types:
+            from recover_core.speech import cues
+
+            spans = cues.find(text, spans)
         out: list[list] = []
         for sp in spans:
             first = next(i for i, (a, b) in enumerate(where) if b > sp.start)
@@ -256,9 +264,12 @@ class SpeechObfuscator:
                 for e in plan.entities]
         out, placed = splice.replace(x, rate, cuts)
         fade = int(splice.FADE_S * rate)
+        floor = splice.audible_step(out)
         for e, (a, b) in zip(plan.entities, placed):
             e.out_start, e.out_end = a / rate, b / rate
-            e.clicks = (splice.click_ratio(out, rate, a + fade // 2), splice.click_ratio(out, rate, b - fade // 2))
+            # A replacement that starts the file (or ends it) has no seam there.
+            e.clicks = (splice.click_ratio(out, rate, a + fade // 2, floor) if a > fade else 0.0,
+                        splice.click_ratio(out, rate, b - fade // 2, floor) if b < len(out) - fade else 0.0)
             e.click_free = max(e.clicks) <= splice.CLICK_RATIO
         result = Result(plan, out, rate, s.mode, voice, f0, self._intended(words, plan.entities))
         result.seconds["render"] = time.perf_counter() - t0

@@ -121,14 +121,23 @@ def replace(x: np.ndarray, rate: int, cuts: list[Cut]) -> tuple[np.ndarray, list
     return np.concatenate(out), placed
 
 
-def click_ratio(x: np.ndarray, rate: int, at: int) -> float:
+def audible_step(x: np.ndarray) -> float:
+    """A tenth of the recording's 99th-percentile sample step: a jump smaller than this,
+    even where the audio around is near silence, is under the level of the speech itself."""
+    d = np.abs(np.diff(x.astype(np.float64)))
+    return 0.1 * float(np.percentile(d, 99)) if len(d) else 0.0
+
+
+def click_ratio(x: np.ndarray, rate: int, at: int, floor: float = 0.0) -> float:
     """How sharply the waveform jumps at a seam, against its own steepest steps nearby.
 
     A click is a discontinuity: broadband energy packed into a sample or two, which shows
     as a spike in the first difference (a high-pass filter). The ratio is the largest
     |x[i+1] - x[i]| within one crossfade of ``at``, over the 99th percentile of the same
-    over the 20 ms either side (the seam left out). A hard cut through a voiced sound gives
-    10 or more; a crossfaded seam stays near 1. ``CLICK_RATIO`` is the line."""
+    over the 20 ms either side (the seam left out), or over ``floor`` where that is larger
+    (near silence, a ratio of two tiny steps says nothing: ``audible_step``). A hard cut
+    through a voiced sound gives 10 or more; a crossfaded seam stays near 1. ``CLICK_RATIO``
+    is the line."""
     f = max(1, int(FADE_S * rate))
     w = int(0.02 * rate)
     lo, hi = max(0, at - f - w), min(len(x) - 1, at + f + w)
@@ -138,4 +147,4 @@ def click_ratio(x: np.ndarray, rate: int, at: int) -> float:
     if not seam.any() or seam.all():
         return 0.0
     around = np.percentile(d[~seam], 99)
-    return float(d[seam].max() / max(around, 1e-4))
+    return float(d[seam].max() / max(around, floor, 1e-6))
