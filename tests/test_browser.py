@@ -1,5 +1,6 @@
 """The Text tab in a real browser (Debian's Chromium, driven by Playwright): type, click, read."""
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -81,7 +82,7 @@ def test_audio_tab_obfuscates_the_names_in_an_example(page, tmp_path):
     page.get_by_text("Obfuscate speech (preiss2023)").first.wait_for(timeout=30_000)
     page.get_by_text("dashwood-0870.flac").first.click()  # the speech section's example
     page.get_by_role("button", name="Obfuscate", exact=True).click()
-    page.get_by_text("Confidence").first.wait_for(timeout=180_000)
+    page.get_by_text(re.compile(r"Confidence \d\.\d\d")).first.wait_for(timeout=180_000)  # the verdict
     body = page.inner_text("body")
     assert "PERSON →" in body and "Traceback" not in body
     second = page.get_by_label("Second pass (what the recognizer hears in the output)").input_value()

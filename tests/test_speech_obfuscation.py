@@ -201,3 +201,17 @@ def test_name_cues_add_missed_names_from_context(text, names):
 
     found = cues.find(text, build("entityTagger", types=["PERSON"]).find(text))
     assert {s.text.lower() for s in found} == names
+
+
+def test_a_transcript_that_ends_early_is_finished(obfuscators, tmp_path):
+    """Whisper may end a transcript while speech is still to come; ``finish`` decodes the
+    loud audio after the last word and appends it (both passes of the pipeline use it)."""
+    rec = obfuscators["substitute"].recognizer
+    a = speak(tmp_path, "The weather was cold.", "flite-rms").samples
+    b = speak(tmp_path, "Trains were late again this morning.", "flite-slt").samples
+    both = audio.Audio(np.concatenate([a, b]).astype(np.float32), 16000, 1)
+    early = rec.transcribe([audio.Audio(a, 16000, 1)])[0]  # what an early end of text leaves
+    done = rec.finish(both, early)
+    assert done.text.startswith(early.text) and "late" in done.text.lower()
+    assert done.words[-1].end > len(a) / 16000 and [w.start for w in done.words] == sorted(w.start for w in done.words)
+    assert rec.finish(audio.Audio(a, 16000, 1), early).text == early.text  # nothing left: unchanged

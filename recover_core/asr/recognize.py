@@ -20,6 +20,19 @@ from recover_core.asr.whisper import FRAMES_PER_SECOND, WHISPER, WINDOW_SECONDS,
 from recover_core.lm.model import TransformerLM
 
 WINDOW = int(WINDOW_SECONDS * SAMPLE_RATE)
+TAIL_S = 0.3  # loud audio after the last word worth decoding again (Recognizer.finish)
+
+
+def loud_seconds(x: np.ndarray, whole: np.ndarray, floor_db: float = 30.0) -> float:
+    """Seconds of ``x`` in 20 ms frames within ``floor_db`` of ``whole``'s loudest frame."""
+    n = SAMPLE_RATE // 50
+
+    def frames(y: np.ndarray) -> np.ndarray:
+        usable = len(y) // n * n
+        return np.sqrt((y[:usable].astype(np.float64).reshape(-1, n) ** 2).mean(axis=1)) if usable else np.zeros(0)
+
+    peak = frames(whole).max(initial=0.0)
+    return float((frames(x) >= peak * 10 ** (-floor_db / 20)).sum() * n / SAMPLE_RATE) if peak > 0 else 0.0
 
 
 @dataclass
@@ -88,8 +101,10 @@ class Recognizer:
         return [(h.tokens, ws) for h, ws in zip(hyps, words)]
 
     def transcribe(self, audios: Sequence[Audio], cfg: DecodeConfig = DecodeConfig(), lm: TransformerLM | None = None,
-                   batch_size: int = 8, on_batch: Callable[[int], None] | None = None) -> list[Transcript]:
-        """One transcript per audio, in order. ``on_batch(n)`` reports n pieces done."""
+                   batch_size: int = 8, on_batch: Callable[[int], None] | None = None,
+                   finish: bool = False) -> list[Transcript]:
+        """One transcript per audio, in order. ``on_batch(n)`` reports n pieces done.
+        ``finish``: decode again any loud audio left after the last word (``finish``)."""
         w = self.whisper
         pieces = [(i, s, e) for i, a in enumerate(audios) for s, e in split_long(a.samples)]
         done: list[tuple[int, int, list[int], list[Word]]] = []
@@ -105,4 +120,25 @@ class Recognizer:
             text = w.token_text(tokens).strip()
             out[i].text = f"{out[i].text} {text}".strip()
             out[i].words += [Word(x.word, x.start + shift, x.end + shift, x.probability) for x in ws]
+        if finish:
+            out = [self.finish(a, t, cfg, lm) for a, t in zip(audios, out)]
         return out
+
+    def finish(self, clip: Audio, t: Transcript, cfg: DecodeConfig = DecodeConfig(),
+               lm: TransformerLM | None = None, rounds: int = 2) -> Transcript:
+        """Whisper sometimes ends a transcript early: it picks the end of text while speech is
+        still to come (after a change of voice, say). When more than ``TAIL_S`` of loud audio
+        follows the last word, that tail is decoded on its own and appended, up to ``rounds``
+        times. The speech-obfuscation pipeline uses it on both of its passes; WER runs
+        (``asr-eval``, the Audio tab) do not, so their numbers are the recognizer's own."""
+        for _ in range(rounds):
+            start = int((t.words[-1].end if t.words else 0.0) * SAMPLE_RATE)
+            if loud_seconds(clip.samples[start:], clip.samples) < TAIL_S:
+                break
+            tail = self.transcribe([Audio(clip.samples[start:], SAMPLE_RATE, 1)], cfg, lm)[0]
+            if not tail.words:
+                break
+            shift = start / SAMPLE_RATE
+            t = Transcript(f"{t.text} {tail.text}".strip(), t.words + [
+                Word(x.word, x.start + shift, x.end + shift, x.probability) for x in tail.words], t.seconds)
+        return t

@@ -167,7 +167,7 @@ class SpeechObfuscator:
 
     def find(self, clip: Audio, pseudonyms: Pseudonyms | None = None) -> Plan:
         """Steps 1-3: transcript, private words with cut points, and a substitute for each."""
-        transcript = self.recognizer.transcribe([clip])[0]
+        transcript = self.recognizer.transcribe([clip], finish=True)[0]
         words = transcript.words
         if not words:
             return Plan(transcript, [])
@@ -319,7 +319,7 @@ class SpeechObfuscator:
         from recover_core.asr import wer
 
         clip = Audio(splice.resample(r.samples, r.rate, SAMPLE_RATE), r.rate, 1)
-        r.second = self.recognizer.transcribe([clip])[0]
+        r.second = self.recognizer.transcribe([clip], finish=True)[0]
         heard = [(bare(w.word), w.start, w.end) for w in r.second.words]
         for e in r.entities:
             near = {w for w, a, b in heard if a < e.out_end + NEAR_S and b > e.out_start - NEAR_S}
