@@ -109,8 +109,9 @@ def waveform(original: np.ndarray, result: "Result"):
         hop = max(1, len(x) // 2000)
         env = np.abs(x[: len(x) // hop * hop]).reshape(-1, hop).max(axis=1)
         t = np.arange(len(env)) * hop / result.rate
-        fig.add_trace(go.Scatter(x=t, y=env, mode="lines", line={"width": 1}, showlegend=False), row=row, col=1)
-        fig.add_trace(go.Scatter(x=t, y=-env, mode="lines", line={"width": 1}, showlegend=False), row=row, col=1)
+        for sign in (1, -1):  # the envelope, drawn above and below the axis in one colour
+            fig.add_trace(go.Scatter(x=t, y=sign * env, mode="lines", line={"width": 1, "color": "#4c72b0"},
+                                     showlegend=False), row=row, col=1)
         for n, (a, b) in enumerate(spans, 1):
             fig.add_vrect(x0=a, x1=b, fillcolor="orange", opacity=0.3, line_width=0, row=row, col=1,
                           annotation_text=str(n), annotation_position="top left")
