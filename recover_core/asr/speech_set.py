@@ -30,7 +30,7 @@ def synthesize(text: str, voice: str) -> tuple[np.ndarray, int]:
 
     if voice not in VOICES:
         raise RecoverError(f"Unknown voice {voice!r}; voices: {', '.join(VOICES)}.")
-    return voices.synthesize(text, voice)
+    return voices.synthesize(text, voice, vary=True)  # as the set was first built
 
 
 @dataclass(frozen=True)

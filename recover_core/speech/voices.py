@@ -61,9 +61,13 @@ def check_voice(voice: str) -> str:
     return voice
 
 
-def synthesize(text: str, voice: str, stretch: float = 1.0) -> tuple[np.ndarray, int]:
+def synthesize(text: str, voice: str, stretch: float = 1.0, vary: bool = False) -> tuple[np.ndarray, int]:
     """Mono float32 samples and their rate. ``stretch`` multiplies the duration (1.2 = 20%
-    slower), through the synthesizer's own rate control."""
+    slower), through the synthesizer's own rate control.
+
+    piper (a VITS model) samples its prosody from noise; by default that noise is off, so
+    the same text gives the same audio (a resumed batch, a test, a rerun). ``vary=True``
+    keeps piper's own noise (the spoken test set was built with it)."""
     import soundfile as sf
 
     engine, name = VOICES[check_voice(voice)]
@@ -71,7 +75,9 @@ def synthesize(text: str, voice: str, stretch: float = 1.0) -> tuple[np.ndarray,
         from piper import SynthesisConfig
 
         v = _piper()
-        chunks = [c.audio_float_array for c in v.synthesize(text, SynthesisConfig(length_scale=stretch))]
+        config = SynthesisConfig(length_scale=stretch) if vary else \
+            SynthesisConfig(length_scale=stretch, noise_scale=0.0, noise_w_scale=0.0)
+        chunks = [c.audio_float_array for c in v.synthesize(text, config)]
         audio = np.concatenate(chunks) if chunks else np.zeros(0, np.float32)
         return audio.astype(np.float32), v.config.sample_rate
     with tempfile.TemporaryDirectory() as tmp:
