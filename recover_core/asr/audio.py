@@ -43,6 +43,24 @@ class Audio:
         return len(self.samples) / SAMPLE_RATE
 
 
+def frame_rms(x: np.ndarray, n: int) -> np.ndarray:
+    """RMS of each whole frame of ``n`` samples; audio shorter than a frame is one frame."""
+    usable = len(x) // n * n
+    if usable == 0:
+        return np.array([np.sqrt(np.mean(x.astype(np.float64) ** 2))]) if len(x) else np.zeros(0)
+    return np.sqrt((x[:usable].astype(np.float64).reshape(-1, n) ** 2).mean(axis=1))
+
+
+def quietest(x: np.ndarray, lo: int, hi: int, n: int) -> int | None:
+    """The sample at the middle of the quietest whole ``n``-sample frame of x[lo:hi], or
+    None when that range holds no whole frame. Long audio is split there, and speech
+    obfuscation cuts there."""
+    lo, hi = max(0, lo), min(len(x), hi)
+    if hi - lo < n:
+        return None
+    return lo + int(np.argmin(frame_rms(x[lo:hi], n))) * n + n // 2
+
+
 def _sphere(blob: bytes, name: str) -> tuple[np.ndarray, int]:
     import desphere
 

@@ -13,7 +13,7 @@ import numpy as np
 import torch
 
 from recover_core.asr.alignment import Word, word_times
-from recover_core.asr.audio import SAMPLE_RATE, Audio
+from recover_core.asr.audio import SAMPLE_RATE, Audio, frame_rms, quietest
 from recover_core.asr.decode import DecodeConfig, beam_search
 from recover_core.asr.fusion import Fusion
 from recover_core.asr.whisper import FRAMES_PER_SECOND, WHISPER, WINDOW_SECONDS, Whisper, WhisperBundle
@@ -26,13 +26,8 @@ TAIL_S = 0.3  # loud audio after the last word worth decoding again (Recognizer.
 def loud_seconds(x: np.ndarray, whole: np.ndarray, floor_db: float = 30.0) -> float:
     """Seconds of ``x`` in 20 ms frames within ``floor_db`` of ``whole``'s loudest frame."""
     n = SAMPLE_RATE // 50
-
-    def frames(y: np.ndarray) -> np.ndarray:
-        usable = len(y) // n * n
-        return np.sqrt((y[:usable].astype(np.float64).reshape(-1, n) ** 2).mean(axis=1)) if usable else np.zeros(0)
-
-    peak = frames(whole).max(initial=0.0)
-    return float((frames(x) >= peak * 10 ** (-floor_db / 20)).sum() * n / SAMPLE_RATE) if peak > 0 else 0.0
+    peak = frame_rms(whole, n).max(initial=0.0)
+    return float((frame_rms(x, n) >= peak * 10 ** (-floor_db / 20)).sum() * n / SAMPLE_RATE) if peak > 0 else 0.0
 
 
 @dataclass
@@ -51,9 +46,7 @@ def split_long(samples: np.ndarray, search_seconds: float = 5.0) -> list[tuple[i
     frame = SAMPLE_RATE // 50
     spans, start, n = [], 0, len(samples)
     while n - start > WINDOW:
-        lo, hi = start + WINDOW - int(search_seconds * SAMPLE_RATE), start + WINDOW
-        seg = samples[lo:hi][: (hi - lo) // frame * frame].reshape(-1, frame)
-        cut = lo + int(np.argmin((seg.astype(np.float64) ** 2).mean(axis=1))) * frame + frame // 2
+        cut = quietest(samples, start + WINDOW - int(search_seconds * SAMPLE_RATE), start + WINDOW, frame)
         spans.append((start, cut))
         start = cut
     spans.append((start, n))

@@ -24,6 +24,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from recover_core.asr import audio
+
 if TYPE_CHECKING:
     from recover_core.asr.alignment import Word
 
@@ -89,37 +91,54 @@ def align(samples: np.ndarray, words: list[str], offset: float) -> list[tuple[fl
 def quietest(samples: np.ndarray, at: float, rate: int = 16000, search: float = SEARCH_S,
              after: float | None = None) -> float:
     """The middle of the quietest 10 ms frame from ``search`` seconds before ``at`` to
-    ``after`` seconds after it (``search`` again when not given)."""
-    n = rate // 100
+    ``after`` seconds after it (``search`` again when not given); ``at`` where there is none."""
     after = search if after is None else after
-    lo, hi = max(0, int((at - search) * rate)), min(len(samples), int((at + after) * rate))
-    if hi - lo < n:
-        return at
-    seg = samples[lo:hi][: (hi - lo) // n * n].astype(np.float64).reshape(-1, n)
-    return (lo + int(np.argmin((seg ** 2).mean(axis=1))) * n + n // 2) / rate
+    cut = audio.quietest(samples, int((at - search) * rate), int((at + after) * rate), rate // 100)
+    return at if cut is None else cut / rate
 
 
-def _aligned(samples: np.ndarray, words: list[Word], first: int, last: int, rate: int):
+def _aligned(samples: np.ndarray, words: list[Word], first: int, last: int, rate: int,
+             whole: list[tuple[float, float]] | None) -> tuple[float, float] | None:
     """(start, end) of words[first:last] by forced alignment, or None.
 
-    The whole transcript is aligned when every word is in the dictionary: a window cut out
-    of running speech holds parts of words its text does not name, which pull the aligner
-    off. Otherwise a window with two neighbours each side, then one."""
-    spans = [(0, len(words), 0.0, len(samples) / rate)]
+    ``whole`` is the alignment of the whole transcript, made once for every span, when
+    every word is in the dictionary: a window cut out of running speech holds parts of
+    words its text does not name, which pull the aligner off. Otherwise a window with two
+    neighbours each side, then one."""
+    if whole is not None and whole[last - 1][1] > whole[first][0]:
+        return whole[first][0], whole[last - 1][1]
     for k in (2, 1):
         lo, hi = max(0, first - k), min(len(words), last + k)
-        spans.append((lo, hi, max(0.0, words[lo].start - WINDOW_PAD_S),
-                       min(len(samples) / rate, words[hi - 1].end + WINDOW_PAD_S)))
-    for lo, hi, t0, t1 in spans:
+        t0 = max(0.0, words[lo].start - WINDOW_PAD_S)
+        t1 = min(len(samples) / rate, words[hi - 1].end + WINDOW_PAD_S)
         got = align(samples[int(t0 * rate):int(t1 * rate)], [w.word for w in words[lo:hi]], t0)
         if got is not None and got[last - 1 - lo][1] > got[first - lo][0]:
             return got[first - lo][0], got[last - 1 - lo][1]
     return None
 
 
+def refine_many(samples: np.ndarray, words: list[Word], spans: list[tuple[int, int]],
+                rate: int = 16000) -> list[Edges]:
+    """Cut points for each (first, last) word range of 16 kHz ``samples``, in order. Edges of
+    neighbouring spans that the outward snap made cross meet halfway."""
+    whole = align(samples, [w.word for w in words], 0.0) if spans else None
+    out = [_refine(samples, words, first, last, rate, whole) for first, last in spans]
+    for i in range(len(out) - 1):
+        a, b = out[i], out[i + 1]
+        if b.start < a.end:
+            mid = (a.end + b.start) / 2
+            out[i], out[i + 1] = Edges(a.start, mid, a.method), Edges(mid, b.end, b.method)
+    return out
+
+
 def refine(samples: np.ndarray, words: list[Word], first: int, last: int, rate: int = 16000) -> Edges:
     """Cut points for words[first:last] (a private span) in 16 kHz ``samples``."""
-    got = _aligned(samples, words, first, last, rate)
+    return refine_many(samples, words, [(first, last)], rate)[0]
+
+
+def _refine(samples: np.ndarray, words: list[Word], first: int, last: int, rate: int,
+            whole: list[tuple[float, float]] | None) -> Edges:
+    got = _aligned(samples, words, first, last, rate, whole)
     if got is not None:
         (start, end), method = got, "aligned"
     else:

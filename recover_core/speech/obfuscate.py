@@ -179,22 +179,19 @@ class SpeechObfuscator:
         pseudonyms = pseudonyms or Pseudonyms(self.settings.seed)
         pseudonyms.reserve([t for o in originals for t in o.split()])
         candidates = self._candidates(text, groups)
+        cuts = boundaries.refine_many(clip.samples, words, [(first, last) for _, _, first, last, _ in groups])
         entities = []
-        for (s, e, first, last, label), original, cands in zip(groups, originals, candidates):
+        for (s, e, first, last, label), original, cands, edges in zip(groups, originals, candidates, cuts):
             tokens = original.split()
             title_before = first > 0 and bare(words[first - 1].word).rstrip(".") in TITLES
             if label == "PERSON":
                 substitute = " ".join(pseudonyms.person(tokens, cands, title_before))
             else:
                 substitute = pseudonyms.other(original, label, cands)
-            edges = boundaries.refine(clip.samples, words, first, last)
             last_word_end = where[last - 1][1]
             suffix = text[e:last_word_end] if e < last_word_end and text[e:last_word_end][:1] in "'’" else ""
             entities.append(Entity(first, last, label, original, substitute, edges.start, edges.end, edges.method,
                                    min(w.probability for w in words[first:last]), suffix))
-        for a, b in zip(entities, entities[1:]):  # snapped edges may cross: meet halfway
-            if b.start < a.end:
-                a.end = b.start = (a.end + b.start) / 2
         return Plan(transcript, entities)
 
     def _groups(self, text: str, where: list[tuple[int, int]]) -> list[tuple[int, int, int, int, str]]:

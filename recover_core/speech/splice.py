@@ -11,6 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from recover_core.asr.audio import frame_rms
+
 FADE_S = 0.005
 FRAME_S = 0.010
 CONTEXT_S = 1.0
@@ -20,11 +22,7 @@ CLICK_RATIO = 2.0  # how far a substitute's duration is pulled toward the origin
 
 
 def frames_rms(x: np.ndarray, rate: int, frame_s: float = FRAME_S) -> np.ndarray:
-    n = max(1, int(rate * frame_s))
-    usable = len(x) // n * n
-    if usable == 0:
-        return np.array([np.sqrt(np.mean(x.astype(np.float64) ** 2))]) if len(x) else np.zeros(0)
-    return np.sqrt((x[:usable].astype(np.float64).reshape(-1, n) ** 2).mean(axis=1))
+    return frame_rms(x, max(1, int(rate * frame_s)))
 
 
 def active_rms(x: np.ndarray, rate: int, floor_db: float = 30.0) -> float:
