@@ -22,12 +22,9 @@ from tqdm import tqdm
 
 from recover_core import env, validation
 from recover_core.errors import RecoverError
-from recover_core.filling import DEFAULT_K, KINDS, METHODS, MaskInput, get_filler
+from recover_core.filling import DEFAULT_K, KINDS, METHODS
 from recover_core.filling.base import DEFAULT_SAMPLING, SAMPLINGS, check_method, check_sampling
 from recover_core.masking import build, mask_many, names
-from recover_core.masking.mask import Masked
-from recover_core.spans import Span
-from recover_core import quality
 from recover_core.corpora import CORPORA
 
 
@@ -61,14 +58,6 @@ def read_records(path: Path, fmt: str | None, field: str) -> Iterator[dict | Non
                 yield {field: line}
 
 
-def count_lines(path: Path) -> int:
-    """Lines as read_records reads them: each ended by a newline (the last one need not be)."""
-    if not path.is_file():
-        raise RecoverError(f"Input file {str(path)!r} does not exist.")
-    with path.open("rb") as f:
-        return sum(1 for _ in f)
-
-
 @contextmanager
 def atomic_output(path: Path):
     """Write next to the target and rename at the end: a failed run leaves nothing behind."""
@@ -92,28 +81,6 @@ def chunks(records: Iterator, size: int) -> Iterator[list]:
             buf = []
     if buf:
         yield buf
-
-
-def _validate(rec: dict | None, field: str, line: int, skip_bad: bool, allow_markers: bool) -> tuple[str | None, bool]:
-    """(clean text or None, was bad)."""
-    if rec is None:
-        return None, False
-    try:
-        text = validation.check_text(rec[field], allow_markers=allow_markers, what="line")
-        if allow_markers:
-            validation.check_mask_count(validation.count_masks(text), what="line")
-        return text, False
-    except RecoverError as e:
-        return None, _bad_line(e, line, skip_bad)
-
-
-def _bad_line(e: RecoverError, line: int, skip_bad: bool) -> bool:
-    """The rule for a bad line: with --skip-bad it becomes an empty line (True), otherwise
-    the command stops, naming the line, before anything is written."""
-    if skip_bad:
-        return True
-    raise RecoverError(f"line {line}: {e} Nothing was written; use --skip-bad to write an empty "
-                       "line for such lines instead.") from None
 
 
 # --- commands -----------------------------------------------------------------------
@@ -140,233 +107,52 @@ def _masker(args):
     return build(args.technique, n=args.n, ner_model=args.ner_model, types=types)
 
 
-def _masked_record(m: Masked, keep_originals: bool) -> dict:
-    rec = m.public()
-    if keep_originals:
-        rec["original"] = m.original
-        rec["originals"] = [s.text for s in m.spans]
-    return rec
+def _job(args, command: str):
+    """The batch job the arguments describe, checked before any model is loaded."""
+    from recover_core.batch.job import Job
+
+    fill = command != "mask"
+    if fill:
+        check_method(args.method)
+        check_sampling(args.sampling)
+        validation.check_k(args.k)
+        validation.check_choice("filler", args.filler, list(KINDS))
+    if command != "fill":
+        for part in args.technique.split("+"):
+            validation.check_choice("masking technique", part.strip(), names())
+    return Job(
+        command=command, input=args.input, output=args.output, in_jsonl=_is_jsonl(args.input, args.in_format),
+        out_jsonl=_is_jsonl(args.output, args.out_format), batch_size=args.batch_size, seed=args.seed,
+        skip_bad=args.skip_bad, quiet=args.quiet,
+        technique=getattr(args, "technique", None) if command != "fill" else None, n=args.n,
+        ner_model=args.ner_model, types=tuple(args.types.split(",")) if getattr(args, "types", None) else None,
+        markers=args.markers, keep_originals=getattr(args, "keep_originals", False),
+        filler=args.filler if fill else None, model=args.model if fill else None,
+        method=args.method if fill else "top1", k=args.k if fill else 10,
+        sampling=args.sampling if fill else DEFAULT_SAMPLING, candidates=args.candidates if fill else False,
+        type_check=not args.no_type_check if fill else False, keep_list=getattr(args, "keep_list", None),
+    )
+
+
+def _run_batch(args, command: str) -> None:
+    from recover_core import batch
+
+    job = _job(args, command)
+    _summary(batch.run(job, engine=args.engine, workers=args.workers, resume=args.resume, restart=args.restart),
+             args)
 
 
 def cmd_mask(args) -> None:
-    masker = _masker(args)
-    total = count_lines(args.input)
-    rates = RateCounter()
-    stats = {"bad": 0, "blank": 0}
-    t0 = time.time()
-    jsonl_out = _is_jsonl(args.output, args.out_format)
-    with atomic_output(args.output) as out, tqdm(total=total, desc="mask", unit="line", disable=args.quiet) as bar:
-        line = 0
-        for chunk in chunks(read_records(args.input, args.in_format, "text"), args.batch_size):
-            texts, slots = [], []
-            for rec in chunk:
-                line += 1
-                text, bad = _validate(rec, "text", line, args.skip_bad, allow_markers=False)
-                stats["bad"] += bad
-                stats["blank"] += rec is None
-                slots.append(text)
-                if text is not None:
-                    texts.append(text)
-            results = iter(mask_many(texts, masker, args.markers))
-            for text in slots:
-                if text is None:
-                    out.write(json.dumps({"masked": "", "masks": []}) + "\n" if jsonl_out else "\n")
-                    continue
-                m = next(results)
-                rates.add(m)
-                out.write(json.dumps(_masked_record(m, args.keep_originals)) + "\n" if jsonl_out else m.masked + "\n")
-            bar.update(len(chunk))
-    rate = rates.result()
-    _summary({
-        "command": "mask", "technique": masker.name, "lines": total, "blank": stats["blank"], "bad": stats["bad"],
-        "words": rate["words"], "masked_words": rate["masked_words"], "mask_rate": round(rate["mask_rate"], 4),
-        "by_label": rate["by_label"], "seconds": round(time.time() - t0, 2), "output": str(args.output),
-    }, args)
-
-
-class RateCounter:
-    """masking.mask_rate as running counts: a summary of any number of lines without
-    keeping a record per line."""
-
-    def __init__(self) -> None:
-        self.sentences = self.words = self.masked_words = self.sentences_with_mask = 0
-        self.by_label: dict[str, int] = {}
-
-    def add(self, m: Masked) -> None:
-        self.sentences += 1
-        self.words += m.n_words
-        self.masked_words += len(m.spans)
-        self.sentences_with_mask += bool(m.spans)
-        for s in m.spans:
-            self.by_label[s.label] = self.by_label.get(s.label, 0) + 1
-
-    def result(self) -> dict:
-        """The same dict as masking.mask_rate over every line added."""
-        return {
-            "sentences": self.sentences,
-            "words": self.words,
-            "masked_words": self.masked_words,
-            "mask_rate": self.masked_words / self.words if self.words else 0.0,
-            "sentences_with_mask": self.sentences_with_mask,
-            "by_label": dict(sorted(self.by_label.items(), key=lambda kv: -kv[1])),
-        }
-
-
-def _fill_inputs(rec: dict, text: str) -> MaskInput:
-    item = MaskInput.parse(text)
-    labels = [m.get("label") for m in rec.get("masks", [])] if isinstance(rec.get("masks"), list) else []
-    if len(labels) == len(item.markers):  # JSONL from `mask` keeps the labels even with [MASK] markers
-        item.markers = [Span(s.start, s.end, s.text, lab or s.label) for s, lab in zip(item.markers, labels)]
-    return item
-
-
-def _keep_list(args):
-    if args.keep_list in (None, "none"):
-        return None
-    return build(args.keep_list, n=args.n).keep
+    _run_batch(args, "mask")
 
 
 def cmd_fill(args) -> None:
-    method = check_method(args.method)
-    check_sampling(args.sampling)
-    k = validation.check_k(args.k)
-    filler = get_filler(args.filler, args.model)
-    keep = _keep_list(args)
-    _run_fill(args, filler, method, k, keep, masker=None)
+    _run_batch(args, "fill")
 
 
 def cmd_obfuscate(args) -> None:
     """mask then fill in one pass: the originals stay in memory, so leaks can be counted."""
-    method = check_method(args.method)
-    check_sampling(args.sampling)
-    k = validation.check_k(args.k)
-    masker = _masker(args)
-    filler = get_filler(args.filler, args.model)
-    _run_fill(args, filler, method, k, masker.keep, masker=masker)
-
-
-def _type_check(args):
-    """Entity substitutes must read as the masked type to the same NER that masks (default on)."""
-    if args.no_type_check:
-        return None
-    from recover_core import bundles
-    from recover_core.filling.candidates import ner_type_check
-
-    return ner_type_check(bundles.load_ner(getattr(args, "ner_model", None) or "spacy-md"))
-
-
-def _run_fill(args, filler, method, k, keep, masker) -> None:
-    total = count_lines(args.input)
-    type_check = _type_check(args)
-    field = "text" if masker else ("masked" if _is_jsonl(args.input, args.in_format) else "text")
-    n = {"lines": total, "blank": 0, "bad": 0, "no_mask": 0, "words": 0, "masked_words": 0, "fills": 0,
-         "fallbacks": 0, "infill_fallbacks": 0, "leaks": 0, "leak_checked": 0}
-    t0 = time.time()
-    jsonl_out = _is_jsonl(args.output, args.out_format)
-    with atomic_output(args.output) as out, tqdm(total=total, desc="fill", unit="line", disable=args.quiet) as bar:
-        line = 0
-        for chunk in chunks(read_records(args.input, args.in_format, field), args.batch_size):
-            slots: list[tuple[str, object] | None] = []  # ("fill", MaskInput) | ("copy", text) | None
-            originals: list[tuple[str, list[Span]] | None] = []
-            texts = []
-            for rec in chunk:
-                line += 1
-                text, bad = _validate(rec, field, line, args.skip_bad, allow_markers=masker is None)
-                n["bad"] += bad
-                n["blank"] += rec is None
-                slots.append(None if text is None else (line, text, rec))
-                if text is not None:
-                    texts.append(text)
-            masked = iter(mask_many(texts, masker, "class" if args.markers == "class" else "mask")) if masker else None
-            items, prepared = [], []
-            for slot in slots:
-                if slot is None:
-                    prepared.append(None)
-                    continue
-                at, text, rec = slot
-                if masked is not None:
-                    m = next(masked)
-                    try:  # masked here: a line is known to have too many masks only now
-                        validation.check_mask_count(len(m.markers), what="line once masked")
-                    except RecoverError as e:
-                        n["bad"] += _bad_line(e, at, args.skip_bad)
-                        prepared.append(None)
-                        continue
-                    n["words"] += m.n_words
-                    n["masked_words"] += len(m.spans)
-                    if not m.spans:
-                        prepared.append(("copy", m.masked, None))
-                        continue
-                    item = MaskInput(m.masked, m.markers)
-                    orig = (m.original, m.spans)
-                else:
-                    if not validation.MARKER_RE.search(text):
-                        prepared.append(("copy", text, None))
-                        continue
-                    item = _fill_inputs(rec, text)
-                    orig = _jsonl_originals(rec, item)
-                prepared.append(("fill", len(items), orig))
-                items.append(item)
-            filled = filler.fill(items, method=method, k=k, seed=args.seed, keep=keep, first_id=line - len(chunk),
-                                 type_check=type_check, sampling=args.sampling)
-            for p in prepared:
-                if p is None:
-                    out.write(json.dumps({"text": ""}) + "\n" if jsonl_out else "\n")
-                    continue
-                kind, val, orig = p
-                if kind == "copy":
-                    n["no_mask"] += 1
-                    out.write(json.dumps({"text": val, "fills": []}) + "\n" if jsonl_out else val + "\n")
-                    continue
-                f = filled[val]
-                n["fills"] += len(f.fills)
-                n["fallbacks"] += sum(x.fallback for x in f.fills)
-                n["infill_fallbacks"] += f.fallback == "infill"  # instruct output failed validation
-                if orig is not None:
-                    originals_ = quality.originals_per_fill(orig[0], orig[1], f)
-                    n["leaks"] += quality.leaks(f, originals_)
-                    n["leak_checked"] += len(f.fills)
-                out.write(json.dumps(_filled_record(f, args.candidates)) + "\n" if jsonl_out else f.text + "\n")
-            bar.update(len(chunk))
-    summary = {"command": "obfuscate" if masker else "fill", "filler": f"{args.filler}:{filler.model_name}",
-               "method": method, "k": k, "sampling": args.sampling, "seed": args.seed, **n}
-    if masker:
-        summary["technique"] = masker.name
-        summary["mask_rate"] = round(n["masked_words"] / n["words"], 4) if n["words"] else 0.0
-    summary["leak_rate"] = round(n["leaks"] / n["leak_checked"], 4) if n["leak_checked"] else None
-    if summary["leak_rate"] is None:
-        summary["leak_rate_note"] = "originals not available: mask with --keep-originals, or use obfuscate"
-    summary["seconds"] = round(time.time() - t0, 2)
-    summary["output"] = str(args.output)
-    _summary(summary, args)
-
-
-def _jsonl_originals(rec: dict, item: MaskInput):
-    """Originals for leak counting, when `mask --keep-originals` wrote them."""
-    if not isinstance(rec.get("originals"), list) or len(rec["originals"]) != len(item.markers):
-        return None
-    # Rebuild an 'original' text with the same markers-to-words layout.
-    text, spans, pos = "", [], 0
-    for m, word in zip(item.markers, rec["originals"]):
-        text += item.text[pos : m.start]
-        spans.append(Span(len(text), len(text) + max(len(word), 1), word or "?", m.label))
-        text += word or "?"
-        pos = m.end
-    return text + item.text[pos:], spans
-
-
-def _filled_record(f, with_candidates: bool) -> dict:
-    rec: dict = {"text": f.text, "fills": []}
-    if f.fallback:
-        rec["filled_by"] = f.fallback
-    for x in f.fills:
-        d = {"start": x.start, "end": x.end, "label": x.label, "word": x.word}
-        if x.fallback:
-            d["fallback"] = True
-        if with_candidates:
-            d["candidates"] = [[c.word, round(c.score, 5)] for c in x.candidates]
-        rec["fills"].append(d)
-    return rec
+    _run_batch(args, "obfuscate")
 
 
 def cmd_mask_rates(args) -> None:
@@ -383,7 +169,11 @@ def cmd_mask_rates(args) -> None:
             return iter(corpora.CORPORA[args.corpus]())
         return (t for t in (r["text"] for r in read_records(args.input, args.in_format, "text") if r) if t.strip())
 
-    total = len(corpora.CORPORA[args.corpus]()) if args.corpus else count_lines(args.input)
+    from recover_core.batch.local import count_lines as _count_lines
+    from recover_core.batch.pipeline import RateCounter
+
+    total = len(corpora.CORPORA[args.corpus]()) if args.corpus else _count_lines(args.input)
+
     rows = []
     for tech in args.techniques.split(","):
         masker = build(tech, n=args.n, ner_model=args.ner_model)
@@ -416,6 +206,13 @@ def _io(p, out=True) -> None:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--skip-bad", action="store_true", help="write an empty line for a bad line instead of stopping")
     p.add_argument("--quiet", action="store_true")
+    p.add_argument("--resume", action="store_true",
+                   help="continue an interrupted run of the same command (same settings and input)")
+    p.add_argument("--restart", action="store_true", help="discard an interrupted run's finished lines and start over")
+    p.add_argument("--workers", type=_positive, default=1,
+                   help="processes on this machine (local engine), or Ray actors (--engine ray)")
+    p.add_argument("--engine", choices=["local", "ray"], default="local",
+                   help="ray: run through Ray Data, on a local Ray or the cluster in RAY_ADDRESS")
 
 
 def _masking_args(p) -> None:
@@ -560,7 +357,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {e.strerror or e}: {e.filename or ''}. Nothing was written.", file=sys.stderr)
         return 2
     except KeyboardInterrupt as e:
-        print(("terminated" if isinstance(e, Terminated) else "interrupted") + ": no output was written"
+        print(("terminated" if isinstance(e, Terminated) else "interrupted") + ": "
+              + getattr(e, "kept", "no output was written")
               + (" (the last checkpoint is kept: add --resume)" if args.command in ("finetune-mlm", "finetune-llm") else ""),
               file=sys.stderr)
         return 128 + e.signum if isinstance(e, Terminated) else 130

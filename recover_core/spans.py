@@ -16,6 +16,29 @@ WORD_RE = re.compile(r"[^\W\d_]+(?:['’\-][^\W\d_]+)*|\d+(?:[.,]\d+)*", re.UNIC
 
 GENERIC_LABELS = frozenset({"MASK", "WORD"})
 
+# The entity types of spaCy's English pipelines: entityTagger's labels, and its class markers.
+ENTITY_LABELS = (
+    "PERSON", "NORP", "FAC", "ORG", "GPE", "LOC", "PRODUCT", "EVENT", "WORK_OF_ART", "LAW",
+    "LANGUAGE", "DATE", "TIME", "PERCENT", "MONEY", "QUANTITY", "ORDINAL", "CARDINAL",
+)
+# Only the markers this project writes are markers: [MASK], and [PERSON], [NUMBER], ... with
+# `--markers class`. Any other bracketed text ("[AEDT]", Fisher's "[laughter]") is the
+# corpus's own and passes through verbatim: never masked, never filled.
+MARKER_LABELS = ("MASK", "NUMBER", "WORD", *ENTITY_LABELS)
+MARKER_RE = re.compile(r"\[(" + "|".join(MARKER_LABELS) + r")\]")
+BRACKETED_RE = re.compile(r"\[[^\[\]\n]*\]")
+
+
+def bracketed(text: str) -> list[tuple[int, int]]:
+    """[start, end) of each bracketed tag of the text's own (not our markers)."""
+    return [(m.start(), m.end()) for m in BRACKETED_RE.finditer(text) if not MARKER_RE.fullmatch(m.group())]
+
+
+def outside_brackets(text: str, spans: Iterable[Span]) -> list[Span]:
+    """The spans that touch none of the text's own bracketed tags."""
+    tags = bracketed(text)
+    return [s for s in spans if not any(s.start < e and b < s.end for b, e in tags)]
+
 
 @dataclass(frozen=True)
 class Span:

@@ -9,10 +9,12 @@ import re
 import unicodedata
 
 from recover_core.env import MAX_CHARS, MAX_MASKS
+from recover_core import spans
 from recover_core.errors import RecoverError
 
-# Markers we write ([MASK], [PERSON], ...) and ones models use (<mask>).
-MARKER_RE = re.compile(r"\[[A-Z][A-Z_]*\]|<mask>")
+# Markers we write ([MASK], [PERSON], ...) and the one RoBERTa-style models read (<mask>).
+# Other bracketed text ("[AEDT]", "[laughter]") is not a marker: see spans.MARKER_RE.
+MARKER_RE = re.compile(spans.MARKER_RE.pattern + "|<mask>")
 MAX_K = 50
 
 
@@ -50,7 +52,7 @@ def check_text(text: object, *, allow_markers: bool = False, what: str = "text")
         )
     if "\n" in stripped or "\r" in stripped:
         stripped = " ".join(stripped.split())
-    markers = MARKER_RE.findall(stripped)
+    markers = [m.group() for m in MARKER_RE.finditer(stripped)]
     if markers and not allow_markers:
         raise RecoverError(
             f"The {what} already contains the marker {markers[0]}. Masking it again would "

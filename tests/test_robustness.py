@@ -164,30 +164,35 @@ def test_crlf_files_still_read_as_one_line_per_line(tmp_path):
     assert summary(p.stderr)["blank"] == 1
 
 
-def test_sigterm_removes_the_part_file_with_the_originals(tmp_path, news_sentences):
+def test_sigterm_keeps_finished_lines_private_and_resume_finishes(tmp_path, news_sentences):
+    """A reboot sends SIGTERM: the finished lines stay for --resume (issue 11), in a file only
+    the user can read (with --keep-originals it holds the private words), and the message
+    says where it is and how to go on or delete it."""
     src = tmp_path / "big.txt"
-    src.write_text("\n".join(news_sentences * 40) + "\n")  # ~100,000 lines: still running when stopped
+    src.write_text("\n".join(news_sentences * 10) + "\n")
     out = tmp_path / "masked.jsonl"
+    args = [sys.executable, "-m", "recover_core", "mask", str(src), "-o", str(out), "--technique", "allowList",
+            "--keep-originals", "--batch-size", "10", "--quiet"]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.Popen([sys.executable, "-m", "recover_core", "mask", str(src), "-o", str(out),
-                             "--technique", "allowList", "--keep-originals", "--batch-size", "1", "--quiet"],
-                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(args, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    part = tmp_path / ".masked.jsonl.part"
     try:
         deadline = time.time() + 120
-        while not any(p.stat().st_size for p in tmp_path.glob(".masked.jsonl.*.part")):
+        while not (part.exists() and part.stat().st_size):
             assert proc.poll() is None, proc.stderr.read()
             assert time.time() < deadline, "no .part file appeared"
             time.sleep(0.02)
-        part = next(tmp_path.glob(".masked.jsonl.*.part"))
-        assert '"originals"' in part.read_text()  # what a left-behind file would give away
         proc.send_signal(signal.SIGTERM)
         _, err = proc.communicate(timeout=60)
     finally:
         if proc.poll() is None:
             proc.kill()
-    assert proc.returncode == 128 + signal.SIGTERM and "terminated: no output was written" in err
-    assert "Traceback" not in err
-    assert not out.exists() and not list(tmp_path.glob(".masked.jsonl*"))
+    assert proc.returncode == 128 + signal.SIGTERM and "terminated: " in err and "--resume" in err
+    assert "holds the original private words" in err and "Traceback" not in err
+    assert '"originals"' in part.read_text() and oct(part.stat().st_mode & 0o777) == "0o600"
+    assert not out.exists()
+    subprocess.run([*args, "--resume"], cwd=ROOT, env=env, check=True, capture_output=True)
+    assert out.read_text().count("\n") == len(news_sentences) * 10 and not part.exists()
 
 
 def test_mask_summary_from_running_counts_equals_mask_rate(tmp_path, news_sentences):
@@ -205,7 +210,7 @@ def test_mask_summary_from_running_counts_equals_mask_rate(tmp_path, news_senten
 
 
 def test_rate_counter_equals_mask_rate(news_sentences):
-    from recover_core.cli import RateCounter
+    from recover_core.batch.pipeline import RateCounter
 
     masked = mask_many(news_sentences[:200], build("allowList+entityTagger"))
     c = RateCounter()

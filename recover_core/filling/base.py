@@ -5,14 +5,13 @@ A filler never sees the original words; it gets the keep-list (if any) as data.
 from __future__ import annotations
 
 import random
-import re
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import ClassVar, Container, Literal, Sequence
 
 from recover_core import validation
 from recover_core.errors import RecoverError
-from recover_core.spans import GENERIC_LABELS, Span
+from recover_core.spans import GENERIC_LABELS, MARKER_RE as _MARKER_RE, Span
 
 Method = Literal["top1", "topk"]
 METHODS = ("top1", "topk")
@@ -23,7 +22,7 @@ Sampling = Literal["uniform", "weighted"]
 SAMPLINGS = ("uniform", "weighted")
 DEFAULT_SAMPLING: Sampling = "weighted"
 DEFAULT_K = 10
-MARKER_RE = re.compile(r"\[([A-Z][A-Z_]*)\]")
+MARKER_RE = _MARKER_RE  # group 1 is the label
 
 
 @dataclass(frozen=True)

@@ -12,13 +12,10 @@ from typing import Iterable
 from recover_core import bundles, lexicons
 from recover_core.errors import RecoverError
 from recover_core.masking.base import Masker, register
-from recover_core.spans import Span, WORD_RE, merge, words
+from recover_core.spans import ENTITY_LABELS, Span, WORD_RE, merge, words
 
 DEFAULT_TYPES = ("PERSON", "GPE", "LOC", "ORG", "FAC", "NORP")
-ALL_TYPES = (
-    "PERSON", "NORP", "FAC", "ORG", "GPE", "LOC", "PRODUCT", "EVENT", "WORK_OF_ART", "LAW",
-    "LANGUAGE", "DATE", "TIME", "PERCENT", "MONEY", "QUANTITY", "ORDINAL", "CARDINAL",
-)
+ALL_TYPES = ENTITY_LABELS
 NUMERIC_TYPES = {"DATE", "TIME", "PERCENT", "MONEY", "QUANTITY", "ORDINAL", "CARDINAL"}
 
 

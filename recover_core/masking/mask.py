@@ -6,7 +6,7 @@ from typing import Literal
 
 from recover_core import validation
 from recover_core.masking.base import AllOf, Masker, get, names
-from recover_core.spans import Span, apply, merge, shift, words
+from recover_core.spans import Span, apply, merge, outside_brackets, shift, words
 
 MarkerStyle = Literal["mask", "class"]
 MARKER = "[MASK]"
@@ -74,6 +74,8 @@ def marker_for(span: Span, style: MarkerStyle) -> str:
 
 
 def render(text: str, spans: list[Span], style: MarkerStyle = "mask") -> Masked:
+    """Markers for the found spans; the text's own bracketed tags ("[laughter]") are kept as they are."""
+    spans = outside_brackets(text, spans)
     reps = [marker_for(s, style) for s in spans]
     return Masked(text, apply(text, spans, reps), list(spans), shift(spans, text, reps), len(words(text)))
 

@@ -1,0 +1,199 @@
+"""Committed chunks and a small progress record: what makes `--resume` exact.
+
+While a run goes, its output grows in ``.NAME.part`` next to the target, and
+``.NAME.progress.json`` says how much of it is committed: the input lines and bytes
+consumed, a SHA-256 of those input bytes, the output bytes, and the running counts.
+A commit appends a chunk, fsyncs it, then replaces the record (write, fsync, rename),
+so after kill -9 at any instant the record names a prefix of the part file that is
+complete. `--resume` cuts the part file back to that prefix and reads on from there;
+the finished output is renamed into place and both files go.
+
+Both files are created mode 600: with --keep-originals the part file holds private
+words, and it stays on disk after an interruption, for --resume, until the run ends
+or the user deletes it.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from recover_core.batch.job import Job, differences
+from recover_core.errors import RecoverError
+
+VERSION = 1
+HASH_BLOCK = 1 << 20
+
+
+def part_path(output: Path) -> Path:
+    return output.parent / f".{output.name}.part"
+
+
+def record_path(output: Path) -> Path:
+    return output.parent / f".{output.name}.progress.json"
+
+
+def write_atomic(path: Path, data: bytes, mode: int = 0o600) -> None:
+    """Replace ``path`` with ``data``, durably: a reader sees the old file or the new one."""
+    tmp = path.parent / f"{path.name}.tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def _input_stamp(path: Path) -> tuple[int, int]:
+    st = path.stat()
+    return st.st_size, st.st_mtime_ns
+
+
+def prefix_sha(path: Path, n_bytes: int) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as f:
+        left = n_bytes
+        while left > 0:
+            block = f.read(min(HASH_BLOCK, left))
+            if not block:
+                break
+            h.update(block)
+            left -= len(block)
+    return h.hexdigest()
+
+
+@dataclass
+class Progress:
+    lines_done: int = 0
+    input_offset: int = 0
+    output_bytes: int = 0
+    counts: dict = field(default_factory=dict)
+    seconds: float = 0.0
+
+
+class Checkpoint:
+    """The part file, its progress record, and the input's identity while it is read."""
+
+    def __init__(self, job: Job, *, resume: bool, restart: bool):
+        self.job = job
+        self.part, self.record = part_path(job.output), record_path(job.output)
+        if not job.input.is_file():
+            raise RecoverError(f"Input file {str(job.input)!r} does not exist.")
+        self.progress = Progress()
+        self._hash = hashlib.sha256()
+        job.output.parent.mkdir(parents=True, exist_ok=True)
+        old = self._read_record()
+        if old is not None and resume:
+            self._resume_from(old)
+        elif old is not None and not restart:
+            raise RecoverError(
+                f"An interrupted run of this command left {old.get('lines_done', 0):,} finished lines in "
+                f"{self.part}. Add --resume to continue it, or --restart to start over (which deletes them).")
+        else:
+            self._start()
+        self.stamp = _input_stamp(job.input)
+
+    # --- starting ----------------------------------------------------------------------
+
+    def _read_record(self) -> dict | None:
+        if not self.record.exists():
+            self.part.unlink(missing_ok=True)  # a part without a record holds nothing committed
+            return None
+        try:
+            return json.loads(self.record.read_text())
+        except (OSError, ValueError):
+            raise RecoverError(f"The progress record {self.record} is unreadable; use --restart.") from None
+
+    def _start(self) -> None:
+        fd = os.open(self.part, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        os.close(fd)
+        self._commit_record()
+
+    def _resume_from(self, old: dict) -> None:
+        if old.get("version") != VERSION:
+            raise RecoverError(f"{self.record} was written by another version of recover; use --restart.")
+        diff = differences(old.get("settings", {}), self.job.settings())
+        if diff:
+            raise RecoverError("--resume needs the first run's settings; these differ: " + "; ".join(diff)
+                               + ". Rerun with the first run's settings, or use --restart.")
+        p = Progress(old["lines_done"], old["input_offset"], old["output_bytes"], old["counts"], old["seconds"])
+        if prefix_sha(self.job.input, p.input_offset) != old["input_sha256"]:
+            raise RecoverError(f"The first {p.lines_done:,} lines of {self.job.input} are not the ones the "
+                               "interrupted run read: the input changed since. Use --restart.")
+        if not self.part.exists() or self.part.stat().st_size < p.output_bytes:
+            raise RecoverError(f"The partial output {self.part} is missing or shorter than its record says; "
+                               "use --restart.")
+        with self.part.open("r+b") as f:  # what was written after the last commit is not committed
+            f.truncate(p.output_bytes)
+        with self.job.input.open("rb") as f:  # the running hash goes on from the committed prefix
+            left = p.input_offset
+            while left > 0:
+                block = f.read(min(HASH_BLOCK, left))
+                self._hash.update(block)
+                left -= len(block)
+        self.progress = p
+
+    # --- committing --------------------------------------------------------------------
+
+    def commit(self, text: str, raw_lines: list[bytes], counts: dict, seconds: float) -> None:
+        """Append one chunk's output and record it as done."""
+        from recover_core.batch.pipeline import add_counts
+
+        if _input_stamp(self.job.input) != self.stamp:
+            raise RecoverError(f"{self.job.input} changed while it was being read (its size or time changed). "
+                               f"The {self.progress.lines_done:,} lines before the change are kept in {self.part}; "
+                               "rerun with --restart once the file is complete.")
+        data = text.encode("utf-8")
+        with self.part.open("r+b") as f:
+            f.seek(self.progress.output_bytes)
+            f.write(data)
+            f.truncate()
+            f.flush()
+            os.fsync(f.fileno())
+        p = self.progress
+        for raw in raw_lines:
+            self._hash.update(raw)
+        p.lines_done += len(raw_lines)
+        p.input_offset += sum(len(r) for r in raw_lines)
+        p.output_bytes += len(data)
+        add_counts(p.counts, counts)
+        p.seconds = seconds
+        self._commit_record()
+
+    def _commit_record(self) -> None:
+        p = self.progress
+        rec = {"version": VERSION, "command": self.job.command, "settings": self.job.settings(),
+               "input": str(self.job.input), "lines_done": p.lines_done, "input_offset": p.input_offset,
+               "input_sha256": self._hash.hexdigest(), "output_bytes": p.output_bytes, "counts": p.counts,
+               "seconds": round(p.seconds, 3)}
+        write_atomic(self.record, json.dumps(rec).encode())
+
+    def finish(self) -> None:
+        """The whole input is done: the part file becomes the output, the record goes."""
+        if _input_stamp(self.job.input) != self.stamp:
+            raise RecoverError(f"{self.job.input} changed while it was being read; rerun with --restart.")
+        os.chmod(self.part, 0o644 if not self.job.keep_originals else 0o600)
+        os.replace(self.part, self.job.output)
+        self.record.unlink(missing_ok=True)
+
+    def kept_message(self) -> str:
+        """For an interrupted run: where the finished lines are, and how to go on."""
+        p = self.progress
+        if not p.lines_done:
+            return "no line was finished"
+        warn = " It holds the original private words (--keep-originals): delete it if you will not resume." \
+            if self.job.keep_originals else ""
+        return (f"{p.lines_done:,} finished lines are kept in {self.part} (mode 600); rerun the same command with "
+                f"--resume to continue, or delete it.{warn}")
+
+    def discard_if_empty(self) -> None:
+        """Nothing committed: leave nothing behind."""
+        if not self.progress.lines_done:
+            self.part.unlink(missing_ok=True)
+            self.record.unlink(missing_ok=True)

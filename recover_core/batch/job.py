@@ -1,0 +1,73 @@
+"""What a batch run does, as plain data: the same object reaches every engine and worker.
+
+A Job says which command runs with which settings. ``settings()`` is everything that
+decides the output bytes; `--resume` refuses to continue a run whose settings differ.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+from typing import Literal
+
+Command = Literal["mask", "fill", "obfuscate"]
+
+# Neither the output's bytes nor its summary depend on these: a resumed run may change them.
+NOT_SETTINGS = {"input", "output", "skip_bad", "quiet"}
+
+
+@dataclass(frozen=True)
+class Job:
+    command: Command
+    input: Path
+    output: Path
+    in_jsonl: bool
+    out_jsonl: bool
+    batch_size: int = 64  # a chunk: the unit of work, of commit and of resume
+    seed: int = 0
+    skip_bad: bool = False
+    quiet: bool = False
+    # masking (mask, obfuscate)
+    technique: str | None = None
+    n: int | None = None
+    ner_model: str | None = None
+    types: tuple[str, ...] | None = None
+    markers: str = "mask"
+    keep_originals: bool = False
+    # filling (fill, obfuscate)
+    filler: str | None = None
+    model: str | None = None
+    method: str = "top1"
+    k: int = 10
+    sampling: str = "weighted"
+    candidates: bool = False
+    type_check: bool = True
+    keep_list: str | None = None
+
+    @property
+    def field(self) -> str:
+        """The JSONL field that holds each line's text."""
+        return "masked" if self.command == "fill" and self.in_jsonl else "text"
+
+    def settings(self) -> dict:
+        """Everything that decides the output, as JSON-able data."""
+        d = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in NOT_SETTINGS}
+        d["types"] = list(self.types) if self.types else None
+        return d
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["input"], d["output"] = str(self.input), str(self.output)
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "Job":
+        d = dict(d)
+        d["input"], d["output"] = Path(d["input"]), Path(d["output"])
+        d["types"] = tuple(d["types"]) if d.get("types") else None
+        return cls(**d)
+
+
+def differences(old: dict, new: dict) -> list[str]:
+    """'name: first run X, now Y' for each setting that differs."""
+    return [f"{k}: first run {old.get(k)!r}, now {new.get(k)!r}"
+            for k in sorted(set(old) | set(new)) if old.get(k) != new.get(k)]

@@ -1,0 +1,122 @@
+"""The local engine: chunks through one Pipeline here, or through N worker processes.
+
+The input is read a chunk at a time and at most ``2 * workers`` chunks are in flight, so
+memory is set by the batch size, not the file. Chunks are committed in input order.
+"""
+from __future__ import annotations
+
+import os
+import time
+from concurrent.futures import Future, ProcessPoolExecutor
+from multiprocessing import get_context
+from pathlib import Path
+from typing import Iterator
+
+from tqdm import tqdm
+
+from recover_core.batch.checkpoint import Checkpoint
+from recover_core.batch.job import Job
+from recover_core.batch.pipeline import Chunk, ChunkResult, Pipeline
+from recover_core.errors import RecoverError
+
+
+def count_lines(path: Path) -> int:
+    """Lines as the engines read them: each ended by "\\n" (the last one need not be)."""
+    if not path.is_file():
+        raise RecoverError(f"Input file {str(path)!r} does not exist.")
+    n, last = 0, b"\n"
+    with path.open("rb") as f:
+        while block := f.read(1 << 20):
+            n += block.count(b"\n")
+            last = block[-1:]
+    return n + (last != b"\n")
+
+
+def read_chunks(path: Path, size: int, start_line: int, start_offset: int) -> Iterator[Chunk]:
+    """Chunks of ``size`` raw lines from byte ``start_offset`` (line ``start_line``). Chunk
+    boundaries fall at multiples of ``size`` whatever the start, so a resumed run cuts the
+    file exactly where an uninterrupted one does."""
+    with path.open("rb") as f:
+        f.seek(start_offset)
+        lines: list[bytes] = []
+        first = start_line
+        for raw in f:  # binary lines end at b"\n" only
+            lines.append(raw)
+            if len(lines) == size:
+                yield Chunk(first // size, first, lines)
+                first += size
+                lines = []
+        if lines:
+            yield Chunk(first // size, first, lines)
+
+
+# --- worker processes ------------------------------------------------------------------
+
+_PIPELINE: Pipeline | None = None
+
+
+def _init_worker(job: Job, threads: int) -> None:
+    global _PIPELINE
+    import torch
+
+    torch.set_num_threads(threads)  # N workers share the cores instead of each taking all of them
+    _PIPELINE = Pipeline(job)
+
+
+def _run_chunk(chunk: Chunk) -> ChunkResult:
+    assert _PIPELINE is not None
+    return _PIPELINE.run(chunk)
+
+
+class _InProcess:
+    def __init__(self, job: Job):
+        self.pipeline = Pipeline(job)
+
+    def submit(self, chunk: Chunk) -> Future:
+        fut: Future = Future()
+        fut.set_result(self.pipeline.run(chunk))
+        return fut
+
+    def close(self) -> None:
+        pass
+
+
+class _Workers:
+    def __init__(self, job: Job, workers: int):
+        threads = max(1, (os.cpu_count() or 1) // workers)
+        # spawn: a forked copy of a process holding torch's thread pools can hang
+        self.pool = ProcessPoolExecutor(workers, mp_context=get_context("spawn"), initializer=_init_worker,
+                                        initargs=(job, threads))
+
+    def submit(self, chunk: Chunk) -> Future:
+        return self.pool.submit(_run_chunk, chunk)
+
+    def close(self) -> None:
+        self.pool.shutdown(wait=False, cancel_futures=True)
+
+
+def run_local(job: Job, ckpt: Checkpoint, total: int, workers: int = 1) -> None:
+    """Every chunk after the committed ones, committed in order."""
+    t0 = time.time() - ckpt.progress.seconds
+    p = ckpt.progress
+    runner = _InProcess(job) if workers == 1 else _Workers(job, workers)
+    in_flight: list[tuple[Chunk, Future]] = []
+    try:
+        with tqdm(total=total, initial=p.lines_done, desc=job.command, unit="line", disable=job.quiet,
+                  smoothing=0.1) as bar:
+            def commit_first() -> None:
+                chunk, fut = in_flight.pop(0)
+                res = fut.result()
+                if res.error:
+                    raise RecoverError(f"{res.error} Use --skip-bad to write an empty line for such lines instead.")
+                ckpt.commit(res.text, chunk.lines, res.counts, time.time() - t0)
+                bar.update(len(chunk.lines))
+
+            for chunk in read_chunks(job.input, job.batch_size, p.lines_done, p.input_offset):
+                in_flight.append((chunk, runner.submit(chunk)))
+                if len(in_flight) >= 2 * workers:
+                    commit_first()
+            while in_flight:
+                commit_first()
+    finally:
+        runner.close()

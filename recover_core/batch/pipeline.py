@@ -1,0 +1,304 @@
+"""One chunk of input lines in, the same number of output lines out: the batch pipeline.
+
+Read, validate, mask, fill, write and count, written once. The local engine calls it in
+this process or in worker processes; the Ray engine calls it inside its actors. Each
+Pipeline builds its models once. A chunk's output depends only on the chunk and its
+place in the file (fills are seeded by line number), so chunks may run anywhere and in
+any order, and a resumed run writes the same bytes as an uninterrupted one.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+from recover_core import quality, validation
+from recover_core.batch.job import Job
+from recover_core.errors import RecoverError
+from recover_core.filling.base import MaskInput
+from recover_core.masking.mask import Masked
+from recover_core.spans import Span
+
+
+@dataclass
+class Chunk:
+    index: int  # chunk number: lines [first_line, first_line + len(lines))
+    first_line: int  # 0-based
+    lines: list[bytes]  # raw, line ends included
+
+
+@dataclass
+class ChunkResult:
+    index: int
+    text: str  # one output line per input line, each ending in "\n"
+    counts: dict = field(default_factory=dict)
+    error: str | None = None  # a bad line without --skip-bad: nothing of this chunk is written
+
+
+class BadLine(RecoverError):
+    pass
+
+
+def decode_line(raw: bytes, job: Job, line: int) -> dict | None:
+    """The record of one raw line ({field: text, ...}); None for a blank line; BadLine if
+    it is not UTF-8 or not the JSON object expected. Lines end at "\\n"; a "\\r" before it
+    (Windows) is part of the line end, one inside the line is whitespace of that line."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise BadLine(f"line {line}: not UTF-8 text (byte {raw[e.start]:#04x} at column {e.start + 1}).") from None
+    text = text.removesuffix("\n").removesuffix("\r")
+    if not text.strip():
+        return None
+    if not job.in_jsonl:
+        return {job.field: text}
+    try:
+        rec = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise BadLine(f"line {line}: not valid JSON ({e.msg}).") from None
+    if not isinstance(rec, dict) or not isinstance(rec.get(job.field), str):
+        raise BadLine(f"line {line}: expected a JSON object with a string field {job.field!r}.")
+    return rec if rec[job.field].strip() else None  # `mask` writes blank lines as empty records
+
+
+class Pipeline:
+    """The models of one job, built once, and what it does to a chunk."""
+
+    def __init__(self, job: Job):
+        from recover_core.masking import build
+
+        self.job = job
+        self.masker = None
+        if job.command in ("mask", "obfuscate"):
+            self.masker = build(job.technique or "entityTagger", n=job.n, ner_model=job.ner_model,
+                                types=list(job.types) if job.types else None)
+        self.filler = self.keep = self.type_check = None
+        if job.command in ("fill", "obfuscate"):
+            from recover_core.filling import get_filler
+
+            self.filler = get_filler(job.filler or "mlm", job.model)
+            self.keep = self.masker.keep if self.masker else self._keep_list()
+            self.type_check = self._type_check()
+
+    def _keep_list(self):
+        from recover_core.masking import build
+
+        if self.job.keep_list in (None, "none"):
+            return None
+        return build(self.job.keep_list, n=self.job.n).keep
+
+    def _type_check(self):
+        """Entity substitutes must read as the masked type to the same NER that masks."""
+        if not self.job.type_check:
+            return None
+        from recover_core import bundles
+        from recover_core.filling.candidates import ner_type_check
+
+        return ner_type_check(bundles.load_ner(self.job.ner_model or "spacy-md"))
+
+    @property
+    def filler_name(self) -> str:
+        return f"{self.job.filler or 'mlm'}:{self.filler.model_name}" if self.filler else ""
+
+    @property
+    def technique_name(self) -> str:
+        return self.masker.name if self.masker else ""
+
+    # --- per chunk --------------------------------------------------------------------
+
+    def run(self, chunk: Chunk) -> ChunkResult:
+        counts = {"lines": len(chunk.lines), "blank": 0, "bad": 0}
+        texts: list[tuple[int, str | None, dict | None]] = []  # (1-based line, clean text, record)
+        try:
+            for i, raw in enumerate(chunk.lines):
+                line = chunk.first_line + i + 1
+                texts.append(self._validated(raw, line, counts))
+            if self.job.command == "mask":
+                out = self._mask(texts, counts)
+            else:
+                out = self._fill(chunk, texts, counts)
+        except BadLine as e:
+            return ChunkResult(chunk.index, "", {}, str(e))
+        return ChunkResult(chunk.index, "".join(s + "\n" for s in out), counts)
+
+    def _validated(self, raw: bytes, line: int, counts: dict) -> tuple[int, str | None, dict | None]:
+        try:
+            rec = decode_line(raw, self.job, line)
+            if rec is None:
+                counts["blank"] += 1
+                return line, None, None
+            allow = self.masker is None  # `fill` reads our markers; mask/obfuscate refuse them
+            text = validation.check_text(rec[self.job.field], allow_markers=allow, what="line")
+            if allow:
+                validation.check_mask_count(validation.count_masks(text), what="line")
+            return line, text, rec
+        except RecoverError as e:
+            self._bad(e, line, counts)
+            return line, None, None
+
+    def _bad(self, e: RecoverError, line: int, counts: dict) -> None:
+        """With --skip-bad a bad line becomes an empty line; otherwise the run stops there."""
+        if not self.job.skip_bad:
+            msg = str(e)
+            raise BadLine(msg if msg.startswith(f"line {line}:") else f"line {line}: {msg}")
+        counts["bad"] += 1
+
+    def _mask(self, texts, counts: dict) -> list[str]:
+        from recover_core.masking import mask_many
+
+        masked = iter(mask_many([t for _, t, _ in texts if t is not None], self.masker, self.job.markers))
+        rates = RateCounter()
+        out = []
+        for _, text, _ in texts:
+            if text is None:
+                out.append(json.dumps({"masked": "", "masks": []}) if self.job.out_jsonl else "")
+                continue
+            m = next(masked)
+            rates.add(m)
+            out.append(json.dumps(self._masked_record(m)) if self.job.out_jsonl else m.masked)
+        counts.update(rates.counts())
+        return out
+
+    def _masked_record(self, m: Masked) -> dict:
+        rec = m.public()
+        if self.job.keep_originals:
+            rec["original"] = m.original
+            rec["originals"] = [s.text for s in m.spans]
+        return rec
+
+    def _fill(self, chunk: Chunk, texts, counts: dict) -> list[str]:
+        from recover_core.masking import mask_many
+
+        job = self.job
+        for key in ("no_mask", "words", "masked_words", "fills", "fallbacks", "infill_fallbacks", "leaks",
+                    "leak_checked"):
+            counts[key] = 0
+        style = "class" if job.markers == "class" else "mask"
+        masked = iter(mask_many([t for _, t, _ in texts if t is not None], self.masker, style)) if self.masker else None
+        items, prepared = [], []  # prepared: None | ("copy", text, None) | ("fill", item index, originals)
+        for line, text, rec in texts:
+            if text is None:
+                prepared.append(None)
+                continue
+            if masked is not None:
+                m = next(masked)
+                try:  # a line is known to have too many masks only once masked
+                    validation.check_mask_count(len(m.markers), what="line once masked")
+                except RecoverError as e:
+                    self._bad(e, line, counts)
+                    prepared.append(None)
+                    continue
+                counts["words"] += m.n_words
+                counts["masked_words"] += len(m.spans)
+                if not m.spans:
+                    prepared.append(("copy", m.masked, None))
+                    continue
+                item, orig = MaskInput(m.masked, m.markers), (m.original, m.spans)
+            else:
+                if not validation.MARKER_RE.search(text):
+                    prepared.append(("copy", text, None))
+                    continue
+                item = fill_input(rec, text)
+                orig = jsonl_originals(rec, item)
+            prepared.append(("fill", len(items), orig))
+            items.append(item)
+        filled = self.filler.fill(items, method=job.method, k=job.k, seed=job.seed, keep=self.keep,
+                                  first_id=chunk.first_line, type_check=self.type_check, sampling=job.sampling)
+        out = []
+        for p in prepared:
+            if p is None:
+                out.append(json.dumps({"text": ""}) if job.out_jsonl else "")
+                continue
+            kind, val, orig = p
+            if kind == "copy":
+                counts["no_mask"] += 1
+                out.append(json.dumps({"text": val, "fills": []}) if job.out_jsonl else val)
+                continue
+            f = filled[val]
+            counts["fills"] += len(f.fills)
+            counts["fallbacks"] += sum(x.fallback for x in f.fills)
+            counts["infill_fallbacks"] += f.fallback == "infill"  # instruct output failed validation
+            if orig is not None:
+                counts["leaks"] += quality.leaks(f, quality.originals_per_fill(orig[0], orig[1], f))
+                counts["leak_checked"] += len(f.fills)
+            out.append(json.dumps(filled_record(f, job.candidates)) if job.out_jsonl else f.text)
+        return out
+
+
+def fill_input(rec: dict, text: str) -> MaskInput:
+    item = MaskInput.parse(text)
+    labels = [m.get("label") for m in rec.get("masks", [])] if isinstance(rec.get("masks"), list) else []
+    if len(labels) == len(item.markers):  # JSONL from `mask` keeps the labels even with [MASK] markers
+        item.markers = [Span(s.start, s.end, s.text, lab or s.label) for s, lab in zip(item.markers, labels)]
+    return item
+
+
+def jsonl_originals(rec: dict, item: MaskInput):
+    """Originals for leak counting, when `mask --keep-originals` wrote them."""
+    if not isinstance(rec.get("originals"), list) or len(rec["originals"]) != len(item.markers):
+        return None
+    # Rebuild an 'original' text with the same markers-to-words layout.
+    text, spans, pos = "", [], 0
+    for m, word in zip(item.markers, rec["originals"]):
+        text += item.text[pos : m.start]
+        spans.append(Span(len(text), len(text) + max(len(word), 1), word or "?", m.label))
+        text += word or "?"
+        pos = m.end
+    return text + item.text[pos:], spans
+
+
+def filled_record(f, with_candidates: bool) -> dict:
+    rec: dict = {"text": f.text, "fills": []}
+    if f.fallback:
+        rec["filled_by"] = f.fallback
+    for x in f.fills:
+        d = {"start": x.start, "end": x.end, "label": x.label, "word": x.word}
+        if x.fallback:
+            d["fallback"] = True
+        if with_candidates:
+            d["candidates"] = [[c.word, round(c.score, 5)] for c in x.candidates]
+        rec["fills"].append(d)
+    return rec
+
+
+class RateCounter:
+    """masking.mask_rate as running counts: a summary of any number of lines without
+    keeping a record per line. ``counts()`` are plain numbers that add up across chunks."""
+
+    def __init__(self) -> None:
+        self.sentences = self.words = self.masked_words = self.sentences_with_mask = 0
+        self.by_label: dict[str, int] = {}
+
+    def add(self, m: Masked) -> None:
+        self.sentences += 1
+        self.words += m.n_words
+        self.masked_words += len(m.spans)
+        self.sentences_with_mask += bool(m.spans)
+        for s in m.spans:
+            self.by_label[s.label] = self.by_label.get(s.label, 0) + 1
+
+    def counts(self) -> dict:
+        return {"sentences": self.sentences, "words": self.words, "masked_words": self.masked_words,
+                "sentences_with_mask": self.sentences_with_mask, "by_label": dict(self.by_label)}
+
+    def result(self) -> dict:
+        """The same dict as masking.mask_rate over every line added."""
+        return {
+            "sentences": self.sentences,
+            "words": self.words,
+            "masked_words": self.masked_words,
+            "mask_rate": self.masked_words / self.words if self.words else 0.0,
+            "sentences_with_mask": self.sentences_with_mask,
+            "by_label": dict(sorted(self.by_label.items(), key=lambda kv: -kv[1])),
+        }
+
+
+def add_counts(total: dict, more: dict) -> dict:
+    """Sum two chunks' counts (numbers add; by_label adds per label)."""
+    for k, v in more.items():
+        if isinstance(v, dict):
+            d = total.setdefault(k, {})
+            for kk, vv in v.items():
+                d[kk] = d.get(kk, 0) + vv
+        else:
+            total[k] = total.get(k, 0) + v
+    return total
