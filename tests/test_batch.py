@@ -235,3 +235,21 @@ def test_an_input_that_changes_while_read_is_refused(tmp_path, news_sentences):
     p = run("mask", src, "-o", out, "--technique", "allowList", "--batch-size", "20", "--quiet", "--resume",
             check=False)
     assert p.returncode == 2 and "the input changed since" in p.stderr and "Traceback" not in p.stderr
+
+
+def test_the_ray_engine_writes_what_the_local_engine_writes(tmp_path, news_sentences, tiny_bert):
+    """A local Ray (ray.init()) with 2 actors, on a small input, and a resume on it."""
+    src = tmp_path / "in.txt"
+    src.write_text("\n".join(news_sentences[:200]) + "\n[laughter] Kevin moved to Denver.\n")
+    args = ["obfuscate", src, "--technique", "vocabThres", "--filler", "mlm", "--model", tiny_bert,
+            "--method", "topk", "--batch-size", "16", "--seed", "5", "--quiet"]
+    local, on_ray = tmp_path / "local.jsonl", tmp_path / "ray.jsonl"
+    run(*args, "-o", local)
+    env_no_cluster = {k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"}
+    p = subprocess.run([sys.executable, "-m", "recover_core", *map(str, args), "-o", str(on_ray), "--engine", "ray",
+                        "--workers", "2"], cwd=ROOT, env={**env_no_cluster, "PYTHONPATH": str(ROOT)},
+                       capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert on_ray.read_bytes() == local.read_bytes()
+    s = summary(p.stderr)
+    assert s["engine"] == "ray" and s["ray_actors"] == 2 and s["lines"] == 201
