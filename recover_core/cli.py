@@ -138,8 +138,8 @@ def _run_batch(args, command: str) -> None:
     from recover_core import batch
 
     job = _job(args, command)
-    _summary(batch.run(job, engine=args.engine, workers=args.workers, resume=args.resume, restart=args.restart),
-             args)
+    _summary(batch.run(job, engine=args.engine, workers=args.workers, resume=args.resume, restart=args.restart,
+                       threads=args.threads), args)
 
 
 def cmd_mask(args) -> None:
@@ -211,6 +211,8 @@ def _io(p, out=True) -> None:
     p.add_argument("--restart", action="store_true", help="discard an interrupted run's finished lines and start over")
     p.add_argument("--workers", type=_positive, default=1,
                    help="processes on this machine (local engine), or Ray actors (--engine ray)")
+    p.add_argument("--threads", type=_positive, default=None,
+                   help="torch threads per worker (default: the cores shared among the workers)")
     p.add_argument("--engine", choices=["local", "ray"], default="local",
                    help="ray: run through Ray Data, on a local Ray or the cluster in RAY_ADDRESS")
 

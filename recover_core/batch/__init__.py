@@ -21,7 +21,7 @@ class Interrupted(RecoverError):
 
 
 def run(job: Job, *, engine: str = "local", workers: int = 1, resume: bool = False,
-        restart: bool = False) -> dict:
+        restart: bool = False, threads: int | None = None) -> dict:
     """Run ``job`` to the end and return its summary. On any failure the committed chunks
     stay for --resume, and the error says where they are."""
     from recover_core.batch.local import count_lines
@@ -35,12 +35,11 @@ def run(job: Job, *, engine: str = "local", workers: int = 1, resume: bool = Fal
         if engine == "ray":
             from recover_core.batch.ray_engine import run_ray
 
-            info = run_ray(job, ckpt, total, actors=workers)
+            info = run_ray(job, ckpt, total, actors=workers, threads=threads)
         else:
             from recover_core.batch.local import run_local
 
-            run_local(job, ckpt, total, workers=workers)
-            info = {}
+            info = run_local(job, ckpt, total, workers=workers, threads=threads)
         ckpt.finish()
     except RecoverError as e:
         ckpt.discard_if_empty()

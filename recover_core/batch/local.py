@@ -69,7 +69,11 @@ def _run_chunk(chunk: Chunk) -> ChunkResult:
 
 
 class _InProcess:
-    def __init__(self, job: Job):
+    def __init__(self, job: Job, threads: int | None):
+        if threads:
+            import torch
+
+            torch.set_num_threads(threads)
         self.pipeline = Pipeline(job)
 
     def submit(self, chunk: Chunk) -> Future:
@@ -82,8 +86,8 @@ class _InProcess:
 
 
 class _Workers:
-    def __init__(self, job: Job, workers: int):
-        threads = max(1, (os.cpu_count() or 1) // workers)
+    def __init__(self, job: Job, workers: int, threads: int | None):
+        threads = threads or max(1, (os.cpu_count() or 1) // workers)
         # spawn: a forked copy of a process holding torch's thread pools can hang
         self.pool = ProcessPoolExecutor(workers, mp_context=get_context("spawn"), initializer=_init_worker,
                                         initargs=(job, threads))
@@ -95,11 +99,31 @@ class _Workers:
         self.pool.shutdown(wait=False, cancel_futures=True)
 
 
-def run_local(job: Job, ckpt: Checkpoint, total: int, workers: int = 1) -> None:
+class WarmRate:
+    """Lines per second of the workers once their models are loaded: lines done over the
+    time from the first chunk's start to the last one's end. What a long run sees, and
+    what benchmarks project from."""
+
+    def __init__(self) -> None:
+        self.start = float("inf")
+        self.end = 0.0
+        self.lines = 0
+
+    def add(self, n: int, started: float, ended: float) -> None:
+        self.lines += n
+        self.start, self.end = min(self.start, started), max(self.end, ended)
+
+    def info(self) -> dict:
+        dt = self.end - self.start
+        return {"warm_lines_per_second": round(self.lines / dt, 1) if self.lines and dt > 0 else None}
+
+
+def run_local(job: Job, ckpt: Checkpoint, total: int, workers: int = 1, threads: int | None = None) -> dict:
     """Every chunk after the committed ones, committed in order."""
     t0 = time.time() - ckpt.progress.seconds
     p = ckpt.progress
-    runner = _InProcess(job) if workers == 1 else _Workers(job, workers)
+    warm = WarmRate()
+    runner = _InProcess(job, threads) if workers == 1 else _Workers(job, workers, threads)
     in_flight: list[tuple[Chunk, Future]] = []
     try:
         with tqdm(total=total, initial=p.lines_done, desc=job.command, unit="line", disable=job.quiet,
@@ -110,6 +134,7 @@ def run_local(job: Job, ckpt: Checkpoint, total: int, workers: int = 1) -> None:
                 if res.error:
                     raise RecoverError(f"{res.error} Use --skip-bad to write an empty line for such lines instead.")
                 ckpt.commit(res.text, chunk.lines, res.counts, time.time() - t0)
+                warm.add(len(chunk.lines), res.started, res.ended)
                 bar.update(len(chunk.lines))
 
             for chunk in read_chunks(job.input, job.batch_size, p.lines_done, p.input_offset):
@@ -120,3 +145,4 @@ def run_local(job: Job, ckpt: Checkpoint, total: int, workers: int = 1) -> None:
                 commit_first()
     finally:
         runner.close()
+    return {"engine": "local", "workers": workers, **warm.info()}

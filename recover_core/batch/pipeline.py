@@ -9,6 +9,7 @@ any order, and a resumed run writes the same bytes as an uninterrupted one.
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import dataclass, field
 
 from recover_core import quality, validation
@@ -32,6 +33,8 @@ class ChunkResult:
     text: str  # one output line per input line, each ending in "\n"
     counts: dict = field(default_factory=dict)
     error: str | None = None  # a bad line without --skip-bad: nothing of this chunk is written
+    started: float = 0.0  # time.time() when the work began and ended, for throughput
+    ended: float = 0.0
 
 
 class BadLine(RecoverError):
@@ -106,6 +109,7 @@ class Pipeline:
     # --- per chunk --------------------------------------------------------------------
 
     def run(self, chunk: Chunk) -> ChunkResult:
+        started = time.time()
         counts = {"lines": len(chunk.lines), "blank": 0, "bad": 0}
         texts: list[tuple[int, str | None, dict | None]] = []  # (1-based line, clean text, record)
         try:
@@ -118,7 +122,7 @@ class Pipeline:
                 out = self._fill(chunk, texts, counts)
         except BadLine as e:
             return ChunkResult(chunk.index, "", {}, str(e))
-        return ChunkResult(chunk.index, "".join(s + "\n" for s in out), counts)
+        return ChunkResult(chunk.index, "".join(s + "\n" for s in out), counts, None, started, time.time())
 
     def _validated(self, raw: bytes, line: int, counts: dict) -> tuple[int, str | None, dict | None]:
         try:

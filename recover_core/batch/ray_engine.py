@@ -18,7 +18,7 @@ from pathlib import Path
 
 from recover_core.batch.checkpoint import Checkpoint
 from recover_core.batch.job import Job
-from recover_core.batch.local import read_chunks
+from recover_core.batch.local import WarmRate, read_chunks
 from recover_core.errors import RecoverError
 
 
@@ -37,7 +37,7 @@ class ChunkActor:
     def __call__(self, batch: dict) -> dict:
         from recover_core.batch.pipeline import Chunk
 
-        out: dict[str, list] = {"index": [], "text": [], "counts": [], "error": []}
+        out: dict[str, list] = {"index": [], "text": [], "counts": [], "error": [], "started": [], "ended": []}
         with self.job.input.open("rb") as f:
             for index, first, offset, size in zip(batch["index"], batch["first_line"], batch["offset"],
                                                   batch["size"]):
@@ -47,6 +47,8 @@ class ChunkActor:
                 out["text"].append(res.text)
                 out["counts"].append(json.dumps(res.counts))
                 out["error"].append(res.error or "")
+                out["started"].append(res.started)
+                out["ended"].append(res.ended)
         return out
 
 
@@ -89,18 +91,19 @@ def init_ray() -> dict:
     return {"ray_cpus": int(res.get("CPU", 0)), "ray_nodes": len([n for n in ray.nodes() if n.get("Alive")])}
 
 
-def run_ray(job: Job, ckpt: Checkpoint, total: int, actors: int = 2) -> dict:
+def run_ray(job: Job, ckpt: Checkpoint, total: int, actors: int = 2, threads: int | None = None) -> dict:
     import ray
 
     cluster = init_ray()
     rows = plan(job, ckpt)
     t_start = time.time()
     t0 = t_start - ckpt.progress.seconds
+    warm = WarmRate()
     if rows:
         ctx = ray.data.DataContext.get_current()
         ctx.execution_options.preserve_order = True  # commit in input order, as the local engine does
         ctx.enable_progress_bars = not job.quiet
-        threads = max(1, cluster["ray_cpus"] // max(actors, 1)) if cluster["ray_nodes"] <= 1 else 1
+        threads = threads or (max(1, cluster["ray_cpus"] // max(actors, 1)) if cluster["ray_nodes"] <= 1 else 1)
         ds = ray.data.from_items(rows, override_num_blocks=max(1, min(len(rows), 4 * actors)))
         ds = ds.map_batches(ChunkActor, batch_size=1, concurrency=actors, num_cpus=1,
                             fn_constructor_kwargs={"job": job.to_dict(), "threads": threads})
@@ -111,4 +114,6 @@ def run_ray(job: Job, ckpt: Checkpoint, total: int, actors: int = 2) -> dict:
             if row["error"]:
                 raise RecoverError(f"{row['error']} Use --skip-bad to write an empty line for such lines instead.")
             ckpt.commit(row["text"], chunk.lines, json.loads(row["counts"]), time.time() - t0)
-    return {"engine": "ray", "ray_actors": actors, **cluster, "ray_seconds": round(time.time() - t_start, 2)}
+            warm.add(len(chunk.lines), float(row["started"]), float(row["ended"]))
+    return {"engine": "ray", "ray_actors": actors, **cluster, "ray_seconds": round(time.time() - t_start, 2),
+            **warm.info()}

@@ -14,13 +14,22 @@ from typing import Callable, Sequence
 from recover_core import lexicons
 from recover_core.filling.base import Candidate, surface
 
-# Given filled sentences with the substitute's [start, end) and the label it must carry,
-# says which ones a tagger reads as that label. Built from an NER pipeline by the caller.
-TypeCheck = Callable[[Sequence[tuple[str, int, int]], str], list[bool]]
+# Given filled sentences with the substitute's [start, end) and the label it must carry (one
+# for all, or one per sentence), says which ones a tagger reads as that label. Built from an
+# NER pipeline by the caller.
+TypeCheck = Callable[[Sequence[tuple[str, int, int]], "str | Sequence[str]"], list[bool]]
 
 ALPHA_RE = re.compile(r"^[A-Za-z]+(?:['\-][A-Za-z]+)*$")
 DIGITS_RE = re.compile(r"^\d+$")
 PLACE_LABELS = {"GPE", "LOC"}
+# `acceptable` already holds these to name and place lists: a tagger pass per candidate
+# would add little and cost most of the fill's time (issue 11's profile: 80%).
+LIST_CHECKED = {"PERSON"} | PLACE_LABELS
+# The tagger reads a substitute's type from the words around it; NER_CONTEXT words each side
+# are plenty (spaCy's features span 4 tokens), and shorter texts tag faster.
+NER_CONTEXT = 8
+_CONTEXT_LEFT = re.compile(r"(?:\S+\s+){0,%d}\S*$" % NER_CONTEXT)
+_CONTEXT_RIGHT = re.compile(r"^(?:\s*\S+){0,%d}" % NER_CONTEXT)
 
 
 @functools.lru_cache(maxsize=1)
@@ -61,24 +70,54 @@ def fallback_word(label: str, rng) -> str:
 def ner_type_check(nlp) -> TypeCheck:
     """A TypeCheck backed by a spaCy pipeline (preiss2023 checks substitutes against name
     lists; for organisations and nationalities there is no list, so the tagger decides)."""
-    def check(filled: Sequence[tuple[str, int, int]], label: str) -> list[bool]:
+    def check(filled: Sequence[tuple[str, int, int]], label: str | Sequence[str]) -> list[bool]:
         from recover_core import bundles
 
+        labels = [label] * len(filled) if isinstance(label, str) else label
         # The filled sentences hold user text: spaCy must forget their words afterwards.
         with bundles.spacy_zone(nlp):
-            return [any(e.label_ == label and e.start_char < end and start < e.end_char for e in doc.ents)
-                    for (_, start, end), doc in zip(filled, nlp.pipe([t for t, _, _ in filled], batch_size=32))]
+            docs = nlp.pipe([t for t, _, _ in filled], batch_size=64)
+            return [any(e.label_ == lab and e.start_char < end and start < e.end_char for e in doc.ents)
+                    for (_, start, end), lab, doc in zip(filled, labels, docs)]
     return check
+
+
+def _near(left: str, right: str) -> tuple[str, str]:
+    """The last NER_CONTEXT words of ``left`` and the first of ``right`` (a word that
+    touches the mask, such as "'s", stays whole)."""
+    return _CONTEXT_LEFT.search(left).group(), _CONTEXT_RIGHT.match(right).group()
 
 
 def same_type(cands: list[Candidate], left: str, right: str, label: str, initial: bool,
               check: TypeCheck) -> list[Candidate]:
     """Candidates the tagger reads as ``label`` between ``left`` and ``right``, scores
     renormalised; all of them unchanged if none is."""
-    words = [surface(c.word, label, initial) for c in cands]
-    ok = check([(left + w + right, len(left), len(left) + len(w)) for w in words], label)
-    kept = [c for c, good in zip(cands, ok) if good]
-    if not kept:
-        return cands
-    total = sum(c.score for c in kept)
-    return [Candidate(c.word, c.score / total) for c in kept]
+    return same_type_many([(cands, left, right, label, initial)], check)[0]
+
+
+def same_type_many(asks: Sequence[tuple[list[Candidate], str, str, str, bool]],
+                   check: TypeCheck) -> list[list[Candidate]]:
+    """``same_type`` for many masks at once, in one tagger call: the tagger runs in larger
+    batches, which is where its time goes (the same answers as one call per mask)."""
+    filled, labels, sizes = [], [], []
+    for cands, left, right, label, initial in asks:
+        if label in LIST_CHECKED:
+            sizes.append(0)
+            continue
+        left, right = _near(left, right)
+        for c in cands:
+            w = surface(c.word, label, initial)
+            filled.append((left + w + right, len(left), len(left) + len(w)))
+            labels.append(label)
+        sizes.append(len(cands))
+    ok = check(filled, labels) if filled else []
+    out, at = [], 0
+    for (cands, _, _, label, _), n in zip(asks, sizes):
+        if label in LIST_CHECKED:
+            out.append(cands)
+            continue
+        kept = [c for c, good in zip(cands, ok[at : at + n]) if good]
+        at += n
+        total = sum(c.score for c in kept)
+        out.append([Candidate(c.word, c.score / total) for c in kept] if kept else cands)
+    return out

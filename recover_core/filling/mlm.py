@@ -151,10 +151,17 @@ class MLMFiller(Filler):
             allowed = table[torch.tensor([kind[r][t] for r in active])]  # [b, V]
             top = probs.masked_fill(~allowed, -1.0).topk(max(k, 1))
             values, indices = top.values.tolist(), top.indices.tolist()
+            cands_of = [[Candidate(self.vocab.words[v], s) for v, s in zip(indices[j], values[j]) if s >= 0]
+                        for j in range(len(active))]
+            if type_check is not None:  # every row's entity mask of this step in one tagger call
+                asks = [(j, self._type_ask(items[rows[r]], t, chosen[rows[r]], cands_of[j]))
+                        for j, r in enumerate(active) if cands_of[j]]
+                asks = [(j, a) for j, a in asks if a is not None]
+                for (j, _), kept in zip(asks, cand_rules.same_type_many([a for _, a in asks], type_check)):
+                    cands_of[j] = kept
             picked = []
             for j, r in enumerate(active):
-                i = rows[r]
-                cands = [Candidate(self.vocab.words[v], s) for v, s in zip(indices[j], values[j]) if s >= 0]
+                i, cands = rows[r], cands_of[j]
                 if not cands:  # nothing acceptable at all: fall back to any whole word
                     v = int(probs[j].masked_fill(~self.vocab.word_start, -1.0).argmax())
                     cands, pick, fb = [Candidate(self.vocab.words[v], float(probs[j, v]))], 0, True
@@ -163,25 +170,23 @@ class MLMFiller(Filler):
                     word_id: dict[str, int] = {}
                     for v in indices[j]:  # BPE may spell one word twice: keep the better-ranked id
                         word_id.setdefault(self.vocab.words[v], v)
-                    if type_check is not None:
-                        cands = self._same_type(items[i], t, chosen[i], cands, type_check)
                     pick, fb = choose(cands, method, k, rng_for(seed, first_id + i, t), keep, sampling)
                     vid = word_id[cands[pick].word]
                 picked.append(vid)
                 chosen[i].append((pick, cands, fb))
             input_ids[idx, pos] = torch.tensor(picked)
 
-    def _same_type(self, item: MaskInput, t: int, done, cands: list[Candidate], check) -> list[Candidate]:
-        """Entity candidates the tagger reads as the mask's type, judged in the text filled so far."""
+    def _type_ask(self, item: MaskInput, t: int, done, cands: list[Candidate]):
+        """What the type check needs for mask ``t`` (candidates, text left and right of it as
+        filled so far, label, sentence start), or None where there is no type to check."""
         m = item.markers[t]
         if m.label in GENERIC_LABELS or m.label == "NUMBER":
-            return cands
+            return None
         words = [surface(c[p].word, mk.label, at_sentence_start(item.text, mk.start))
                  for mk, (p, c, _) in zip(item.markers[:t], done)]
         left = apply(item.text[: m.start], item.markers[:t], words)
         nxt = item.markers[t + 1].start if t + 1 < len(item.markers) else len(item.text)
-        return cand_rules.same_type(cands, left, item.text[m.end : nxt], m.label,
-                                    at_sentence_start(item.text, m.start), check)
+        return cands, left, item.text[m.end : nxt], m.label, at_sentence_start(item.text, m.start)
 
     def _decode(self, item: MaskInput, choices) -> Filled:
         markers = item.markers[: len(choices)]  # masks beyond truncation stay as they are

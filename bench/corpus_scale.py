@@ -1,0 +1,166 @@
+"""Whole-corpus throughput: each technique x filler, on 1 and 2 local workers and on Ray.
+
+What it runs: `python -m recover_core obfuscate` in a subprocess, as a user would, on the
+news corpus (gensim's Lee corpus) repeated to --lines lines (--infill-lines for the
+slower causal filler), Top-K, the default settings otherwise (the NER type check on).
+
+What it reports, per configuration:
+* warm lines/s: lines over the time from the first chunk's start to the last one's end,
+  in the workers (the engines' `warm_lines_per_second`): a long run's throughput, model
+  loading left out. Batch size 64 for the MLM, 8 for infill (so that 40 lines make chunks);
+* 1 worker runs on one core (--threads 1), 2 workers on one core each;
+* total seconds, loading included;
+* the scaling efficiency from 1 to 2 local workers: rate(2) / (2 x rate(1)); goal >= 85%;
+* whether the 2-worker and Ray outputs equal the 1-worker output byte for byte.
+
+Reference, measured in the same run: the code before issue 11 (git commit --baseline,
+default cdc43cc) running the same obfuscate command on the first --baseline-lines lines,
+in a temporary git worktree. Its summary's seconds leave the MLM's loading out but
+include spaCy's (about 2 s); its lines/s is lines / seconds.
+
+Projection for Fisher (1.16M sentences) and a 30M-sentence Reddit sample, on 1, 10 and
+100 machines like this one (2 cores): one machine runs the local engine with 2 workers
+at its measured warm rate; on M machines Ray runs 2 actors per machine, at the measured
+Ray warm rate per machine, times M (assumed linear: chunks are independent and only
+results travel to the driver), plus Ray's measured fixed cost (start and actors' model
+loading: total seconds minus lines / warm rate). hours = lines / rate / 3600 + fixed.
+
+Run:  python bench/corpus_scale.py [--lines 2000] [--infill-lines 120] [--no-ray] [--no-baseline]
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+FISHER, REDDIT = 1_160_000, 30_000_000
+
+
+def summary(stderr: str) -> dict:
+    return json.loads(stderr[stderr.index("{") : stderr.rindex("}") + 1])
+
+
+def obfuscate(cwd: Path, src: Path, out: Path, technique: str, filler: str, extra: list[str]) -> dict:
+    env = {**os.environ, "PYTHONPATH": str(cwd)}
+    env.pop("RAY_ADDRESS", None)
+    cmd = [sys.executable, "-m", "recover_core", "obfuscate", str(src), "-o", str(out), "--technique", technique,
+           "--filler", filler, "--method", "topk", "--quiet", *extra]
+    t = time.time()
+    p = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True)
+    if p.returncode != 0:
+        raise SystemExit(f"failed: {' '.join(cmd)}\n{p.stderr[-3000:]}")
+    s = summary(p.stderr)
+    s["wall_seconds"] = round(time.time() - t, 1)
+    return s
+
+
+def corpus_file(path: Path, n: int) -> Path:
+    from recover_core.corpora import news
+
+    sents = list(news())
+    path.write_text("\n".join(sents[i % len(sents)] for i in range(n)) + "\n")
+    return path
+
+
+def baseline(ref: str, src: Path, tmp: Path) -> dict:
+    tree = tmp / "baseline"
+    subprocess.run(["git", "worktree", "add", "--detach", str(tree), ref], cwd=ROOT, check=True, capture_output=True)
+    try:
+        s = obfuscate(tree, src, tmp / "baseline.txt", "entityTagger", "mlm", [])
+    finally:
+        subprocess.run(["git", "worktree", "remove", "--force", str(tree)], cwd=ROOT, capture_output=True)
+    return {"ref": ref, "lines": s["lines"], "seconds": s["seconds"], "lines_per_second": s["lines"] / s["seconds"]}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--lines", type=int, default=2000)
+    ap.add_argument("--infill-lines", type=int, default=40)
+    ap.add_argument("--techniques", default="allowList,vocabThres,entityTagger")
+    ap.add_argument("--fillers", default="mlm,infill")
+    ap.add_argument("--baseline", default="cdc43cc")
+    ap.add_argument("--baseline-lines", type=int, default=600)
+    ap.add_argument("--no-baseline", action="store_true")
+    ap.add_argument("--no-ray", action="store_true")
+    ap.add_argument("--csv", type=Path, default=ROOT / "precomputed/ours/corpus_scale.csv")
+    args = ap.parse_args()
+
+    rows = []
+    with tempfile.TemporaryDirectory() as d:
+        tmp = Path(d)
+        ref = None
+        if not args.no_baseline:
+            ref = baseline(args.baseline, corpus_file(tmp / "base.txt", args.baseline_lines), tmp)
+            print(f"reference: commit {ref['ref']}, entityTagger + mlm topk, {ref['lines']} lines: "
+                  f"{ref['lines_per_second']:.1f} lines/s", flush=True)
+        for filler in args.fillers.split(","):
+            n = args.lines if filler == "mlm" else args.infill_lines
+            src = corpus_file(tmp / f"in-{n}.txt", n)
+            for tech in args.techniques.split(","):
+                bs = ["--batch-size", "64" if filler == "mlm" else "8"]
+                # One worker on one core against two on two: the scaling from 1 to 2 cores.
+                runs = {"1 worker": [*bs, "--threads", "1"], "2 workers": [*bs, "--workers", "2"]}
+                if not args.no_ray:
+                    runs["ray, 2 actors"] = [*bs, "--engine", "ray", "--workers", "2"]
+                got, outputs = {}, {}
+                for name, extra in runs.items():
+                    out = tmp / f"out-{filler}-{tech}-{name.replace(' ', '_').replace(',', '')}.txt"
+                    got[name] = obfuscate(ROOT, src, out, tech, filler, extra)
+                    outputs[name] = out.read_bytes()
+                    print(f"{tech:13s} {filler:6s} {name:14s} warm {got[name]['warm_lines_per_second']} lines/s, "
+                          f"{got[name]['seconds']} s in all", flush=True)
+                r1 = got["1 worker"]["warm_lines_per_second"]
+                r2 = got["2 workers"]["warm_lines_per_second"]
+                row = {"technique": tech, "filler": filler, "lines": n,
+                       "w1_lines_s": r1, "w2_lines_s": r2, "scaling_eff": round(r2 / (2 * r1), 3),
+                       "w1_seconds": got["1 worker"]["seconds"], "w2_seconds": got["2 workers"]["seconds"],
+                       "same_output": all(o == outputs["1 worker"] for o in outputs.values())}
+                if "ray, 2 actors" in got:
+                    g = got["ray, 2 actors"]
+                    row |= {"ray_lines_s": g["warm_lines_per_second"], "ray_seconds": g["seconds"],
+                            "ray_fixed_s": round(g["seconds"] - n / g["warm_lines_per_second"], 1)}
+                if ref and tech == "entityTagger" and filler == "mlm":
+                    row["x_reference"] = round(r2 / ref["lines_per_second"], 2)
+                rows.append(row)
+    args.csv.parent.mkdir(parents=True, exist_ok=True)
+    fields = sorted({k for r in rows for k in r}, key=lambda k: list(rows[0]).index(k) if k in rows[0] else 99)
+    with args.csv.open("w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=fields)
+        w.writeheader()
+        w.writerows(rows)
+    print("\n| technique | filler | 1 worker | 2 workers | scaling | Ray, 2 actors | same output |")
+    print("|---|---|---:|---:|---:|---:|:---:|")
+    for r in rows:
+        print(f"| {r['technique']} | {r['filler']} | {r['w1_lines_s']} | {r['w2_lines_s']} | "
+              f"{100 * r['scaling_eff']:.0f}% | {r.get('ray_lines_s', '-')} | {'yes' if r['same_output'] else 'NO'} |")
+    if ref:
+        et = next(r for r in rows if r["technique"] == "entityTagger" and r["filler"] == "mlm")
+        print(f"\nentityTagger + MLM Top-K, 2 workers: {et['w2_lines_s']} lines/s = {et['x_reference']}x the reference "
+              f"({ref['lines_per_second']:.1f} lines/s, commit {ref['ref']}, same run)")
+    print("\nProjected hours (machines like this one, 2 cores each):")
+    print("| technique | filler | corpus | 1 machine | 10 machines (Ray) | 100 machines (Ray) |")
+    print("|---|---|---|---:|---:|---:|")
+    for r in rows:
+        for name, lines in (("Fisher 1.16M", FISHER), ("Reddit 30M", REDDIT)):
+            one = lines / r["w2_lines_s"] / 3600
+            cells = [f"{one:.1f}"]
+            for m in (10, 100):
+                if "ray_lines_s" in r:
+                    cells.append(f"{lines / (m * r['ray_lines_s']) / 3600 + r['ray_fixed_s'] / 3600:.2f}")
+                else:
+                    cells.append("-")
+            print(f"| {r['technique']} | {r['filler']} | {name} | " + " | ".join(cells) + " |")
+    print(f"\nwrote {args.csv}")
+
+
+if __name__ == "__main__":
+    main()
