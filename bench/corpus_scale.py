@@ -81,6 +81,17 @@ def baseline(ref: str, src: Path, tmp: Path) -> dict:
     return {"ref": ref, "lines": s["lines"], "seconds": s["seconds"], "lines_per_second": s["lines"] / s["seconds"]}
 
 
+def write_csv(path: Path, rows: list[dict]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fields = list(dict.fromkeys(k for r in rows for k in r))
+    tmp = path.with_suffix(".tmp")
+    with tmp.open("w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=fields)
+        w.writeheader()
+        w.writerows(rows)
+    tmp.replace(path)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--lines", type=int, default=2000)
@@ -131,12 +142,7 @@ def main() -> None:
                 if ref and tech == "entityTagger" and filler == "mlm":
                     row["x_reference"] = round(r2 / ref["lines_per_second"], 2)
                 rows.append(row)
-    args.csv.parent.mkdir(parents=True, exist_ok=True)
-    fields = sorted({k for r in rows for k in r}, key=lambda k: list(rows[0]).index(k) if k in rows[0] else 99)
-    with args.csv.open("w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=fields)
-        w.writeheader()
-        w.writerows(rows)
+                write_csv(args.csv, rows)  # after every row: a run cut short keeps what it measured
     print("\n| technique | filler | 1 worker | 2 workers | scaling | Ray, 2 actors | same output |")
     print("|---|---|---:|---:|---:|---:|:---:|")
     for r in rows:
