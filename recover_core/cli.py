@@ -35,27 +35,16 @@ def _is_jsonl(path: Path, fmt: str | None) -> bool:
 
 
 def read_records(path: Path, fmt: str | None, field: str) -> Iterator[dict | None]:
-    """One dict per line ({field: text, ...}); None for a blank line."""
+    """One dict per line ({field: text, ...}); None for a blank line. Lines are decoded as
+    the batch engines decode them (batch.pipeline.decode_record)."""
+    from recover_core.batch.pipeline import decode_record
+
     if not path.is_file():
         raise RecoverError(f"Input file {str(path)!r} does not exist.")
     jsonl = _is_jsonl(path, fmt)
-    # Lines end at "\n" only (as count_lines counts them): a stray "\r" inside a line is
-    # whitespace of that line, not a line end of its own. "\r\n" (Windows) ends a line too.
-    with path.open(encoding="utf-8", errors="strict", newline="\n") as f:
-        for n, line in enumerate(f, 1):
-            line = line.removesuffix("\n").removesuffix("\r")
-            if not line.strip():
-                yield None
-            elif jsonl:
-                try:
-                    rec = json.loads(line)
-                except json.JSONDecodeError as e:
-                    raise RecoverError(f"{path}:{n}: not valid JSON ({e.msg}).") from None
-                if not isinstance(rec, dict) or not isinstance(rec.get(field), str):
-                    raise RecoverError(f"{path}:{n}: expected an object with a string field {field!r}.")
-                yield rec if rec[field].strip() else None  # `mask` writes blank lines as empty records
-            else:
-                yield {field: line}
+    with path.open("rb") as f:
+        for n, raw in enumerate(f, 1):
+            yield decode_record(raw, jsonl, field, n)
 
 
 @contextmanager

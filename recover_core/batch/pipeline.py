@@ -42,6 +42,10 @@ class BadLine(RecoverError):
 
 
 def decode_line(raw: bytes, job: Job, line: int) -> dict | None:
+    return decode_record(raw, job.in_jsonl, job.field, line)
+
+
+def decode_record(raw: bytes, jsonl: bool, field: str, line: int) -> dict | None:
     """The record of one raw line ({field: text, ...}); None for a blank line; BadLine if
     it is not UTF-8 or not the JSON object expected. Lines end at "\\n"; a "\\r" before it
     (Windows) is part of the line end, one inside the line is whitespace of that line."""
@@ -52,15 +56,15 @@ def decode_line(raw: bytes, job: Job, line: int) -> dict | None:
     text = text.removesuffix("\n").removesuffix("\r")
     if not text.strip():
         return None
-    if not job.in_jsonl:
-        return {job.field: text}
+    if not jsonl:
+        return {field: text}
     try:
         rec = json.loads(text)
     except json.JSONDecodeError as e:
         raise BadLine(f"line {line}: not valid JSON ({e.msg}).") from None
-    if not isinstance(rec, dict) or not isinstance(rec.get(job.field), str):
-        raise BadLine(f"line {line}: expected a JSON object with a string field {job.field!r}.")
-    return rec if rec[job.field].strip() else None  # `mask` writes blank lines as empty records
+    if not isinstance(rec, dict) or not isinstance(rec.get(field), str):
+        raise BadLine(f"line {line}: expected a JSON object with a string field {field!r}.")
+    return rec if rec[field].strip() else None  # `mask` writes blank lines as empty records
 
 
 class Pipeline:
