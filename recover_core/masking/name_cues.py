@@ -1,0 +1,68 @@
+"""Names found by their slot in the sentence, not by a list: "my name is X", "Dr. X",
+"thanks X", "X said". A capitalised word no list knows (Oluwaseun, Xiaoling) in such a
+slot is a person's name. bench/ner_recall.py measures what this finds and what it costs
+in false positives.
+"""
+from __future__ import annotations
+
+from recover_core import lexicons
+from recover_core.spans import Span, words
+
+# Words right before a name. Titles first; then introductions and greetings. Each entry is a
+# word sequence, matched lower-case against the words just before the slot.
+TITLES = frozenset("mr mrs ms miss mx dr prof professor sir madam aunt auntie uncle grandma grandpa".split())
+BEFORE = tuple(tuple(c.split()) for c in (
+    "name is", "name's", "named", "call me", "this is", "i'm", "hi", "hey", "hello", "dear",
+    "thanks", "thank you", "bye", "ask", "tell", "told", "met", "with", "and",
+))
+# Only titles and introductions make a slot on their own; the others need the word to be
+# unknown to the everyday vocabulary ("with Emeka" yes, "with Google" too, "with Friday" no).
+STRONG_BEFORE = frozenset({("name", "is"), ("name's",), ("named",), ("call", "me"), ("this", "is"), ("i'm",)})
+AFTER = frozenset("said says told asked wrote replied texted called".split())
+
+
+def _everyday(low: str) -> bool:
+    return low in lexicons.FUNCTION_WORDS or low in lexicons.allow_list() or _mostly_lowercase(low)
+
+
+def _mostly_lowercase(low: str) -> bool:
+    cap, lower = lexicons.case_counts().get(low, (0, 0))
+    return lower >= 2 and lower > cap
+
+
+def is_capitalised(word: str) -> bool:
+    return len(word) > 1 and word[0].isupper() and word[1:].islower()
+
+
+def slot_before(prev: list[str]) -> str | None:
+    """'title', 'strong' or 'weak' if the lower-cased words ``prev`` end with a name cue."""
+    if prev and prev[-1].rstrip(".") in TITLES:
+        return "title"
+    for cue in BEFORE:
+        if tuple(prev[-len(cue):]) == cue:
+            return "strong" if cue in STRONG_BEFORE else "weak"
+    return None
+
+
+def cue_spans(text: str, source: str = "nameCue") -> list[Span]:
+    """PERSON spans for capitalised words in a name slot (the text's own case: entityTagger
+    passes caseless text through truecase.py first, which capitalises such words)."""
+    toks = words(text)
+    low = [w.text.lower() for w in toks]
+    out: list[Span] = []
+    for i, w in enumerate(toks):
+        t = w.text[:-2] if w.text[-2:] in ("'s", "’s") and len(w.text) > 3 else w.text
+        if not is_capitalised(t) or t.lower() in lexicons.FUNCTION_WORDS:
+            continue
+        slot = slot_before(low[max(0, i - 3): i])
+        after = i + 1 < len(toks) and low[i + 1] in AFTER and text[w.end: toks[i + 1].start].strip() == ""
+        known_name = t.lower() in lexicons.first_names() or t.lower() in lexicons.world_first_names()
+        if slot == "title" or (slot == "strong" and not _everyday(t.lower())) or \
+                ((slot == "weak" or after) and (known_name or not _everyday(t.lower()))):
+            out.append(Span(w.start, w.start + len(t), t, "PERSON", source))
+            # The capitalised word after a name found this way is its surname ("Dr. Ngozi Okafor").
+            if i + 1 < len(toks) and is_capitalised(toks[i + 1].text) and \
+                    text[w.end: toks[i + 1].start].strip() == "":
+                n = toks[i + 1]
+                out.append(Span(n.start, n.end, n.text, "PERSON", source))
+    return out
