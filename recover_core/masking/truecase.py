@@ -19,6 +19,20 @@ from recover_core.masking.name_cues import AFTER, _everyday, slot_before
 from recover_core.spans import words
 
 _PRONOUN_I = re.compile(r"^i(?:['’](?:m|ll|d|ve))?$")
+# A word no English word list knows well (wordfreq rank past this, about Zipf 3) is, in
+# caseless text, most often a name ("gazprom", "olumide"): it is capitalised and the NER
+# decides what it is.
+RARE_RANK = 30_000
+# After a capitalised word, these start or end an organisation's name ("dangote cement").
+ORG_WORDS = frozenset("""group bank corporation corp company co industries motors airlines airways
+    university cement holdings limited ltd inc plc foundation institute hospital""".split())
+# Words after which an everyday word that is also a name is more likely the name: the end of a
+# phrase ("thanks mark", "talked to rose yesterday"), not a noun phrase ("rose petals").
+PHRASE_END = frozenset("yesterday today tonight tomorrow again too yeah though now later".split())
+# A subject's verb after an everyday word that is also a name ("grace is coming", "mark never
+# listens") makes it the name, unless a determiner comes first ("the rose is red").
+SUBJECT_VERBS = frozenset("is was has had never always goes went says said told asked called wants needed thinks".split())
+DETERMINERS = frozenset("the a an this that these those my your his her our their its some any every each no last next".split())
 
 
 def is_caseless(text: str) -> bool:
@@ -41,12 +55,6 @@ def _proper_words() -> frozenset[str]:
 
 
 @functools.lru_cache(maxsize=1)
-def _surnames() -> frozenset[str]:
-    return frozenset(w for w in lexicons.last_names() | lexicons.world_last_names()
-                     if w not in lexicons.FUNCTION_WORDS)
-
-
-@functools.lru_cache(maxsize=1)
 def _any_name() -> frozenset[str]:
     return lexicons.first_names() | lexicons.world_first_names()
 
@@ -57,7 +65,8 @@ def truecase(text: str) -> str:
     chars = list(text.lower()) if len(text.lower()) == len(text) else list(text)
     toks = words(text)
     low = [w.text.lower() for w in toks]
-    proper, surnames, names = _proper_words(), _surnames(), _any_name()
+    proper, names, ranks = _proper_words(), _any_name(), lexicons.word_ranks()
+    census_surnames = lexicons.last_names()
     caps = [False] * len(toks)
     for i, t in enumerate(low):
         base = t[:-2] if t[-2:] in ("'s", "’s") and len(t) > 3 else t
@@ -67,18 +76,32 @@ def truecase(text: str) -> str:
             caps[i] = True
         elif not base.isalpha() or base in lexicons.FUNCTION_WORDS:
             continue
+        elif len(base) > 3 and ranks.get(base, RARE_RANK) >= RARE_RANK and not _everyday(base):
+            caps[i] = True  # "olumide", "novartis"
+        elif base in ORG_WORDS and i > 0 and caps[i - 1] and not _PRONOUN_I.match(low[i - 1]):
+            caps[i] = True  # "Dangote cement" -> "Dangote Cement"
         else:
             slot = slot_before(low[max(0, i - 3): i])
-            before_said = i + 1 < len(low) and low[i + 1] in AFTER
-            if slot == "title":
-                caps[i] = True  # "mr brown"
-            elif (slot or before_said) and base in names:
-                caps[i] = True  # "thanks mark", "rose said"
+            nxt = low[i + 1] if i + 1 < len(low) else None
+            before_said = nxt in AFTER
+            phrase_end = nxt is None or nxt in lexicons.FUNCTION_WORDS or nxt in PHRASE_END or before_said
+            prev = low[i - 1] if i else None
+            if slot in ("title", "relation"):
+                caps[i] = True  # "mr brown", "my sister rose"
+            elif before_said and base in names:
+                caps[i] = True  # "rose said"
+            elif slot and base in names and (phrase_end or not _everyday(base)):
+                caps[i] = True  # "thanks mark", "talked to rose yesterday"
             elif slot == "strong" and not _everyday(base):
                 caps[i] = True  # "my name is oluwaseun"
+            elif base in names and nxt in SUBJECT_VERBS and prev not in DETERMINERS:
+                caps[i] = True  # "ok so grace is coming tonight"
+            elif i > 0 and caps[i - 1] and prev in names and base in census_surnames and nxt not in AFTER \
+                    and base not in AFTER:
+                caps[i] = True  # "tiffany east", "harland summers": a surname after a first name
     for i, w in enumerate(toks):
         # an everyday first name right before a surname that is clearly a name: "mark johnson"
-        if not caps[i] and low[i] in names and i + 1 < len(toks) and caps[i + 1] and low[i + 1] in surnames:
+        if not caps[i] and low[i] in names and i + 1 < len(toks) and caps[i + 1] and low[i + 1] in census_surnames:
             caps[i] = True
         if caps[i]:
             up = chars[w.start].upper()
