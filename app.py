@@ -103,6 +103,7 @@ def on_mask(text, technique, n, markers):
     m = explore.mask(text, technique, n, markers)
     note = (f"Masked {len(m.spans)} of {m.n_words} words." if m.spans
             else "Nothing to mask: every word is kept by this technique. Try another technique.")
+    note += explore.ner_path(text, technique)
     return highlighted(m.masked, m.markers), note
 
 

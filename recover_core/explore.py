@@ -62,6 +62,18 @@ def mask(text: str, technique: str, n: int, markers: str, ner_model: str = "spac
     return mask_text(text, _masker(technique, int(n), ner_model), "class" if markers == "class" else "mask")
 
 
+def ner_path(text: str, technique: str) -> str:
+    """For the status line: which entityTagger path the text took, or "" without entityTagger."""
+    if "entityTagger" not in technique:
+        return ""
+    from recover_core.masking.truecase import is_caseless
+
+    if is_caseless(text):
+        return (" entityTagger: caseless path (the text has no capital letters, so names, places and "
+                "the pronoun I were capitalised from word lists and context before NER).")
+    return " entityTagger: cased path."
+
+
 def check_fillable(masked: Masked) -> None:
     """Too many masks for one request get one clear message, before any filler runs."""
     validation.check_mask_count(len(masked.markers), what="masked sentence")

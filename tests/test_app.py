@@ -34,7 +34,14 @@ def test_mask_highlights_spans(client):
                                   api_name="/mask")
     assert text_of(masked) == "[PERSON] [PERSON] moved to [GPE]."
     assert labels_of(masked) == ["PERSON", "PERSON", "GPE"]
-    assert "Masked 3 of 5 words" in note
+    assert "Masked 3 of 5 words" in note and "cased path" in note
+
+
+def test_mask_says_it_took_the_caseless_path(client):
+    masked, note = client.predict("yeah i talked to margaret she moved to denver", "entityTagger", 10000,
+                                  "class", api_name="/mask")
+    assert text_of(masked) == "yeah i talked to [PERSON] she moved to [GPE]"
+    assert "caseless path" in note
 
 
 def columns(out) -> dict:

@@ -26,6 +26,7 @@ BEFORE = tuple(tuple(c.split()) for c in (
 STRONG_BEFORE = frozenset({("name", "is"), ("name's",), ("named",), ("call", "me"), ("this", "is"), ("i'm",),
                            ("according", "to")})
 POSSESSIVES = frozenset("my your his her our their".split())
+GREETINGS = frozenset({("hi",), ("hey",), ("hello",), ("dear",), ("thanks",), ("thank", "you"), ("bye",)})
 AFTER = frozenset("said says told asked wrote replied texted called".split())
 
 
@@ -43,14 +44,15 @@ def is_capitalised(word: str) -> bool:
 
 
 def slot_before(prev: list[str]) -> str | None:
-    """'title', 'strong' or 'weak' if the lower-cased words ``prev`` end with a name cue."""
+    """'title', 'relation', 'strong', 'greeting' or 'weak' if the lower-cased words ``prev``
+    end with a name cue."""
     if prev and prev[-1].rstrip(".") in TITLES:
         return "title"
     if len(prev) >= 2 and prev[-1] in RELATIONS and prev[-2] in POSSESSIVES:
         return "relation"
     for cue in BEFORE:
         if tuple(prev[-len(cue):]) == cue:
-            return "strong" if cue in STRONG_BEFORE else "weak"
+            return "strong" if cue in STRONG_BEFORE else "greeting" if cue in GREETINGS else "weak"
     return None
 
 
@@ -68,7 +70,7 @@ def cue_spans(text: str, source: str = "nameCue") -> list[Span]:
         after = i + 1 < len(toks) and low[i + 1] in AFTER and text[w.end: toks[i + 1].start].strip() == ""
         known_name = t.lower() in lexicons.first_names() or t.lower() in lexicons.world_first_names()
         if slot in ("title", "relation") or (slot == "strong" and not _everyday(t.lower())) or \
-                ((slot == "weak" or after) and (known_name or not _everyday(t.lower()))):
+                ((slot in ("weak", "greeting") or after) and (known_name or not _everyday(t.lower()))):
             out.append(Span(w.start, w.start + len(t), t, "PERSON", source))
             # The capitalised word after a name found this way is its surname ("Dr. Ngozi Okafor").
             if i + 1 < len(toks) and is_capitalised(toks[i + 1].text) and \

@@ -88,8 +88,8 @@ def truecase(text: str) -> str:
             prev = low[i - 1] if i else None
             if slot in ("title", "relation"):
                 caps[i] = True  # "mr brown", "my sister rose"
-            elif before_said and base in names:
-                caps[i] = True  # "rose said"
+            elif (before_said or slot == "greeting") and base in names:
+                caps[i] = True  # "rose said", "thanks bill"
             elif slot and base in names and (phrase_end or not _everyday(base)):
                 caps[i] = True  # "thanks mark", "talked to rose yesterday"
             elif slot == "strong" and not _everyday(base):
