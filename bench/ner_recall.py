@@ -515,13 +515,13 @@ def lists_only(texts: list[str], types) -> list:
     """The caseless path without spaCy: truecase, then the name and place lists and the slots."""
     from recover_core.masking.entity_tagger import place_list_spans
     from recover_core.masking.name_cues import cue_spans
-    from recover_core.masking.truecase import truecase
+    from recover_core.masking.truecase import truecase_with_names
     from recover_core.spans import merge
 
     out = []
     for t in texts:
-        v = truecase(t)
-        spans = name_list_spans(v) + cue_spans(v) if "PERSON" in types else []
+        v, by_context = truecase_with_names(t)
+        spans = name_list_spans(v) + cue_spans(v) + by_context if "PERSON" in types else []
         spans += place_list_spans(v) if "GPE" in types else []
         out.append(merge(spans))
     return out

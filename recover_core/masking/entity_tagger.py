@@ -20,7 +20,7 @@ from recover_core import bundles, lexicons
 from recover_core.errors import RecoverError
 from recover_core.masking.base import Masker, register
 from recover_core.masking.name_cues import _everyday, cue_spans, is_capitalised
-from recover_core.masking.truecase import is_caseless, truecase
+from recover_core.masking.truecase import is_caseless, truecase_with_names
 from recover_core.spans import ENTITY_LABELS, Span, WORD_RE, merge, words
 
 DEFAULT_TYPES = ("PERSON", "GPE", "LOC", "ORG", "FAC", "NORP")
@@ -66,13 +66,14 @@ class EntityTagger(Masker):
         """One memory zone per batch: the words spaCy learns from the texts (a name it had
         never seen) leave its shared vocabulary when the batch is done. Spans hold plain
         strings, made inside the zone."""
-        views = [truecase(t) if self.path(t) == "caseless" else t for t in texts]
+        cased = [(t, []) if self.path(t) == "cased" else truecase_with_names(t) for t in texts]
+        views = [v for v, _ in cased]
         with bundles.spacy_zone(self.nlp) as nlp:
             found = [self._entity_spans(doc) for doc in nlp.pipe(views, batch_size=64)]
         out = []
-        for text, view, spans in zip(texts, views, found):
+        for text, (view, by_context), spans in zip(texts, cased, found):
             if self.name_list and "PERSON" in self.types:
-                spans += name_list_spans(view, self.name) + cue_spans(view, self.name)
+                spans += name_list_spans(view, self.name) + cue_spans(view, self.name) + by_context
             if self.name_list and "GPE" in self.types:
                 spans += place_list_spans(view, self.name)
             if view is not text:  # the truecased copy has the same offsets; words come from the original
@@ -111,9 +112,11 @@ def name_list_spans(text: str, source: str = "nameList") -> list[Span]:
     A possessive "'s" is looked past ("Grace's" -> "Grace") and left out of the span.
     Day and month names the census lists as first names but that are hardly ever
     given names (Sunday, January, September) are not names; April, May, June and
-    August are, and follow the common-word rule.
+    August are, and follow the common-word rule. A first name that is also a place is not a
+    person after "in", "to", "from" ... ("moved to Sydney") or inside a place's name ("New York").
     """
     firsts, lasts, common = _first_names(), _last_names(), lexicons.top_words(5000)
+    places, phrases = lexicons.place_names(), lexicons.place_phrases()
     calendar = {"sunday", "january", "september"}
     toks = words(text)
     out: list[Span] = []
@@ -126,7 +129,11 @@ def name_list_spans(text: str, source: str = "nameList") -> list[Span]:
         hit = False
         if t[:1].isupper() and t[1:].islower() and len(t) > 1 and low not in calendar:
             initial = i == 0 or text[toks[i - 1].end : w.start].strip() in {".", "!", "?", '"'}
-            if low in firsts and not (low in common and (initial or low in lexicons.FUNCTION_WORDS)):
+            prev = toks[i - 1].text.lower() if i else ""
+            a_place = (low in places and prev in PLACE_CUES) or f"{prev} {low}" in phrases
+            if a_place:
+                pass
+            elif low in firsts and not (low in common and (initial or low in lexicons.FUNCTION_WORDS)):
                 hit = True
             elif prev_hit and low in lasts:
                 hit = True

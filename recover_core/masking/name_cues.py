@@ -18,7 +18,8 @@ RELATIONS = frozenset("""sister brother husband wife friend boyfriend girlfriend
     fiance fiancee colleague coworker""".split())
 BEFORE = tuple(tuple(c.split()) for c in (
     "name is", "name's", "named", "call me", "this is", "i'm", "hi", "hey", "hello", "dear",
-    "thanks", "thank you", "bye", "ask", "tell", "told", "met", "meet", "with", "and",
+    "thanks", "thank you", "bye", "happy birthday", "ask", "tell", "told", "met", "meet", "see", "seen",
+    "saw", "with", "and",
     "according to", "talked to", "talking to", "talk to", "spoke to", "speak to", "speaking to", "visit", "visited",
 ))
 # Only titles and introductions make a slot on their own; the others need the word to be
@@ -26,7 +27,8 @@ BEFORE = tuple(tuple(c.split()) for c in (
 STRONG_BEFORE = frozenset({("name", "is"), ("name's",), ("named",), ("call", "me"), ("this", "is"), ("i'm",),
                            ("according", "to")})
 POSSESSIVES = frozenset("my your his her our their".split())
-GREETINGS = frozenset({("hi",), ("hey",), ("hello",), ("dear",), ("thanks",), ("thank", "you"), ("bye",)})
+GREETINGS = frozenset({("hi",), ("hey",), ("hello",), ("dear",), ("thanks",), ("thank", "you"), ("bye",),
+                       ("happy", "birthday")})
 AFTER = frozenset("said says told asked wrote replied texted called".split())
 
 

@@ -16,13 +16,16 @@ import re
 
 from recover_core import lexicons
 from recover_core.masking.name_cues import AFTER, _everyday, slot_before
-from recover_core.spans import words
+from recover_core.spans import Span, words
 
 _PRONOUN_I = re.compile(r"^i(?:['’](?:m|ll|d|ve))?$")
 # A word no English word list knows well (wordfreq rank past this, about Zipf 3) is, in
 # caseless text, most often a name ("gazprom", "olumide"): it is capitalised and the NER
 # decides what it is.
 RARE_RANK = 30_000
+COMMONEST = 1_500
+AUXILIARIES = frozenset("""do does did can could will would shall should may might must don't doesn't didn't
+    can't couldn't won't wouldn't shouldn't""".split())
 # After a capitalised word, these start or end an organisation's name ("dangote cement").
 ORG_WORDS = frozenset("""group bank corporation corp company co industries motors airlines airways
     university cement holdings limited ltd inc plc foundation institute hospital""".split())
@@ -62,49 +65,77 @@ def _any_name() -> frozenset[str]:
 def truecase(text: str) -> str:
     """A copy of caseless ``text`` with names, places and the pronoun I capitalised, every
     other letter lower-case. Same length as ``text``: offsets carry over unchanged."""
+    return truecase_with_names(text)[0]
+
+
+def truecase_with_names(text: str) -> tuple[str, list[Span]]:
+    """The truecased copy, and PERSON spans for the words capitalised because their context
+    makes them names ("drew and i", "that was mark's idea"): no list or model would call an
+    everyday word a name at the start of a sentence, so these are passed on as found."""
     chars = list(text.lower()) if len(text.lower()) == len(text) else list(text)
     toks = words(text)
     low = [w.text.lower() for w in toks]
-    proper, names, ranks = _proper_words(), _any_name(), lexicons.word_ranks()
-    census_surnames = lexicons.last_names()
-    caps = [False] * len(toks)
-    for i, t in enumerate(low):
-        base = t[:-2] if t[-2:] in ("'s", "’s") and len(t) > 3 else t
-        if _PRONOUN_I.match(t):
-            caps[i] = True
-        elif base in proper:
-            caps[i] = True
-        elif not base.isalpha() or base in lexicons.FUNCTION_WORDS:
-            continue
-        elif len(base) > 3 and ranks.get(base, RARE_RANK) >= RARE_RANK and not _everyday(base):
-            caps[i] = True  # "olumide", "novartis"
-        elif base in ORG_WORDS and i > 0 and caps[i - 1] and not _PRONOUN_I.match(low[i - 1]):
-            caps[i] = True  # "Dangote cement" -> "Dangote Cement"
-        else:
-            slot = slot_before(low[max(0, i - 3): i])
-            nxt = low[i + 1] if i + 1 < len(low) else None
-            before_said = nxt in AFTER
-            phrase_end = nxt is None or nxt in lexicons.FUNCTION_WORDS or nxt in PHRASE_END or before_said
-            prev = low[i - 1] if i else None
-            if slot in ("title", "relation"):
-                caps[i] = True  # "mr brown", "my sister rose"
-            elif (before_said or slot == "greeting") and base in names:
-                caps[i] = True  # "rose said", "thanks bill"
-            elif slot and base in names and (phrase_end or not _everyday(base)):
-                caps[i] = True  # "thanks mark", "talked to rose yesterday"
-            elif slot == "strong" and not _everyday(base):
-                caps[i] = True  # "my name is oluwaseun"
-            elif base in names and nxt in SUBJECT_VERBS and prev not in DETERMINERS:
-                caps[i] = True  # "ok so grace is coming tonight"
-            elif i > 0 and caps[i - 1] and prev in names and base in census_surnames and nxt not in AFTER \
-                    and base not in AFTER:
-                caps[i] = True  # "tiffany east", "harland summers": a surname after a first name
+    caps: list[bool | str] = []
+    for i in range(len(low)):
+        caps.append(_capitalised(i, low, caps))
     for i, w in enumerate(toks):
         # an everyday first name right before a surname that is clearly a name: "mark johnson"
-        if not caps[i] and low[i] in names and i + 1 < len(toks) and caps[i + 1] and low[i + 1] in census_surnames:
-            caps[i] = True
+        if not caps[i] and low[i] in lexicons.first_names() and low[i] not in lexicons.FUNCTION_WORDS \
+                and i + 1 < len(toks) and caps[i + 1] and low[i + 1] in lexicons.last_names() \
+                and low[i + 1] not in _any_name():
+            caps[i] = "name"
         if caps[i]:
             up = chars[w.start].upper()
             if len(up) == 1:
                 chars[w.start] = up
-    return "".join(chars)
+    view = "".join(chars)
+    names = []
+    for w, c in zip(toks, caps):
+        if c == "name":
+            t = w.text[:-2] if w.text[-2:] in ("'s", "’s") and len(w.text) > 3 else w.text
+            names.append(Span(w.start, w.start + len(t), view[w.start: w.start + len(t)], "PERSON", "truecase"))
+    return view, names
+
+
+def _capitalised(i: int, low: list[str], caps: list) -> bool | str:
+    """Whether word ``i`` of the lower-cased words ``low`` is written with a capital, given
+    the decisions ``caps`` for the words before it: "name" where only the context says so."""
+    t = low[i]
+    base = t[:-2] if t[-2:] in ("'s", "’s") and len(t) > 3 else t
+    if _PRONOUN_I.match(t) or base in _proper_words():
+        return True
+    names = _any_name()
+    slot = slot_before(low[max(0, i - 3): i])
+    nxt = low[i + 1] if i + 1 < len(low) else None
+    prev = low[i - 1] if i else None
+    if base in names and slot in ("strong", "greeting") and (nxt is None or nxt in PHRASE_END):
+        return "name"  # "hi this is will" (a function word, but here a name)
+    if not base.isalpha() or base in lexicons.FUNCTION_WORDS:
+        return False
+    if len(base) > 3 and lexicons.word_ranks().get(base, RARE_RANK) >= RARE_RANK and not _everyday(base):
+        return True  # "olumide", "novartis"
+    if base in ORG_WORDS and i > 0 and caps[i - 1] and not _PRONOUN_I.match(low[i - 1]):
+        return True  # "Dangote cement" -> "Dangote Cement"
+    if slot in ("title", "relation"):
+        return "name"  # "mr brown", "my sister rose"
+    if slot == "strong" and not _everyday(base):
+        return True  # "my name is oluwaseun"
+    if base in names:
+        phrase_end = nxt is None or nxt in lexicons.FUNCTION_WORDS or nxt in PHRASE_END or nxt in AFTER
+        if nxt in AFTER or slot == "greeting":
+            return "name"  # "rose said", "thanks bill"
+        if slot and (phrase_end or not _everyday(base)):
+            return "name"  # "talked to rose yesterday"
+        if prev not in DETERMINERS and (nxt in SUBJECT_VERBS or base != t or low[i + 1: i + 3] in (["and", "i"], ["and", "me"])):
+            return "name"  # "so grace is coming", "that was mark's idea", "drew and i"
+    # A surname after a first name, even an everyday word ("tiffany east"), where a name would
+    # end the phrase; not a verb ("my sister enoch works", "dean fell asleep": "Works" and
+    # "Fell" are census surnames) and none of the commonest words ("dion wait for me").
+    ends = nxt is None or nxt in lexicons.FUNCTION_WORDS or nxt in PHRASE_END or nxt in AFTER or \
+        nxt in SUBJECT_VERBS or base != t
+    after_aux = i > 1 and low[i - 2] in AUXILIARIES  # "why did buster cancel": a verb follows the name
+    if i > 0 and caps[i - 1] and prev in names and base in lexicons.last_names() and ends and not after_aux \
+            and not (base.endswith("s") and _everyday(base[:-1])) \
+            and lexicons.word_ranks().get(base, RARE_RANK) >= COMMONEST:
+        return "name"
+    return False
