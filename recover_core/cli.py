@@ -160,22 +160,27 @@ def cmd_mask_rates(args) -> None:
 
     from recover_core.batch.local import count_lines as _count_lines
     from recover_core.batch.pipeline import RateCounter
+    from recover_core.masking.entity_tagger import EntityTagger
 
     total = len(corpora.CORPORA[args.corpus]()) if args.corpus else _count_lines(args.input)
 
     rows = []
     for tech in args.techniques.split(","):
         masker = build(tech, n=args.n, ner_model=args.ner_model)
-        rates = RateCounter()
+        tagger = next((m for m in getattr(masker, "parts", [masker]) if isinstance(m, EntityTagger)), None)
+        rates, caseless = RateCounter(), 0
         with tqdm(total=total, desc=tech, unit="line", disable=args.quiet) as bar:
             for chunk in chunks(texts(), args.batch_size):
                 for m in mask_many(chunk, masker):
                     rates.add(m)
+                caseless += sum(tagger.path(t) == "caseless" for t in chunk) if tagger else 0
                 bar.update(len(chunk))
         r = rates.result()
         rows.append({"technique": tech, "sentences": r["sentences"], "words": r["words"],
                      "mask_rate_%": round(100 * r["mask_rate"], 1),
-                     "sentences_with_mask_%": round(100 * r["sentences_with_mask"] / max(r["sentences"], 1), 1)})
+                     "sentences_with_mask_%": round(100 * r["sentences_with_mask"] / max(r["sentences"], 1), 1),
+                     # entityTagger restores case before NER on lines without it (Fisher, ASR output)
+                     "caseless_%": round(100 * caseless / max(r["sentences"], 1), 1) if tagger else "-"})
     print(pd.DataFrame(rows).to_string(index=False))
 
 

@@ -101,3 +101,12 @@ def test_bad_arguments_get_clear_messages(tmp_path, args, msg):
 def test_mask_rates_table():
     p = run("mask-rates", "--corpus", "news", "--techniques", "allowList,vocabThres", "--quiet")
     assert "allowList" in p.stdout and "mask_rate_%" in p.stdout
+
+
+def test_mask_rates_say_which_lines_took_the_caseless_path(tmp_path):
+    src = tmp_path / "fisher.txt"
+    src.write_text("yeah i talked to margaret yesterday she moved to denver\n"
+                   "um my name is oluwaseun\nAnna moved to Denver.\n")
+    p = run("mask-rates", str(src), "--techniques", "entityTagger,allowList", "--quiet")
+    rows = {ln.split()[0]: ln.split() for ln in p.stdout.splitlines()[1:]}
+    assert rows["entityTagger"][-1] == "66.7" and rows["allowList"][-1] == "-"
