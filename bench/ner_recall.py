@@ -414,6 +414,7 @@ WORLD_TEMPLATES = [
     "She flew to {city} to visit {first}.",
     "Our supplier in {city} is {org}.",
 ]
+REPEATS = 3
 LABEL_OF = {"first": "PERSON", "full": "PERSON", "name": "PERSON", "city": "GPE", "org": "ORG"}
 PUNCT_RE = re.compile(r"[^\w\s'’\-]")
 
@@ -593,14 +594,22 @@ def news_added_words() -> None:
     from recover_core.masking.entity_tagger import DEFAULT_TYPES
 
     sents = list(corpora.news())
-    spacy_res, t_spacy = run_config("spacy", sents, DEFAULT_TYPES)
-    ours_res, t_ours = run_config("ours", sents, DEFAULT_TYPES)
     low = [caseless_piece(s).strip() for s in sents]
+    # Timings are the best of REPEATS runs, the configurations taking turns, so that other
+    # work on the machine slows each of them alike.
+    best: dict[str, float] = {}
+    results: dict[str, list] = {}
+    for _ in range(REPEATS):
+        for name, kind, texts in (("spacy", "spacy", sents), ("ours", "ours", sents), ("low", "ours", low),
+                                  ("spacy_low", "spacy", low)):
+            results[name], dt = run_config(kind, texts, DEFAULT_TYPES)
+            best[name] = min(best.get(name, dt), dt)
+    spacy_res, ours_res, spacy_low, ours_low = (results[n] for n in ("spacy", "ours", "spacy_low", "low"))
+    t_spacy, t_ours, t_low = best["spacy"], best["ours"], best["low"]
+
     # lower-casing + dropping punctuation moves offsets: compare by word index instead
     def masked_words(text, spans):
         return [any(s.start < w.end and w.start < s.end for s in spans) for w in words(text)]
-    spacy_low, t_spacy_low = run_config("spacy", low, DEFAULT_TYPES)
-    ours_low, t_low = run_config("ours", low, DEFAULT_TYPES)
     n = added = silver = hit_low = hit_raw = fp_low = 0
     examples = Counter()
     for s, l, a, b, c, d in zip(sents, low, spacy_res, ours_res, spacy_low, ours_low):

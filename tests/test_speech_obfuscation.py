@@ -219,3 +219,19 @@ def test_a_transcript_that_ends_early_is_finished(obfuscators, tmp_path):
     assert done.text.startswith(early.text) and "late" in done.text.lower()
     assert done.words[-1].end > len(a) / 16000 and [w.start for w in done.words] == sorted(w.start for w in done.words)
     assert rec.finish(audio.Audio(a, 16000, 1), early).text == early.text  # nothing left: unchanged
+
+
+@pytest.mark.parametrize("transcript", [
+    "Yesterday I called Margaret about the report from Denver.",  # Whisper: cased
+    "yesterday i called margaret about the report from denver",  # a normalised or caseless recognizer
+])
+def test_transcripts_with_or_without_case_find_the_same_names(transcript):
+    from recover_core.asr.alignment import Word
+    from recover_core.speech.obfuscate import _layout
+
+    words = [Word(w, 0.1 * i, 0.1 * i + 0.1, 0.9) for i, w in enumerate(transcript.split())]
+    text, where = _layout(words)
+    obf = SpeechObfuscator(Settings(types=("PERSON", "GPE")), recognizer=object())
+    assert obf.masker.path(text) == ("cased" if transcript[0].isupper() else "caseless")
+    found = {text[s:e].lower() for s, e, *_ in obf._groups(text, where)}
+    assert found == {"margaret", "denver"}
