@@ -24,6 +24,11 @@ def in_space() -> bool:
 
 
 def offline() -> bool:
+    """True where no model hub can be reached. A Space always reaches the hub: there,
+    HF_HUB_OFFLINE only makes the hub libraries read their own cache (a Space that ships
+    its models pre-downloaded, or tests/test_space.py), so hub ids stay the models' source."""
+    if in_space():
+        return False
     return os.environ.get("HF_HUB_OFFLINE", "0") not in ("0", "", "false", "False")
 
 
