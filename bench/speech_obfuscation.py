@@ -58,9 +58,9 @@ OUT = ROOT / "precomputed" / "ours" / "speech_obfuscation.csv"
 
 def name_lists(rng: random.Random):
     from recover_core import lexicons
-    from recover_core.speech.pseudonyms import _census
+    from recover_core.pseudonyms import _census
 
-    common = lexicons.allow_list()  # names that are not everyday words (as recover_core.speech.pseudonyms)
+    common = lexicons.allow_list()  # names that are not everyday words (as recover_core.pseudonyms)
     firsts = [n for n, _ in sorted(_census("dist.male.first")[:200] + _census("dist.female.first")[:200],
                                    key=lambda p: -p[1]) if n not in common]
     lasts = [n for n, _ in _census("dist.all.last")[:500] if n not in common][:400]
@@ -122,7 +122,7 @@ def build_set(n: int) -> tuple[Path, list[dict]]:
 
 
 def toks(text: str) -> list[str]:
-    from recover_core.speech.pseudonyms import bare
+    from recover_core.pseudonyms import bare
 
     return [b for b in (bare(t).strip("'") for t in text.replace("-", " ").split()) if b]
 
@@ -171,7 +171,7 @@ def name_positions(ref: list[str], names: list[str]) -> list[set[int]]:
 
 
 def titles(res, e) -> set[int]:
-    from recover_core.speech.pseudonyms import TITLES, bare
+    from recover_core.pseudonyms import TITLES, bare
 
     return {i for i in range(e.first, e.last) if bare(res.plan.transcript.words[i].word).rstrip(".") in TITLES}
 
@@ -180,7 +180,7 @@ def run_set(ob, folder: Path, items: list[dict], mode: str, dump: Path | None = 
     from tqdm import tqdm
 
     from recover_core.asr import audio, wer
-    from recover_core.speech.pseudonyms import TITLES
+    from recover_core.pseudonyms import TITLES
 
     found = exact = total = precise = n_found = leaks = heard = n_subs = flagged = 0
     seams = clean = 0

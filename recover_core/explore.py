@@ -12,6 +12,8 @@ from recover_core.filling import DEFAULT_MODEL, KINDS, Filled, MaskInput, get_fi
 from recover_core.filling.candidates import ner_type_check
 from recover_core.masking import build, mask_text
 from recover_core.masking.mask import Masked
+from recover_core.pseudonyms import Pseudonyms, consistent
+from recover_core.quality import originals_per_fill
 
 TECHNIQUES = ["entityTagger", "vocabThres", "allowList", "allowList+entityTagger", "vocabThres+entityTagger"]
 
@@ -88,8 +90,12 @@ def fill(masked: Masked, column: Column, model: str, k: int, seed: int, keep,
     k = validation.check_k(k)
     check_fillable(masked)
     filler = get_filler(column.kind, model)
-    return filler.fill([MaskInput(masked.masked, masked.markers)], method=column.method, k=k,
-                       seed=int(seed), keep=keep, type_check=_zoned_type_check(ner_model))[0]
+    filled = filler.fill([MaskInput(masked.masked, masked.markers)], method=column.method, k=k,
+                         seed=int(seed), keep=keep, type_check=_zoned_type_check(ner_model))[0]
+    # The originals are in memory for this request: one substitute per original, never shared,
+    # names keep their gender, places their kind.
+    per_fill = originals_per_fill(masked.original, masked.spans, filled)
+    return consistent(filled, per_fill, Pseudonyms(f"{seed}:{column.kind}:{column.method}"))
 
 
 def _zoned_type_check(ner_model: str):

@@ -13,7 +13,7 @@ from recover_core.asr import audio
 from recover_core.errors import RecoverError
 from recover_core.speech import boundaries, splice, voices
 from recover_core.speech.obfuscate import Settings, SpeechObfuscator
-from recover_core.speech.pseudonyms import Pseudonyms, genders, roles
+from recover_core.pseudonyms import Pseudonyms, genders, roles
 
 SENTENCE = "Yesterday I called Margaret Thompson about the report from the office."
 

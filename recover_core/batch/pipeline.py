@@ -12,7 +12,7 @@ import json
 import time
 from dataclasses import dataclass, field
 
-from recover_core import quality, validation
+from recover_core import pseudonyms, quality, validation
 from recover_core.batch.job import Job
 from recover_core.errors import RecoverError
 from recover_core.filling.base import MaskInput
@@ -182,7 +182,8 @@ class Pipeline:
             counts[key] = 0
         style = "class" if job.markers == "class" else "mask"
         masked = iter(mask_many([t for _, t, _ in texts if t is not None], self.masker, style)) if self.masker else None
-        items, prepared = [], []  # prepared: None | ("copy", text, None) | ("fill", item index, originals)
+        # prepared: None | ("copy", text, None, line) | ("fill", item index, originals, line)
+        items, prepared = [], []
         for line, text, rec in texts:
             if text is None:
                 prepared.append(None)
@@ -198,16 +199,16 @@ class Pipeline:
                 counts["words"] += m.n_words
                 counts["masked_words"] += len(m.spans)
                 if not m.spans:
-                    prepared.append(("copy", m.masked, None))
+                    prepared.append(("copy", m.masked, None, line))
                     continue
                 item, orig = MaskInput(m.masked, m.markers), (m.original, m.spans)
             else:
                 if not validation.MARKER_RE.search(text):
-                    prepared.append(("copy", text, None))
+                    prepared.append(("copy", text, None, line))
                     continue
                 item = fill_input(rec, text)
                 orig = jsonl_originals(rec, item)
-            prepared.append(("fill", len(items), orig))
+            prepared.append(("fill", len(items), orig, line))
             items.append(item)
         filled = self.filler.fill(items, method=job.method, k=job.k, seed=job.seed, keep=self.keep,
                                   first_id=chunk.first_line, type_check=self.type_check, sampling=job.sampling)
@@ -216,12 +217,15 @@ class Pipeline:
             if p is None:
                 out.append(json.dumps({"text": ""}) if job.out_jsonl else "")
                 continue
-            kind, val, orig = p
+            kind, val, orig, line = p
             if kind == "copy":
                 counts["no_mask"] += 1
                 out.append(json.dumps({"text": val, "fills": []}) if job.out_jsonl else val)
                 continue
             f = filled[val]
+            if orig is not None:  # the originals are known: one substitute per original, never shared
+                per_fill = quality.originals_per_fill(orig[0], orig[1], f)
+                f = pseudonyms.consistent(f, per_fill, pseudonyms.Pseudonyms(f"{job.seed}:{line}"))
             counts["fills"] += len(f.fills)
             counts["fallbacks"] += sum(x.fallback for x in f.fills)
             counts["infill_fallbacks"] += f.fallback == "infill"  # instruct output failed validation

@@ -67,7 +67,7 @@ def cmd_obfuscate_audio(args) -> None:
     from recover_core.asr import audio
     from recover_core.asr.commands import expand_inputs
     from recover_core.speech.obfuscate import SpeechObfuscator
-    from recover_core.speech.pseudonyms import Pseudonyms
+    from recover_core.pseudonyms import Pseudonyms
 
     settings = _settings(args)
     paths = expand_inputs(args.audio)

