@@ -26,6 +26,7 @@ import json
 import re
 import subprocess
 import sys
+import threading
 import time
 from collections import Counter
 from pathlib import Path
@@ -182,19 +183,20 @@ def train(max_epochs: int, max_steps: int, eval_frequency: int, timeout_s: int, 
     t = time.time()
     log_lines: list[str] = []
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    timed_out = False
+    # spaCy prints a row only every eval_frequency steps: a timer kills the run at timeout_s
+    # (model-best, saved at each improving evaluation, stays)
+    timer = threading.Timer(timeout_s, proc.kill)
+    timer.start()
     try:
         for line in proc.stdout:  # type: ignore[union-attr]
             print("  | " + line.rstrip(), flush=True)
             log_lines.append(line.rstrip())
-            if time.time() - t > timeout_s:
-                timed_out = True
-                proc.kill()
-                break
         proc.wait()
     finally:
+        timer.cancel()
         if proc.poll() is None:
             proc.kill()
+    timed_out = time.time() - t >= timeout_s and proc.returncode != 0
     seconds = time.time() - t
     if not (out_dir / "model-best").exists():
         raise SystemExit(f"training left no model-best (rc {proc.returncode})")
@@ -296,7 +298,7 @@ def evaluate(model_dir: Path) -> pd.DataFrame:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--max-epochs", type=int, default=8)
+    ap.add_argument("--max-epochs", type=int, default=7)
     ap.add_argument("--max-steps", type=int, default=6000)
     ap.add_argument("--eval-frequency", type=int, default=500)
     ap.add_argument("--timeout", type=int, default=25 * 60, help="wall-clock backstop for training, s")

@@ -1,0 +1,96 @@
+"""Substitutes a privacy reviewer trusts, in text: the pseudonym rules after a filler.
+
+A filler proposes candidates per mask without seeing the originals; `pseudonyms.consistent`
+then picks, with the originals in memory, one substitute per original (the same everywhere
+in the text), never the same for two originals, a first name of the original's gender, a
+surname after a title, a place of the same kind. These tests use hand-made fills (the rules
+alone), then the real MLM through `obfuscate` and the app's fill."""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from recover_core.filling.base import Candidate, Fill, Filled
+from recover_core.masking import build, mask_text
+from recover_core.pseudonyms import Pseudonyms, _pool_sets, consistent, genders, place_kind
+from recover_core.quality import originals_per_fill
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def filled_as(text: str, words: list[str], labels: list[str], cands: list[list[str]]) -> tuple[Filled, list[str]]:
+    """A Filled for ``text`` with {} slots filled by ``words``."""
+    out, fills, parts = "", [], text.split("{}")
+    for part, word, label, cs in zip(parts, words, labels, cands):
+        out += part
+        fills.append(Fill(len(out), len(out) + len(word), label, word, [Candidate(c, 0.1) for c in cs]))
+        out += word
+    return Filled(out + parts[-1], fills), out + parts[-1]
+
+
+def test_one_substitute_per_original_and_never_shared():
+    f, _ = filled_as("{} lives in {} with his sister {} and {} visits {}.", ["David", "Alaska", "David", "David", "Alaska"],
+                     ["PERSON", "GPE", "PERSON", "PERSON", "GPE"],
+                     [["David", "Peter"], ["Alaska", "Texas"], ["David", "Mary"], ["David"], ["Alaska"]])
+    originals = ["Jesus", "Ohio", "Maria", "Jesus", "Ohio"]
+    g = consistent(f, originals, Pseudonyms(0))
+    words = [x.word for x in g.fills]
+    assert words[0] == words[3] and words[1] == words[4]  # the same original, the same substitute
+    assert len({words[0], words[2]}) == 2  # two people, two names
+    assert genders()[words[2].lower()] == "f"  # "his sister Maria": a female first name, not "David"
+    assert place_kind(words[1]) == "state" and words[1] != "Ohio"
+    assert g.text == f"{words[0]} lives in {words[1]} with his sister {words[2]} and {words[0]} visits {words[1]}."
+
+
+def test_a_title_takes_a_surname_and_a_place_keeps_its_kind():
+    f, _ = filled_as("Dr. {} flew from {} to {}.", ["John", "Paris", "Paris"], ["PERSON", "GPE", "GPE"],
+                     [["John", "Smith"], ["Paris", "France", "Lyon"], ["Paris", "Italy"]])
+    g = consistent(f, ["Okafor", "France", "Italy"], Pseudonyms(1))
+    surname, a, b = (x.word for x in g.fills)
+    assert surname.lower() in _pool_sets()["last"] and surname != "Okafor"  # a surname after "Dr."
+    assert place_kind(a) == place_kind(b) == "country" and a != b and {a, b}.isdisjoint({"France", "Italy"})
+
+
+def test_originals_are_never_substitutes():
+    f, _ = filled_as("{} met {}.", ["Anna", "Anna"], ["PERSON", "PERSON"], [["Anna", "Maria"], ["Maria", "Anna"]])
+    g = consistent(f, ["Maria", "Anna"], Pseudonyms(2))
+    assert {x.word for x in g.fills}.isdisjoint({"Anna", "Maria"})
+
+
+@pytest.fixture(scope="module")
+def app_fill():
+    from recover_core import explore
+
+    def fill(text: str, column: int = 0) -> str:
+        m = explore.mask(text, "entityTagger", 10000, "class")
+        return explore.fill(m, explore.COLUMNS[column], "minilm-mlm", 10, 0,
+                            explore.keep_list("entityTagger", 10000)), m
+    return fill
+
+
+def test_the_app_fill_is_consistent_with_the_real_mlm(app_fill):
+    filled, m = app_fill("Maria drove from Alaska to Texas, and Maria's brother John stayed in Alaska.")
+    originals = originals_per_fill(m.original, m.spans, filled)
+    by_original: dict = {}
+    for o, f in zip(originals, filled.fills):
+        by_original.setdefault(o.lower().removesuffix("'s"), set()).add(f.word.lower().removesuffix("'s"))
+    assert all(len(s) == 1 for s in by_original.values()), by_original
+    subs = [next(iter(s)) for s in by_original.values()]
+    assert len(set(subs)) == len(subs)  # distinct originals, distinct substitutes
+    assert not set(subs) & set(by_original)
+
+
+def test_obfuscate_writes_consistent_lines(tmp_path):
+    src = tmp_path / "in.txt"
+    src.write_text("We drove from Alaska to Alaska and then to Texas.\nClark and Lewis met Clark in Boston.\n")
+    out = tmp_path / "out.jsonl"
+    p = subprocess.run([sys.executable, "-m", "recover_core", "obfuscate", str(src), "-o", str(out), "--quiet"],
+                       cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stderr[-2000:]
+    first, second = [json.loads(ln) for ln in out.read_text().splitlines()]
+    a, b, c = (f["word"] for f in first["fills"])
+    assert a == b and a != c and "Alaska" not in first["text"] and "Texas" not in first["text"]
+    words = [f["word"] for f in second["fills"]]
+    assert words[0] == words[2] and len(set(words)) == 3 and "Clark" not in second["text"]
