@@ -12,6 +12,8 @@ model that never sees capitals or punctuation.
      the rest the training set (spaCy DocBins under ~/.cache/recover/ner-lowercase/).
   2. ``spacy init config`` (en, ner, efficiency, CPU) and ``spacy train``, capped by
      ``training.max_epochs`` / ``training.max_steps`` (and a wall-clock timeout as a backstop).
+     Measured on 2 CPU cores: the first epoch (small, growing batches) about 3.2 min, so the
+     default is 7 epochs, capped at 25 min.
   3. The caseless slices of bench/ner_recall.py (census+off-list, fisher-style, world),
      scored with its ``score_generic``: the trained model alone, the trained model with the
      lists (name list, name slots, place list on the truecased copy), and entityTagger
@@ -273,9 +275,11 @@ def evaluate(model_dir: Path) -> pd.DataFrame:
                 tagger = EntityTagger(model="spacy-md", types=types, case="auto")
                 fn = tagger.find_many
             fn(texts[:16])  # load + warm up
-            t = time.perf_counter()
-            res = fn(texts)
-            dt = time.perf_counter() - t
+            dt = float("inf")
+            for _ in range(2):  # best of two: the machine is shared
+                t = time.perf_counter()
+                res = fn(texts)
+                dt = min(dt, time.perf_counter() - t)
             df, fp, masked, n_words = B.score_generic(its, res)
             row = dict(set=set_name, config=label, recall=df.found.mean() * 100)
             for lab in ("PERSON", "GPE", "ORG"):

@@ -181,7 +181,10 @@ def cmd_mask_rates(args) -> None:
                      "sentences_with_mask_%": round(100 * r["sentences_with_mask"] / max(r["sentences"], 1), 1),
                      # entityTagger restores case before NER on lines without it (Fisher, ASR output)
                      "caseless_%": round(100 * caseless / max(r["sentences"], 1), 1) if tagger else "-"})
-    print(pd.DataFrame(rows).to_string(index=False))
+    table = pd.DataFrame(rows)
+    if (table["caseless_%"] == "-").all():  # no entityTagger: the column would say nothing
+        table = table.drop(columns="caseless_%")
+    print(table.to_string(index=False))
 
 
 def _summary(d: dict, args) -> None:
