@@ -347,12 +347,9 @@ def minilm_base_dir() -> Path:
 
 def _minilm_dir(asset_name: str) -> Path | None:
     """An MLM: MiniLM-L6 (minilm_base_dir) + a head and LoRA adapter trained here (finetune-mlm)."""
-    def load(asset: Path):
-        from recover_core.filling.finetune import load_adapter
+    from recover_core.adapters import load_mlm_adapter
 
-        return load_adapter(asset)
-
-    return _merged_asset(asset_name, lambda: _minilm_package_dir() is not None or not env.offline(), load)
+    return _merged_asset(asset_name, lambda: _minilm_package_dir() is not None or not env.offline(), load_mlm_adapter)
 
 
 def _minilm_present(asset_name: str) -> bool:
@@ -361,12 +358,9 @@ def _minilm_present(asset_name: str) -> bool:
 
 def _smollm2_fill_dir() -> Path | None:
     """SmolLM2 with the instruction-tuned filling adapter (finetune-llm) merged in."""
-    def load(asset: Path):
-        from recover_core.filling.finetune_llm import load_adapter
+    from recover_core.adapters import load_causal_adapter
 
-        return load_adapter(asset)
-
-    return _merged_asset(SMOLLM2_FILL_ASSET, lambda: _smollm2_present() or not env.offline(), load)
+    return _merged_asset(SMOLLM2_FILL_ASSET, lambda: _smollm2_present() or not env.offline(), load_causal_adapter)
 
 
 def _spacy_sm() -> str | None:

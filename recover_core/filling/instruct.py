@@ -206,9 +206,9 @@ def _load(model: str):
     from pathlib import Path
 
     if (Path(model) / "adapter_config.json").exists():
-        from recover_core.filling.finetune_llm import load_adapter
+        from recover_core.adapters import load_causal_adapter
 
-        return load_adapter(model)
+        return load_causal_adapter(model)
     return bundles.load_causal(model)
 
 
