@@ -263,12 +263,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--batch-size", type=_positive, default=256)
     p.add_argument("--quiet", action="store_true")
     p.set_defaults(fn=cmd_mask_rates)
-    from recover_core.filling import finetune  # finetune-mlm, evaluate-mlm (vats2024 §3.2 FT)
+    from recover_core.training import commands as training_commands  # finetune-mlm, evaluate-mlm, finetune-llm
 
-    finetune.add_parser(sub)
-    from recover_core.filling import finetune_llm  # finetune-llm (vats2024 §4.2.4)
-
-    finetune_llm.add_parser(sub)
+    training_commands.add_parser(sub)
     from recover_core.filling import evaluate  # evaluate-fillers: every filler on the same items
 
     evaluate.add_parser(sub)

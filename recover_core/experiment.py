@@ -353,7 +353,9 @@ class Runner:
         cell's own fill method produced (``mlm:MODEL:how``, typed or not, same seed), then it
         fills the masked corpus again. It never sees the originals. Returns the merged model's
         folder (cached, and checked against the corpus it was trained on)."""
-        from recover_core.filling.finetune import FinetuneConfig, _checkpoint_dir, finetune_mlm
+        from recover_core.training.checkpoints import checkpoint_dir
+        from recover_core.training.config import FinetuneConfig
+        from recover_core.training.mlm import finetune_mlm
 
         corpus, _ = self.train_text(dataset, masking, spec.name("mlm"), seed)
         digest = texts_digest(corpus)
@@ -370,7 +372,7 @@ class Runner:
             out=out, model=spec.model, train_file=train_file, mode="clean", exclude_heldout=False, k=c.k,
             lora_r=c.ft_lora_r, steps=c.ft_steps, bf16=c.bf16, seed=seed, eval_every=0, eval_items=200,
             save_every=max(c.ft_steps, 1), quiet=not self.progress,
-            resume=_checkpoint_dir(out) is not None and stamp.exists() and stamp.read_text() == digest,
+            resume=checkpoint_dir(out) is not None and stamp.exists() and stamp.read_text() == digest,
             command=f"experiment {c.name}: FT for {dataset}/{masking}/{spec.name()} seed {seed}"))
         atomic.write_text(stamp, digest)
         return str(out / "model")
@@ -543,7 +545,7 @@ def cmd_experiment(args) -> None:
 
 
 def add_parser(sub) -> None:
-    from recover_core.filling.finetune import _positive
+    from recover_core.cli import _positive
 
     p = sub.add_parser("experiment", help="run the grid: masking x method x dataset -> adapted LM -> perplexity",
                        description=__doc__)
