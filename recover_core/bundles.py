@@ -15,14 +15,13 @@ from __future__ import annotations
 import contextlib
 import functools
 import importlib.util
-import shutil
 import threading
 import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator, Literal
 
-from recover_core import env
+from recover_core import atomic, env
 from recover_core.errors import RecoverError
 
 Kind = Literal["mlm", "causal", "ner"]
@@ -272,9 +271,7 @@ def _drop_gguf_flag(folder: Path) -> None:
     cfg = json.loads(cfg_path.read_text())
     if "quantization_config" in cfg:
         del cfg["quantization_config"]
-        tmp = cfg_path.with_name(".config.json.tmp")
-        tmp.write_text(json.dumps(cfg, indent=2))
-        tmp.replace(cfg_path)
+        atomic.write_text(cfg_path, json.dumps(cfg, indent=2))
 
 
 def _convert_gguf(folder: Path, file: str, out: Path) -> Path:
@@ -288,13 +285,10 @@ def _convert_gguf(folder: Path, file: str, out: Path) -> Path:
     model.load_state_dict(q.state_dict())
     if hasattr(model.config, "quantization_config"):
         del model.config.quantization_config
-    tmp = out.with_name(out.name + ".tmp")
-    shutil.rmtree(tmp, ignore_errors=True)
-    model.save_pretrained(tmp)
-    tok.save_pretrained(tmp)
-    _drop_gguf_flag(tmp)
-    shutil.rmtree(out, ignore_errors=True)
-    tmp.rename(out)  # atomic: a killed conversion leaves no half-written model
+    with atomic.directory(out) as tmp:  # a killed conversion leaves no half-written model
+        model.save_pretrained(tmp)
+        tok.save_pretrained(tmp)
+        _drop_gguf_flag(tmp)
     return out
 
 
@@ -323,11 +317,9 @@ def _merged_asset(asset_name: str, ready: Callable[[], bool], load_adapter: Call
     model, tok = load_adapter(asset)
     if hasattr(model, "merge_and_unload"):
         model = model.merge_and_unload()
-    tmp = out.with_name(out.name + ".tmp")
-    shutil.rmtree(tmp, ignore_errors=True)
-    model.save_pretrained(tmp)
-    tok.save_pretrained(tmp)
-    tmp.rename(out)  # atomic: a killed merge leaves no half-written model
+    with atomic.directory(out) as tmp:  # a killed merge leaves no half-written model
+        model.save_pretrained(tmp)
+        tok.save_pretrained(tmp)
     return out
 
 
@@ -355,12 +347,9 @@ def minilm_base_dir() -> Path:
 
 def _minilm_dir(asset_name: str) -> Path | None:
     """An MLM: MiniLM-L6 (minilm_base_dir) + a head and LoRA adapter trained here (finetune-mlm)."""
-    def load(asset: Path):
-        from recover_core.filling.finetune import load_adapter
+    from recover_core.adapters import load_mlm_adapter
 
-        return load_adapter(asset)
-
-    return _merged_asset(asset_name, lambda: _minilm_package_dir() is not None or not env.offline(), load)
+    return _merged_asset(asset_name, lambda: _minilm_package_dir() is not None or not env.offline(), load_mlm_adapter)
 
 
 def _minilm_present(asset_name: str) -> bool:
@@ -369,12 +358,9 @@ def _minilm_present(asset_name: str) -> bool:
 
 def _smollm2_fill_dir() -> Path | None:
     """SmolLM2 with the instruction-tuned filling adapter (finetune-llm) merged in."""
-    def load(asset: Path):
-        from recover_core.filling.finetune_llm import load_adapter
+    from recover_core.adapters import load_causal_adapter
 
-        return load_adapter(asset)
-
-    return _merged_asset(SMOLLM2_FILL_ASSET, lambda: _smollm2_present() or not env.offline(), load)
+    return _merged_asset(SMOLLM2_FILL_ASSET, lambda: _smollm2_present() or not env.offline(), load_causal_adapter)
 
 
 def _spacy_sm() -> str | None:

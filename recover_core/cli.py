@@ -8,10 +8,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import signal
 import sys
-import tempfile
 import threading
 import time
 from contextlib import contextmanager
@@ -20,7 +18,7 @@ from typing import Iterator
 
 from tqdm import tqdm
 
-from recover_core import env, validation
+from recover_core import atomic, env, validation
 from recover_core.errors import RecoverError
 from recover_core.filling import DEFAULT_K, KINDS, METHODS
 from recover_core.filling.base import DEFAULT_SAMPLING, SAMPLINGS, check_method, check_sampling
@@ -49,16 +47,10 @@ def read_records(path: Path, fmt: str | None, field: str) -> Iterator[dict | Non
 
 @contextmanager
 def atomic_output(path: Path):
-    """Write next to the target and rename at the end: a failed run leaves nothing behind."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            yield f
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    """Write next to the target and rename at the end: a failed run leaves nothing behind.
+    The file is created mode 600 (it may hold private words until it is complete)."""
+    with atomic.writing(path, unique=True, suffix=".part") as f:
+        yield f
 
 
 def chunks(records: Iterator, size: int) -> Iterator[list]:
@@ -274,12 +266,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--batch-size", type=_positive, default=256)
     p.add_argument("--quiet", action="store_true")
     p.set_defaults(fn=cmd_mask_rates)
-    from recover_core.filling import finetune  # finetune-mlm, evaluate-mlm (vats2024 §3.2 FT)
+    from recover_core.training import commands as training_commands  # finetune-mlm, evaluate-mlm, finetune-llm
 
-    finetune.add_parser(sub)
-    from recover_core.filling import finetune_llm  # finetune-llm (vats2024 §4.2.4)
-
-    finetune_llm.add_parser(sub)
+    training_commands.add_parser(sub)
     from recover_core.filling import evaluate  # evaluate-fillers: every filler on the same items
 
     evaluate.add_parser(sub)

@@ -26,6 +26,7 @@ import tomllib
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from recover_core import atomic
 from recover_core.errors import RecoverError
 
 BASELINES = ("oracle", "baseline0", "baseline1")
@@ -313,8 +314,8 @@ class Runner:
                 return texts, facts
         texts, facts = self._fill(dataset, masking, method, seed)
         facts |= {"key": key, "text_sha": texts_digest(texts)}
-        _atomic_write(path, "\n".join(texts))
-        _atomic_write(facts_path, json.dumps(facts))
+        atomic.write_text(path, "\n".join(texts))
+        atomic.write_text(facts_path, json.dumps(facts))
         return texts, facts
 
     def _fill(self, dataset: str, masking: str, method: str, seed: int) -> tuple[list[str], dict]:
@@ -352,7 +353,9 @@ class Runner:
         cell's own fill method produced (``mlm:MODEL:how``, typed or not, same seed), then it
         fills the masked corpus again. It never sees the originals. Returns the merged model's
         folder (cached, and checked against the corpus it was trained on)."""
-        from recover_core.filling.finetune import FinetuneConfig, _checkpoint_dir, finetune_mlm
+        from recover_core.training.checkpoints import checkpoint_dir
+        from recover_core.training.config import FinetuneConfig
+        from recover_core.training.mlm import finetune_mlm
 
         corpus, _ = self.train_text(dataset, masking, spec.name("mlm"), seed)
         digest = texts_digest(corpus)
@@ -363,15 +366,15 @@ class Runner:
         if (out / "model" / "config.json").exists() and stamp.exists() and stamp.read_text() == digest:
             return str(out / "model")
         train_file = out.parent / f"{name}.txt"
-        _atomic_write(train_file, "\n".join(corpus) + "\n")
+        atomic.write_text(train_file, "\n".join(corpus) + "\n")
         c = self.cfg
         finetune_mlm(FinetuneConfig(
             out=out, model=spec.model, train_file=train_file, mode="clean", exclude_heldout=False, k=c.k,
             lora_r=c.ft_lora_r, steps=c.ft_steps, bf16=c.bf16, seed=seed, eval_every=0, eval_items=200,
             save_every=max(c.ft_steps, 1), quiet=not self.progress,
-            resume=_checkpoint_dir(out) is not None and stamp.exists() and stamp.read_text() == digest,
+            resume=checkpoint_dir(out) is not None and stamp.exists() and stamp.read_text() == digest,
             command=f"experiment {c.name}: FT for {dataset}/{masking}/{spec.name()} seed {seed}"))
-        _atomic_write(stamp, digest)
+        atomic.write_text(stamp, digest)
         return str(out / "model")
 
     def pretrained(self):
@@ -407,11 +410,9 @@ class Runner:
             # What the LM saw: unique tokens (one pass over the corpus) and tokens seen (all epochs).
             stats |= {"sentences": len(sents), "corpus_tokens": sum(len(x) for x in tok.encode_batch(sents)),
                       "key": key}
-            tmp = path.with_suffix(".tmp")
-            path.parent.mkdir(parents=True, exist_ok=True)
-            torch.save(model.state_dict(), tmp)
-            tmp.replace(path)
-            _atomic_write(path.with_suffix(".json"), json.dumps(stats))
+            with atomic.replacing(path) as tmp:
+                torch.save(model.state_dict(), tmp)
+            atomic.write_text(path.with_suffix(".json"), json.dumps(stats))
         model.eval()
         self._pretrained = (model, tok, stats)
         return self._pretrained
@@ -448,7 +449,7 @@ class Runner:
                "perplexity_token": ppl["ppl_token"], "train_sentences": len(texts), "adapt": stats,
                "pretrained": pre.get("key"), "train_sha": texts_digest(texts), "seconds": round(time.time() - t0, 1),
                "key": self.key, **{k: v for k, v in facts.items() if k in ("fills", "leaks")}}
-        _atomic_write(self.cell_path(dataset, masking, method, seed), json.dumps(rec))
+        atomic.write_text(self.cell_path(dataset, masking, method, seed), json.dumps(rec))
         return rec
 
     # -- the grid --
@@ -511,10 +512,8 @@ class Runner:
 
         path = Path(self.cfg.output)
         df = pd.DataFrame(self.rows(), columns=TIDY_COLUMNS)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.tmp")
-        df.to_csv(tmp, index=False)
-        tmp.replace(path)
+        with atomic.replacing(path) as tmp:
+            df.to_csv(tmp, index=False)
         return path
 
 
@@ -525,13 +524,6 @@ def _read_json(path: Path) -> dict:
     except (OSError, ValueError):
         return {}
     return rec if isinstance(rec, dict) else {}
-
-
-def _atomic_write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)
 
 
 def cmd_experiment(args) -> None:
@@ -553,7 +545,7 @@ def cmd_experiment(args) -> None:
 
 
 def add_parser(sub) -> None:
-    from recover_core.filling.finetune import _positive
+    from recover_core.cli import _positive
 
     p = sub.add_parser("experiment", help="run the grid: masking x method x dataset -> adapted LM -> perplexity",
                        description=__doc__)

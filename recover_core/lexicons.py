@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 from pathlib import Path
 
+from recover_core import atomic
 from recover_core.env import assets_dir
 
 ALLOWLIST_FILE = "allowlist_ngsl.txt"
@@ -203,9 +204,7 @@ def build_allow_list(out: Path | None = None) -> Path:
         "# Source: PyPI package ngsl 1.41; NGSL licence CC BY-SA 4.0.\n"
         "# Rebuild: python -c 'from recover_core.lexicons import build_allow_list; build_allow_list()'\n"
     )
-    tmp = out.with_suffix(".tmp")
-    tmp.write_text(header + "\n".join(words) + "\n", encoding="utf-8")
-    tmp.replace(out)
+    atomic.write_text(out, header + "\n".join(words) + "\n")
     return out
 
 
@@ -250,7 +249,5 @@ def build_case_counts(out: Path | None = None) -> Path:
         "# corpora; words seen at least twice. Used to restore case before NER (masking/truecase.py).\n"
         "# Rebuild: python -c 'from recover_core.lexicons import build_case_counts; build_case_counts()'\n"
     )
-    tmp = out.with_suffix(".tmp")
-    tmp.write_text(header + "".join(f"{w}\t{cap[w]}\t{low[w]}\n" for w in rows), encoding="utf-8")
-    tmp.replace(out)
+    atomic.write_text(out, header + "".join(f"{w}\t{cap[w]}\t{low[w]}\n" for w in rows))
     return out

@@ -5,7 +5,10 @@ import pytest
 import torch
 
 from recover_core.errors import RecoverError
-from recover_core.filling import finetune as ft
+from recover_core.adapters import load_mlm_adapter
+from recover_core.training.config import FinetuneConfig
+from recover_core.training.evaluate import evaluate_mlm
+from recover_core.training.mlm import finetune_mlm
 
 SENTENCES = [
     "The cat sat on the mat.",
@@ -33,7 +36,7 @@ def corpus(tmp_path_factory):
 def config(tiny_bert, corpus, out, **kw):
     base = dict(out=out, model=tiny_bert, train_file=corpus, lora_r=4, steps=80, batch_size=8, lr=5e-2,
                 warmup_steps=2, eval_every=0, eval_items=40, save_every=20, quiet=True, seed=0)
-    return ft.FinetuneConfig(**{**base, **kw})
+    return FinetuneConfig(**{**base, **kw})
 
 
 def losses(out):
@@ -44,7 +47,7 @@ def losses(out):
 @pytest.fixture(scope="module")
 def trained(tiny_bert, corpus, tmp_path_factory):
     out = tmp_path_factory.mktemp("ft")
-    ft.finetune_mlm(config(tiny_bert, corpus, out))
+    finetune_mlm(config(tiny_bert, corpus, out))
     return out
 
 
@@ -65,8 +68,8 @@ def test_adapter_reloads_with_identical_outputs(trained):
 
     merged = AutoModelForMaskedLM.from_pretrained(str(trained / "model")).eval()
     tok = AutoTokenizer.from_pretrained(str(trained / "model"))
-    again, _ = ft.load_adapter(trained / "adapter")
-    again2, _ = ft.load_adapter(trained / "adapter")
+    again, _ = load_mlm_adapter(trained / "adapter")
+    again2, _ = load_mlm_adapter(trained / "adapter")
     batch = tok(["The cat sat on the [MASK].", "We walked along the [MASK] today."], padding=True,
                 return_tensors="pt")
     with torch.no_grad():
@@ -75,20 +78,20 @@ def test_adapter_reloads_with_identical_outputs(trained):
         c = again2(**batch).logits
     assert torch.equal(b, c)  # reloading is deterministic
     assert torch.allclose(a, b, atol=1e-4)  # merging LoRA changes only rounding
-    assert ft.evaluate_mlm(trained / "adapter", SENTENCES, 8, 0) == ft.evaluate_mlm(trained / "model", SENTENCES, 8, 0)
+    assert evaluate_mlm(trained / "adapter", SENTENCES, 8, 0) == evaluate_mlm(trained / "model", SENTENCES, 8, 0)
 
 
 def test_resume_continues_from_the_checkpoint(tiny_bert, corpus, tmp_path):
     whole, split = tmp_path / "whole", tmp_path / "split"
-    ft.finetune_mlm(config(tiny_bert, corpus, whole, steps=12, save_every=4))
-    ft.finetune_mlm(config(tiny_bert, corpus, split, steps=12, save_every=4, stop_after=6))
+    finetune_mlm(config(tiny_bert, corpus, whole, steps=12, save_every=4))
+    finetune_mlm(config(tiny_bert, corpus, split, steps=12, save_every=4, stop_after=6))
     state = json.loads((split / "checkpoint" / "state.json").read_text())
     assert state["step"] == 6 and not (split / "model").exists()
     with (split / "metrics.jsonl").open("a") as f:  # what a run killed after the checkpoint leaves
         f.write(json.dumps({"round": 1, "step": 7, "loss": 0.0}) + "\n")
     with pytest.raises(RecoverError, match="--resume"):
-        ft.finetune_mlm(config(tiny_bert, corpus, split, steps=12, save_every=4))
-    ft.finetune_mlm(config(tiny_bert, corpus, split, steps=12, save_every=4, resume=True))
+        finetune_mlm(config(tiny_bert, corpus, split, steps=12, save_every=4))
+    finetune_mlm(config(tiny_bert, corpus, split, steps=12, save_every=4, resume=True))
     # Same data order, masking, dropout and optimizer state as the run that was never stopped.
     assert len(losses(split)) == 12 and losses(split) == losses(whole)
     from safetensors.torch import load_file
@@ -101,8 +104,8 @@ def test_filled_mode_refills_each_round(tiny_bert, tmp_path):
     masked = tmp_path / "masked.txt"
     masked.write_text("\n".join(["[PERSON] sat on the mat.", "The dog sat near [GPE].", *SENTENCES[:8]]) + "\n")
     out = tmp_path / "filled"
-    ft.finetune_mlm(ft.FinetuneConfig(out=out, model=tiny_bert, train_file=masked, mode="filled", rounds=2,
-                                      lora_r=0, steps=3, batch_size=4, eval_every=0, eval_items=10, quiet=True))
+    finetune_mlm(FinetuneConfig(out=out, model=tiny_bert, train_file=masked, mode="filled", rounds=2,
+                                lora_r=0, steps=3, batch_size=4, eval_every=0, eval_items=10, quiet=True))
     for r in (1, 2):
         filled = (out / f"round-{r}" / "filled.txt").read_text().splitlines()
         assert len(filled) == 2 and not any("[" in f for f in filled)

@@ -9,7 +9,10 @@ import torch
 from recover_core.errors import RecoverError
 from recover_core.filling import MaskInput, get_filler
 from recover_core.filling import evaluate as ev
-from recover_core.filling import finetune_llm as fl
+from recover_core.adapters import causal_lm, load_causal_adapter
+from recover_core.training.config import LLMConfig
+from recover_core.training.examples import encode, mask_example
+from recover_core.training.llm import finetune_llm
 from recover_core.filling.instruct import InstructFiller, prompt, validate
 from recover_core.filling.base import merge_consecutive
 
@@ -64,7 +67,7 @@ def test_validator_stays_fast_on_many_masks():
 def test_examples_mask_a_few_whole_words_and_keep_punctuation():
     s = "Yesterday Maria flew from Boston to Paris, and she paid 300 dollars for it."
     for seed in range(30):
-        m = fl.mask_example(s, random.Random(seed), mask_prob=0.15, max_masks=4)
+        m = mask_example(s, random.Random(seed), mask_prob=0.15, max_masks=4)
         item = MaskInput.parse(m)
         assert 1 <= len(item.markers) <= 4
         assert validate(item, s) is not None  # the original is always a valid answer
@@ -75,7 +78,7 @@ def test_encode_puts_the_loss_on_the_response_only(tiny_llama):
     from transformers import AutoTokenizer
 
     tok = AutoTokenizer.from_pretrained(tiny_llama)
-    ids, labels = fl.encode(tok, "The [MASK] sat.", "The cat sat.", 256)
+    ids, labels = encode(tok, "The [MASK] sat.", "The cat sat.", 256)
     n_prompt = len(tok(prompt("The [MASK] sat."), add_special_tokens=False)["input_ids"])
     assert labels[:n_prompt] == [-100] * n_prompt
     assert labels[n_prompt:] == ids[n_prompt:] and ids[-1] == tok.eos_token_id
@@ -96,13 +99,13 @@ def corpus(tmp_path_factory):
 def config(model, corpus, out, **kw):
     base = dict(out=out, model=model, train_file=corpus, lora_r=4, lora_targets=("q_proj", "v_proj"), steps=40,
                 batch_size=8, lr=3e-2, warmup_steps=2, eval_every=0, eval_items=8, save_every=10, quiet=True)
-    return fl.LLMConfig(**{**base, **kw})
+    return LLMConfig(**{**base, **kw})
 
 
 @pytest.fixture(scope="module")
 def trained(tiny_llama, corpus, tmp_path_factory):
     out = tmp_path_factory.mktemp("llm-ft")
-    fl.finetune_llm(config(tiny_llama, corpus, out))
+    finetune_llm(config(tiny_llama, corpus, out))
     return out
 
 
@@ -117,26 +120,26 @@ def test_loss_falls_and_the_adapter_is_saved(trained):
 
 
 def test_reloaded_adapter_gives_the_same_outputs(trained, tiny_llama, corpus, tmp_path):
-    model, tok = fl.load_adapter(trained / "adapter")
-    again, _ = fl.load_adapter(trained / "adapter")
+    model, tok = load_causal_adapter(trained / "adapter")
+    again, _ = load_causal_adapter(trained / "adapter")
     ids = tok(prompt("The [MASK] sat on the mat."), return_tensors="pt")["input_ids"]
     with torch.no_grad():
         a, b = model(input_ids=ids).logits, again(input_ids=ids).logits
     assert torch.equal(a, b)
-    base, _ = fl._base(fl.LLMConfig(out=tmp_path, model=tiny_llama))
+    base, _ = causal_lm(tiny_llama)
     with torch.no_grad():
         assert not torch.allclose(a, base(input_ids=ids).logits)  # the adapter does something
 
 
 def test_resume_continues_from_the_checkpoint(tiny_llama, corpus, tmp_path):
     whole, split = tmp_path / "whole", tmp_path / "split"
-    fl.finetune_llm(config(tiny_llama, corpus, whole, steps=12, save_every=4))
-    fl.finetune_llm(config(tiny_llama, corpus, split, steps=12, save_every=4, stop_after=6))
+    finetune_llm(config(tiny_llama, corpus, whole, steps=12, save_every=4))
+    finetune_llm(config(tiny_llama, corpus, split, steps=12, save_every=4, stop_after=6))
     with pytest.raises(RecoverError, match="--resume"):
-        fl.finetune_llm(config(tiny_llama, corpus, split, steps=12, save_every=4))
-    fl.finetune_llm(config(tiny_llama, corpus, split, steps=12, save_every=4, resume=True))
-    a, _ = fl.load_adapter(whole / "adapter")
-    b, _ = fl.load_adapter(split / "adapter")
+        finetune_llm(config(tiny_llama, corpus, split, steps=12, save_every=4))
+    finetune_llm(config(tiny_llama, corpus, split, steps=12, save_every=4, resume=True))
+    a, _ = load_causal_adapter(whole / "adapter")
+    b, _ = load_causal_adapter(split / "adapter")
     for (n, p), (_, q) in zip(a.named_parameters(), b.named_parameters()):
         assert torch.allclose(p, q, atol=1e-6), n
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from recover_core import env
+from recover_core import atomic, env
 from recover_core.asr import audio, lms, speech_set, wer
 from recover_core.asr.decode import DecodeConfig
 from recover_core.asr.recognize import Recognizer
@@ -108,10 +108,7 @@ def evaluate(names: list[str], output: Path, do_tune: bool, max_utts: int | None
         tuned |= {"dev_utterances": len(dev), "command": command, "speech_set": folder.name,
                   "note": "λ, β chosen per LM by dev WER over the grid LAMBDAS x BETAS of recover_core/asr/evaluate.py; "
                           "adapted LMs use the Oracle LM's"}
-        path = env.assets_dir() / "asr" / "fusion.json"
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(tuned, indent=1))
-        tmp.replace(path)
+        atomic.write_text(env.assets_dir() / "asr" / "fusion.json", json.dumps(tuned, indent=1))
         for n, w in tuned["weights"].items():  # the built LMs' cards carry the tuned values
             card_path = lms.lm_dir() / f"{n}.json"
             if card_path.exists():
@@ -137,14 +134,11 @@ def evaluate(names: list[str], output: Path, do_tune: bool, max_utts: int | None
         summary[n] = {"wer_percent": round(s.wer, 2), "ci95": [round(ci[0], 2), round(ci[1], 2)],
                       "cer_percent": round(s.cer, 2)}
     summary["seconds"] = round(time.time() - t0, 1)
-    output.parent.mkdir(parents=True, exist_ok=True)
-    tmp = output.with_suffix(".tmp")
-    with tmp.open("w", newline="") as f:
+    with atomic.writing(output, newline="") as f:
         w = csv.DictWriter(f, fieldnames=["dataset", "masking", "method", "metric", "value", "model", "scale", "seed",
                                           "command"])
         w.writeheader()
         w.writerows(out_rows)
-    tmp.replace(output)
     return summary
 
 

@@ -15,7 +15,7 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from recover_core import env
+from recover_core import atomic, env
 from recover_core.errors import RecoverError
 
 NONE = "none"
@@ -88,11 +88,7 @@ def save(model, c: LMCard) -> Path:
     import torch
 
     folder = lm_dir()
-    folder.mkdir(parents=True, exist_ok=True)
-    tmp = folder / f".{c.name}.pt.tmp"
-    torch.save(model.state_dict(), tmp)
-    tmp.replace(folder / f"{c.name}.pt")
-    tmp = folder / f".{c.name}.json.tmp"
-    tmp.write_text(json.dumps(c.to_dict(), indent=1))
-    tmp.replace(folder / f"{c.name}.json")
+    with atomic.replacing(folder / f"{c.name}.pt") as tmp:
+        torch.save(model.state_dict(), tmp)
+    atomic.write_text(folder / f"{c.name}.json", json.dumps(c.to_dict(), indent=1))
     return folder / f"{c.name}.pt"

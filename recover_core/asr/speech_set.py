@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from recover_core import env
+from recover_core import atomic, env
 from recover_core.errors import RecoverError
 
 VOICES = ("piper-joe", "espeak-ng-us", "flite-slt", "flite-rms")
@@ -92,14 +92,10 @@ def build(dataset: str = "news", max_train: int = 2000, max_test: int = 400, pro
             samples, rate = synthesize(sentence, voice)
             if rate != SAMPLE_RATE:
                 samples = AF.resample(torch.from_numpy(samples), rate, SAMPLE_RATE).numpy()
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(".tmp.flac")
-            sf.write(tmp, samples, SAMPLE_RATE)
-            tmp.replace(path)
+            with atomic.replacing(path, suffix=".tmp.flac") as tmp:  # soundfile reads the format from it
+                sf.write(tmp, samples, SAMPLE_RATE)
         seconds = sf.info(path).duration
         rows.append(Utterance(uid, split, voice, hashlib.sha1(sentence.encode()).hexdigest()[:12], sentence,
                               round(seconds, 3), rel))
-    tmp = folder / "manifest.jsonl.tmp"
-    tmp.write_text("".join(json.dumps(r.__dict__) + "\n" for r in rows))
-    tmp.replace(folder / "manifest.jsonl")
+    atomic.write_text(folder / "manifest.jsonl", "".join(json.dumps(r.__dict__) + "\n" for r in rows))
     return folder

@@ -20,6 +20,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from recover_core import atomic
 from recover_core.batch.job import Job, differences
 from recover_core.errors import RecoverError
 
@@ -33,21 +34,6 @@ def part_path(output: Path) -> Path:
 
 def record_path(output: Path) -> Path:
     return output.parent / f".{output.name}.progress.json"
-
-
-def write_atomic(path: Path, data: bytes, mode: int = 0o600) -> None:
-    """Replace ``path`` with ``data``, durably: a reader sees the old file or the new one."""
-    tmp = path.parent / f"{path.name}.tmp"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
 
 
 def _input_stamp(path: Path) -> tuple[int, int]:
@@ -172,7 +158,7 @@ class Checkpoint:
                "input": str(self.job.input), "lines_done": p.lines_done, "input_offset": p.input_offset,
                "input_sha256": self._hash.hexdigest(), "output_bytes": p.output_bytes, "counts": p.counts,
                "seconds": round(p.seconds, 3)}
-        write_atomic(self.record, json.dumps(rec).encode())
+        atomic.write_bytes(self.record, json.dumps(rec).encode(), mode=0o600, fsync=True)
 
     def finish(self) -> None:
         """The whole input is done: the part file becomes the output, the record goes."""

@@ -1,6 +1,6 @@
 """One evaluation for every filler: held-out masked-word top-1 and top-10 on the same items.
 
-An item is a held-out sentence (finetune.heldout_sentences: news, wiki, fortunes and
+An item is a held-out sentence (training.evaluate.heldout_sentences: news, wiki, fortunes and
 scripture in equal numbers) with one content word replaced by [MASK]. Content words
 only: every filler refuses function words as substitutes (candidates.acceptable), so
 "the" could never be a hit. A hit compares lower-cased words. Each filler gives its
@@ -34,7 +34,7 @@ def items(sentences: Sequence[str], n: int, seed: int = 0) -> list[Item]:
     every machine, for every filler)."""
     from recover_core import lexicons
     from recover_core.filling.candidates import ALPHA_RE
-    from recover_core.filling.finetune_llm import word_core
+    from recover_core.training.examples import word_core
 
     order = sorted(set(sentences), key=lambda s: hashlib.sha1(f"{seed}:{s}".encode()).hexdigest())
     out: list[Item] = []
@@ -88,7 +88,8 @@ def run(specs: Sequence[str], n_items: int, seed: int = 0, k: int = 10, corpora:
     """Every filler on the same items. A filler that cannot be built or fails is reported
     as skipped, and the others still run; ``on_row`` sees each row as it is finished."""
     from recover_core.filling import KINDS, get_filler
-    from recover_core.filling.finetune import EVAL_CORPORA, heldout_sentences
+    from recover_core.training.config import EVAL_CORPORA
+    from recover_core.training.evaluate import heldout_sentences
 
     its = items(heldout_sentences(tuple(corpora or EVAL_CORPORA)), n_items, seed)
     out = []
@@ -135,7 +136,7 @@ def cmd_evaluate_fillers(args) -> None:
 
 
 def add_parser(sub) -> None:
-    from recover_core.filling.finetune import _positive
+    from recover_core.cli import _positive
 
     p = sub.add_parser("evaluate-fillers", help="held-out masked-word top-1/top-10 of every filler, same items",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)

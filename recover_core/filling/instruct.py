@@ -1,6 +1,6 @@
 """The instruction-tuned causal LM filler (vats2024 §3.2, §4.2.4: the "LLaMA2" method).
 
-The model was LoRA-tuned (finetune_llm.py) on prompts that hold an instruction, a
+The model was LoRA-tuned (training/llm.py) on prompts that hold an instruction, a
 sentence with a few words masked, and the original sentence as the response. At fill
 time it generates the whole completed sentence. That is only trusted when it equals
 the input outside the masked spans (``validate``); otherwise the sentence goes to the
@@ -130,7 +130,7 @@ class InstructFiller(Filler):
         """Up to ``n`` completed sentences for masked ``text`` by beam search, with their
         log-probabilities, best first."""
         n = n or self.beams
-        ids = self.tok(prompt(text), return_tensors="pt", add_special_tokens=False)  # as finetune_llm.encode
+        ids = self.tok(prompt(text), return_tensors="pt", add_special_tokens=False)  # as training.examples.encode
         n_in = ids["input_ids"].shape[1]
         budget = len(self.tok(text, add_special_tokens=False)["input_ids"]) + 8 * text.count("[") + 8
         out = self.model.generate(
@@ -206,9 +206,9 @@ def _load(model: str):
     from pathlib import Path
 
     if (Path(model) / "adapter_config.json").exists():
-        from recover_core.filling.finetune_llm import load_adapter
+        from recover_core.adapters import load_causal_adapter
 
-        return load_adapter(model)
+        return load_causal_adapter(model)
     return bundles.load_causal(model)
 
 

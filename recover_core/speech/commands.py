@@ -14,6 +14,7 @@ import sys
 import time
 from pathlib import Path
 
+from recover_core import atomic
 from recover_core.errors import RecoverError
 
 MANIFEST = "manifest.jsonl"
@@ -56,9 +57,8 @@ def _append(path: Path, record: dict) -> None:
 def _write_wav(path: Path, samples, rate: int) -> None:
     import soundfile as sf
 
-    tmp = path.with_name(f".{path.name}.tmp.wav")
-    sf.write(tmp, samples, rate, subtype="PCM_16")
-    tmp.replace(path)
+    with atomic.replacing(path, suffix=".tmp.wav") as tmp:  # soundfile reads the format from it
+        sf.write(tmp, samples, rate, subtype="PCM_16")
 
 
 def cmd_obfuscate_audio(args) -> None:
