@@ -1,3 +1,4 @@
+import contextlib
 import os
 import socket
 import subprocess
@@ -53,13 +54,14 @@ def lm_store(tmp_path_factory) -> Path:
     return folder
 
 
-@pytest.fixture(scope="session")
-def app_url(lm_store):
-    """`python app.py` on a free loopback port, as a user starts it (with the test LM store)."""
+@contextlib.contextmanager
+def serve_app(env: dict):
+    """`python app.py` on a free loopback port with ``env``, as a user starts it: yields
+    (url, process); on exit the server is stopped and its output is kept on ``proc.output``."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    env = {**os.environ, "GRADIO_SERVER_PORT": str(port), "PYTHONPATH": str(ROOT), "RECOVER_LMS": str(lm_store)}
+    env = {**env, "GRADIO_SERVER_PORT": str(port), "PYTHONPATH": str(ROOT)}
     proc = subprocess.Popen([sys.executable, "app.py"], cwd=ROOT, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     deadline = time.time() + 180
@@ -73,12 +75,19 @@ def app_url(lm_store):
                 raise RuntimeError(f"app did not start: {proc.stdout.read()}")
             time.sleep(0.5)
     try:
-        yield f"http://127.0.0.1:{port}/"
+        yield f"http://127.0.0.1:{port}/", proc
     finally:
         proc.terminate()
-        out, _ = proc.communicate(timeout=30)
-        leaked = [w for w in PRIVATE_WORDS if w in out]
-        assert not leaked, f"the server printed user text: {leaked}"
+        proc.output, _ = proc.communicate(timeout=30)
+
+
+@pytest.fixture(scope="session")
+def app_url(lm_store):
+    """The app as a user starts it (with the test LM store)."""
+    with serve_app({**os.environ, "RECOVER_LMS": str(lm_store)}) as (url, proc):
+        yield url
+    leaked = [w for w in PRIVATE_WORDS if w in proc.output]
+    assert not leaked, f"the server printed user text: {leaked}"
 
 
 @pytest.fixture(scope="session")

@@ -8,13 +8,10 @@ the MLM column can only have come from it. The app is started with SPACE_ID set,
 Space, and driven with gradio_client."""
 import os
 import shutil
-import socket
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
+from conftest import serve_app
 
 ROOT = Path(__file__).resolve().parent.parent
 COMMIT = "0123456789abcdef0123456789abcdef01234567"
@@ -52,31 +49,12 @@ def stand_in(tiny_bert: str, out: Path) -> Path:
 def space_url(tiny_bert, tmp_path_factory):
     home = tmp_path_factory.mktemp("hf_home")
     hub_cache(home, "bert-base-uncased", stand_in(tiny_bert, tmp_path_factory.mktemp("stand-in")))
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
     env = {k: v for k, v in os.environ.items() if k != "TRANSFORMERS_OFFLINE"}
     # SPACE_ID as a Space sets it; HF_HUB_OFFLINE so that the hub libraries read the cache
     # instead of trying a network this machine does not have.
-    env |= {"SPACE_ID": "someone/recover", "HF_HOME": str(home), "HF_HUB_OFFLINE": "1",
-            "GRADIO_SERVER_PORT": str(port), "PYTHONPATH": str(ROOT)}
-    proc = subprocess.Popen([sys.executable, "app.py"], cwd=ROOT, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    deadline = time.time() + 180
-    while True:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=1):
-                break
-        except OSError:
-            if proc.poll() is not None or time.time() > deadline:
-                proc.kill()
-                raise RuntimeError(f"app did not start: {proc.stdout.read()}")
-            time.sleep(0.5)
-    try:
-        yield f"http://127.0.0.1:{port}/"
-    finally:
-        proc.terminate()
-        proc.communicate(timeout=30)
+    env |= {"SPACE_ID": "someone/recover", "HF_HOME": str(home), "HF_HUB_OFFLINE": "1"}
+    with serve_app(env) as (url, _):
+        yield url
 
 
 def test_a_space_resolves_bert_base_uncased_from_the_hub_cache(space_url):
