@@ -101,6 +101,8 @@ def _job(args, command: str):
     if command != "fill":
         for part in args.technique.split("+"):
             validation.check_choice("masking technique", part.strip(), names())
+    if fill and (args.consistent or args.mapping):
+        _check_consistent(args, command)
     return Job(
         command=command, input=args.input, output=args.output, in_jsonl=_is_jsonl(args.input, args.in_format),
         out_jsonl=_is_jsonl(args.output, args.out_format), batch_size=args.batch_size, seed=args.seed,
@@ -112,7 +114,25 @@ def _job(args, command: str):
         method=args.method if fill else "top1", k=args.k if fill else 10,
         sampling=args.sampling if fill else DEFAULT_SAMPLING, candidates=args.candidates if fill else False,
         type_check=not args.no_type_check if fill else False, keep_list=getattr(args, "keep_list", None),
+        consistent=fill and (args.consistent or args.mapping is not None),
+        mapping=str(args.mapping.resolve()) if fill and args.mapping else None,
     )
+
+
+def _check_consistent(args, command: str) -> None:
+    """--consistent needs the originals; the mapping file is kept apart from the text."""
+    if command == "fill" and not _is_jsonl(args.input, args.in_format):
+        raise RecoverError("--consistent and --mapping need the original words: fill the JSONL that "
+                           "`mask --keep-originals` writes, or use obfuscate.")
+    if args.mapping:
+        m = args.mapping.resolve()
+        if m in (args.input.resolve(), args.output.resolve()):
+            raise RecoverError(f"--mapping {args.mapping}: give a file apart from the input and the output; it "
+                               "holds the original private words and is never written into the output.")
+        if m.exists():
+            from recover_core.pseudonyms import load_mapping
+
+            load_mapping(m)  # a readable-by-others or foreign file is refused before any model loads
 
 
 def _run_batch(args, command: str) -> None:
@@ -228,6 +248,12 @@ def _filling_args(p) -> None:
     p.add_argument("--candidates", action="store_true", help="jsonl output: include every candidate list")
     p.add_argument("--no-type-check", action="store_true",
                    help="do not ask the NER whether an entity substitute reads as the masked type")
+    p.add_argument("--consistent", action="store_true",
+                   help="one original -> one substitute across the whole run (default: within each line)")
+    p.add_argument("--mapping", type=Path, default=None, metavar="FILE",
+                   help="keep originals -> substitutes in FILE across runs (implies --consistent). FILE holds the "
+                        "original private words: it is written mode 600, never into the output, and refused if "
+                        "others can read it")
 
 
 def _positive(v: str) -> int:

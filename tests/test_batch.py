@@ -253,3 +253,80 @@ def test_the_ray_engine_writes_what_the_local_engine_writes(tmp_path, news_sente
     assert on_ray.read_bytes() == local.read_bytes()
     s = summary(p.stderr)
     assert s["engine"] == "ray" and s["ray_actors"] == 2 and s["lines"] == 201
+
+
+# --- one mapping for a whole run (--consistent, --mapping FILE; issue 12) -------------------
+
+NAMED = ["Maria Kowalski met Chidi in Lagos on Monday.", "The weather was fine.",
+         "Later Maria called Chidi from Lagos.", "Chidi Okonkwo thanked Maria Kowalski."]
+
+
+def _substitutes(out: Path) -> list[list[str]]:
+    return [[f["word"] for f in json.loads(line)["fills"]] for line in out.read_text().splitlines()]
+
+
+def test_consistent_gives_one_substitute_per_original_across_lines_and_workers(tmp_path, tiny_bert):
+    src = tmp_path / "in.txt"
+    src.write_text("\n".join(NAMED * 20) + "\n")
+    args = ["obfuscate", src, "--technique", "entityTagger", "--filler", "mlm", "--model", tiny_bert, "--method",
+            "topk", "--batch-size", "8", "--quiet", "--consistent"]
+    one, two = tmp_path / "one.jsonl", tmp_path / "two.jsonl"
+    run(*args, "-o", one)
+    run(*args, "-o", two, "--workers", "2")
+    assert one.read_bytes() == two.read_bytes()  # the mapping is applied in input order, whoever filled
+    subs = _substitutes(one)
+    assert all(s == subs[i % 4] for i, s in enumerate(subs))  # every repeat of a line reads the same
+    maria, chidi, lagos = subs[0][0].split()[0], subs[0][1], subs[0][2]
+    assert subs[2][:3] == [maria, chidi, lagos]  # the same people and place on another line
+    assert len({maria, chidi, lagos}) == 3
+    text = one.read_text()
+    assert not any(w in text for w in ("Maria", "Kowalski", "Chidi", "Okonkwo", "Lagos"))
+    assert not list(tmp_path.glob(".one.jsonl*"))  # the run's private mapping is gone once it ends
+
+
+def test_consistent_resumed_after_kill_9_gives_identical_output(tmp_path, tiny_bert):
+    src = tmp_path / "in.txt"
+    src.write_text("\n".join(f"{n} {s}" for n in range(150) for s in NAMED) + "\n")
+    args = ["obfuscate", src, "--technique", "entityTagger", "--filler", "mlm", "--model", tiny_bert,
+            "--method", "topk", "--batch-size", "20", "--quiet", "--consistent"]
+    want = tmp_path / "want.txt"
+    run(*args, "-o", want)
+    out = tmp_path / "got.txt"
+    kill_after([*args, "-o", out], out, 200)
+    store = tmp_path / ".got.txt.mapping.json"
+    assert store.exists() and oct(store.stat().st_mode & 0o777) == "0o600"
+    run(*args, "-o", out, "--resume")
+    assert out.read_bytes() == want.read_bytes()
+    assert not store.exists()
+
+
+def test_mapping_file_keeps_pseudonyms_across_runs_and_is_protected(tmp_path, tiny_bert):
+    a, b = tmp_path / "a.txt", tmp_path / "b.txt"
+    a.write_text(NAMED[0] + "\n")
+    b.write_text("Yesterday Chidi wrote to Maria Kowalski about Lagos.\n")
+    mapping = tmp_path / "private" / "names.json"
+    common = ["--technique", "entityTagger", "--filler", "mlm", "--model", tiny_bert, "--quiet", "--mapping", mapping]
+    run("obfuscate", a, "-o", tmp_path / "a.jsonl", *common)
+    assert oct(mapping.stat().st_mode & 0o777) == "0o600"
+    stored = json.loads(mapping.read_text())["mapping"]
+    assert stored["maria"] and stored["chidi"] and stored["lagos"]
+    run("obfuscate", b, "-o", tmp_path / "b.jsonl", *common, "--seed", "9")  # another run, another seed
+    sa, sb = _substitutes(tmp_path / "a.jsonl")[0], _substitutes(tmp_path / "b.jsonl")[0]
+    assert sb[0] == sa[1] and sb[2] == sa[2] and sb[1] == sa[0]  # Chidi, Maria Kowalski, Lagos: as before
+    for out in ("a.jsonl", "b.jsonl"):
+        assert "Kowalski" not in (tmp_path / out).read_text()  # the mapping never goes into the output
+    mapping.chmod(0o644)
+    p = run("obfuscate", b, "-o", tmp_path / "c.jsonl", *common, check=False)
+    assert p.returncode == 2 and "chmod 600" in p.stderr and not (tmp_path / "c.jsonl").exists()
+    p = run("obfuscate", b, "-o", tmp_path / "d.jsonl", *common[:-1], tmp_path / "d.jsonl", check=False)
+    assert p.returncode == 2 and "apart from the input and the output" in p.stderr
+
+
+def test_consistent_refuses_what_it_cannot_do_with_a_clear_message(tmp_path, tiny_bert):
+    src = tmp_path / "in.txt"
+    src.write_text("[MASK] met [MASK].\n")
+    p = run("fill", src, "-o", tmp_path / "out.txt", "--model", tiny_bert, "--consistent", check=False)
+    assert p.returncode == 2 and "mask --keep-originals" in p.stderr
+    p = run("obfuscate", src, "-o", tmp_path / "out.txt", "--model", tiny_bert, "--consistent", "--engine", "ray",
+            check=False)
+    assert p.returncode == 2 and "--engine local" in p.stderr

@@ -94,3 +94,70 @@ def test_obfuscate_writes_consistent_lines(tmp_path):
     assert a == b and a != c and "Alaska" not in first["text"] and "Texas" not in first["text"]
     words = [f["word"] for f in second["fills"]]
     assert words[0] == words[2] and len(set(words)) == 3 and "Clark" not in second["text"]
+
+
+# --- shapes: a DATE, TIME or NUMBER keeps its shape ----------------------------------------
+
+def test_a_date_time_or_number_keeps_its_shape():
+    import random
+
+    from recover_core import shapes
+
+    rng = random.Random(0)
+    for original in ["March 3, 1999", "10:30 pm", "Tuesday", "12/05/2001", "the 1990s", "2,500", "three weeks"]:
+        for _ in range(20):
+            new = shapes.reshape(original, rng)
+            assert shapes.shape(new) == shapes.shape(original) and new != original, (original, new)
+    year = shapes.reshape("1999", rng)
+    assert 1950 <= int(year) <= 2030
+    hour, minute = shapes.reshape("10:30", rng).split(":")
+    assert 1 <= int(hour) <= 12 and 0 <= int(minute) <= 59
+    assert shapes.same_shape("2004", "1999") and not shapes.same_shape("17", "1999")
+    assert not shapes.same_shape("May", "June 5")
+
+
+def test_consistent_gives_numeric_entities_their_shape_and_keeps_them_apart():
+    from recover_core import shapes
+
+    f, _ = filled_as("On {} at {} we paid {} and {} again.", ["Paris", "noon", "London", "10"],
+                     ["DATE", "TIME", "NUMBER", "NUMBER"], [["Paris"], ["noon"], ["2004", "17"], ["17", "8"]])
+    g = consistent(f, ["March 3, 1999", "10:30 pm", "1999", "25"], Pseudonyms(4))
+    date, time, n1, n2 = (x.word for x in g.fills)
+    assert shapes.shape(date) == shapes.shape("March 3, 1999") and date != "March 3, 1999"
+    assert shapes.shape(time) == shapes.shape("10:30 pm")
+    assert n1 == "2004"  # the filler's own word, where it has the original's shape
+    assert n2.isdigit() and len(n2) == 2 and n2 != "25"
+
+
+def test_a_mapping_is_all_the_state_so_a_resumed_run_chooses_alike():
+    """Draws are seeded by the original, not by arrival order: a Pseudonyms rebuilt from a
+    saved mapping goes on exactly as the one that made it."""
+    texts = [(["Maria"], ["Anna"]), (["Kowalski"], ["Smith"]), (["Maria", "Okonkwo"], ["Anna", "Jones"]),
+             (["Ngozi"], ["Maria"]), (["Chidi"], ["Peter"])]
+    a = Pseudonyms(7)
+    first = [a.person(t, c) for t, c in texts[:2]]
+    b = Pseudonyms(7, dict(a.mapping))
+    assert [a.person(t, c) for t, c in texts[2:]] == [b.person(t, c) for t, c in texts[2:]]
+    assert first[0] == a.person(["Maria"], ["Peter"])  # the same original, the same substitute, later too
+    assert "maria" not in {v.lower() for v in a.mapping.values()}  # an original never becomes a substitute
+
+
+def test_the_mapping_file_is_owner_only_and_a_readable_one_is_refused(tmp_path):
+    import os
+    import stat
+
+    from recover_core.errors import RecoverError
+    from recover_core.pseudonyms import load_mapping, save_mapping
+
+    path = tmp_path / "map.json"
+    assert load_mapping(path) == {}
+    save_mapping(path, {"maria": "anna"})
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert load_mapping(path) == {"maria": "anna"}
+    os.chmod(path, 0o644)
+    with pytest.raises(RecoverError, match="chmod 600"):
+        load_mapping(path)
+    path.write_text("{}")
+    os.chmod(path, 0o600)
+    with pytest.raises(RecoverError, match="not a mapping file"):
+        load_mapping(path)

@@ -28,6 +28,10 @@ def run(job: Job, *, engine: str = "local", workers: int = 1, resume: bool = Fal
 
     if engine not in ENGINES:
         raise RecoverError(f"Unknown engine {engine!r}. Known: {', '.join(ENGINES)}.")
+    if engine == "ray" and job.consistent:
+        raise RecoverError("--consistent and --mapping keep one mapping for the whole run, which needs one ordered "
+                           "pass: the local engine makes it (with any --workers); Ray's shards run apart. "
+                           "Use --engine local.")
     total = count_lines(job.input)
     ckpt = Checkpoint(job, resume=resume, restart=restart)
     t0 = time.time()

@@ -10,7 +10,8 @@ the finished output is renamed into place and both files go.
 
 Both files are created mode 600: with --keep-originals the part file holds private
 words, and it stays on disk after an interruption, for --resume, until the run ends
-or the user deletes it.
+or the user deletes it. So does ``.NAME.mapping.json``, the run's originals -> substitutes
+under --consistent without --mapping: saved before each commit, deleted when the run ends.
 """
 from __future__ import annotations
 
@@ -34,6 +35,11 @@ def part_path(output: Path) -> Path:
 
 def record_path(output: Path) -> Path:
     return output.parent / f".{output.name}.progress.json"
+
+
+def mapping_path(output: Path) -> Path:
+    """Where --consistent keeps the run's mapping until the run ends (with no --mapping FILE)."""
+    return output.parent / f".{output.name}.mapping.json"
 
 
 def _input_stamp(path: Path) -> tuple[int, int]:
@@ -97,6 +103,7 @@ class Checkpoint:
             raise RecoverError(f"The progress record {self.record} is unreadable; use --restart.") from None
 
     def _start(self) -> None:
+        mapping_path(self.job.output).unlink(missing_ok=True)  # a fresh run starts a fresh mapping
         fd = os.open(self.part, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         os.close(fd)
         self._commit_record()
@@ -167,6 +174,7 @@ class Checkpoint:
         os.chmod(self.part, 0o644 if not self.job.keep_originals else 0o600)
         os.replace(self.part, self.job.output)
         self.record.unlink(missing_ok=True)
+        mapping_path(self.job.output).unlink(missing_ok=True)
 
     def kept_message(self) -> str:
         """For an interrupted run: where the finished lines are, and how to go on."""
@@ -175,6 +183,9 @@ class Checkpoint:
             return "no line was finished"
         warn = " It holds the original private words (--keep-originals): delete it if you will not resume." \
             if self.job.keep_originals else ""
+        if self.job.consistent and not self.job.mapping:
+            warn += (f" {mapping_path(self.job.output)} (mode 600) holds the run's originals and substitutes for "
+                     "--resume: delete it if you will not resume.")
         return (f"{p.lines_done:,} finished lines are kept in {self.part} (mode 600); rerun the same command with "
                 f"--resume to continue, or delete it.{warn}")
 
@@ -183,3 +194,4 @@ class Checkpoint:
         if not self.progress.lines_done:
             self.part.unlink(missing_ok=True)
             self.record.unlink(missing_ok=True)
+            mapping_path(self.job.output).unlink(missing_ok=True)

@@ -42,6 +42,10 @@ class Job:
     candidates: bool = False
     type_check: bool = True
     keep_list: str | None = None
+    # one original -> one substitute across the whole run (--consistent), kept across runs
+    # in a mode-600 file (--mapping FILE, which implies --consistent)
+    consistent: bool = False
+    mapping: str | None = None
 
     @property
     def field(self) -> str:

@@ -16,7 +16,7 @@ from tqdm import tqdm
 
 from recover_core.batch.checkpoint import Checkpoint
 from recover_core.batch.job import Job
-from recover_core.batch.pipeline import Chunk, ChunkResult, Pipeline
+from recover_core.batch.pipeline import Chunk, ChunkResult, Pipeline, finish
 from recover_core.errors import RecoverError
 
 
@@ -118,11 +118,33 @@ class WarmRate:
         return {"warm_lines_per_second": round(self.lines / dt, 1) if self.lines and dt > 0 else None}
 
 
+class RunMapping:
+    """--consistent: one Pseudonyms for the run, applied here, in input order, whatever
+    worker filled the chunk. The mapping is saved (mode 600) before each commit, so after a
+    kill it holds every choice of the committed output, and a resumed run chooses alike."""
+
+    def __init__(self, job: Job, ckpt: Checkpoint):
+        from recover_core import pseudonyms
+        from recover_core.batch.checkpoint import mapping_path
+
+        self.job = job
+        self.path = Path(job.mapping) if job.mapping else mapping_path(job.output)
+        self.pseudonyms = pseudonyms.Pseudonyms(job.seed, pseudonyms.load_mapping(self.path))
+
+    def finish(self, res: ChunkResult) -> ChunkResult:
+        from recover_core import pseudonyms
+
+        res = finish(self.job, res, self.pseudonyms)
+        pseudonyms.save_mapping(self.path, self.pseudonyms.mapping)
+        return res
+
+
 def run_local(job: Job, ckpt: Checkpoint, total: int, workers: int = 1, threads: int | None = None) -> dict:
     """Every chunk after the committed ones, committed in order."""
     t0 = time.time() - ckpt.progress.seconds
     p = ckpt.progress
     warm = WarmRate()
+    run_mapping = RunMapping(job, ckpt) if job.consistent else None
     runner = _InProcess(job, threads) if workers == 1 else _Workers(job, workers, threads)
     in_flight: list[tuple[Chunk, Future]] = []
     try:
@@ -133,6 +155,8 @@ def run_local(job: Job, ckpt: Checkpoint, total: int, workers: int = 1, threads:
                 res = fut.result()
                 if res.error:
                     raise RecoverError(f"{res.error} Use --skip-bad to write an empty line for such lines instead.")
+                if run_mapping:
+                    res = run_mapping.finish(res)
                 ckpt.commit(res.text, chunk.lines, res.counts, time.time() - t0)
                 warm.add(len(chunk.lines), res.started, res.ended)
                 bar.update(len(chunk.lines))

@@ -35,6 +35,9 @@ class ChunkResult:
     error: str | None = None  # a bad line without --skip-bad: nothing of this chunk is written
     started: float = 0.0  # time.time() when the work began and ended, for throughput
     ended: float = 0.0
+    # --consistent: the filled lines before their substitutes are chosen; the engine chooses
+    # them (finish) in input order, with the run's one mapping
+    pending: tuple | None = None
 
 
 class BadLine(RecoverError):
@@ -123,7 +126,10 @@ class Pipeline:
             if self.job.command == "mask":
                 out = self._mask(texts, counts)
             else:
-                out = self._fill(chunk, texts, counts)
+                prepared, filled = self._fill(chunk, texts, counts)
+                if self.job.consistent:
+                    return ChunkResult(chunk.index, "", counts, None, started, time.time(), (prepared, filled))
+                out = write_filled(self.job, prepared, filled, counts)
         except BadLine as e:
             return ChunkResult(chunk.index, "", {}, str(e))
         return ChunkResult(chunk.index, "".join(s + "\n" for s in out), counts, None, started, time.time())
@@ -173,7 +179,7 @@ class Pipeline:
             rec["originals"] = [s.text for s in m.spans]
         return rec
 
-    def _fill(self, chunk: Chunk, texts, counts: dict) -> list[str]:
+    def _fill(self, chunk: Chunk, texts, counts: dict) -> tuple[list, list]:
         from recover_core.masking import mask_many
 
         job = self.job
@@ -208,32 +214,56 @@ class Pipeline:
                     continue
                 item = fill_input(rec, text)
                 orig = jsonl_originals(rec, item)
+                if orig is None and job.consistent:
+                    self._bad(RecoverError("--consistent and --mapping need each line's original words: fill the "
+                                           "JSONL that `mask --keep-originals` writes, or use obfuscate."), line, counts)
+                    prepared.append(None)
+                    continue
             prepared.append(("fill", len(items), orig, line))
             items.append(item)
         filled = self.filler.fill(items, method=job.method, k=job.k, seed=job.seed, keep=self.keep,
                                   first_id=chunk.first_line, type_check=self.type_check, sampling=job.sampling)
-        out = []
-        for p in prepared:
-            if p is None:
-                out.append(json.dumps({"text": ""}) if job.out_jsonl else "")
-                continue
-            kind, val, orig, line = p
-            if kind == "copy":
-                counts["no_mask"] += 1
-                out.append(json.dumps({"text": val, "fills": []}) if job.out_jsonl else val)
-                continue
-            f = filled[val]
-            if orig is not None:  # the originals are known: one substitute per original, never shared
-                per_fill = quality.originals_per_fill(orig[0], orig[1], f)
-                f = pseudonyms.consistent(f, per_fill, pseudonyms.Pseudonyms(f"{job.seed}:{line}"))
-            counts["fills"] += len(f.fills)
-            counts["fallbacks"] += sum(x.fallback for x in f.fills)
-            counts["infill_fallbacks"] += f.fallback == "infill"  # instruct output failed validation
-            if orig is not None:
-                counts["leaks"] += quality.leaks(f, quality.originals_per_fill(orig[0], orig[1], f))
-                counts["leak_checked"] += len(f.fills)
-            out.append(json.dumps(filled_record(f, job.candidates)) if job.out_jsonl else f.text)
-        return out
+        return prepared, filled
+
+
+def write_filled(job: Job, prepared: list, filled: list, counts: dict,
+                 shared: pseudonyms.Pseudonyms | None = None) -> list[str]:
+    """The output lines of filled text: each substitute chosen under pseudonyms' rules, by
+    one Pseudonyms per line, or by ``shared`` for the whole run (--consistent)."""
+    for key in ("fills", "fallbacks", "infill_fallbacks", "leaks", "leak_checked"):
+        counts.setdefault(key, 0)
+    out = []
+    for p in prepared:
+        if p is None:
+            out.append(json.dumps({"text": ""}) if job.out_jsonl else "")
+            continue
+        kind, val, orig, line = p
+        if kind == "copy":
+            counts["no_mask"] += 1
+            out.append(json.dumps({"text": val, "fills": []}) if job.out_jsonl else val)
+            continue
+        f = filled[val]
+        if orig is not None:  # the originals are known: one substitute per original, never shared
+            per_fill = quality.originals_per_fill(orig[0], orig[1], f)
+            f = pseudonyms.consistent(f, per_fill, shared or pseudonyms.Pseudonyms(f"{job.seed}:{line}"))
+        counts["fills"] += len(f.fills)
+        counts["fallbacks"] += sum(x.fallback for x in f.fills)
+        counts["infill_fallbacks"] += f.fallback == "infill"  # instruct output failed validation
+        if orig is not None:
+            counts["leaks"] += quality.leaks(f, quality.originals_per_fill(orig[0], orig[1], f))
+            counts["leak_checked"] += len(f.fills)
+        out.append(json.dumps(filled_record(f, job.candidates)) if job.out_jsonl else f.text)
+    return out
+
+
+def finish(job: Job, res: ChunkResult, shared: pseudonyms.Pseudonyms) -> ChunkResult:
+    """--consistent: a chunk's substitutes chosen by the run's one mapping, in input order."""
+    if res.pending is None:
+        return res
+    prepared, filled = res.pending
+    counts = dict(res.counts)
+    out = write_filled(job, prepared, filled, counts, shared)
+    return ChunkResult(res.index, "".join(s + "\n" for s in out), counts, None, res.started, res.ended)
 
 
 def fill_input(rec: dict, text: str) -> MaskInput:
