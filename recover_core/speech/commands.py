@@ -31,7 +31,8 @@ def _settings(args):
 
 
 def _fingerprint(settings, args) -> dict:
-    d = dataclasses.asdict(settings) | {"consistent": args.consistent, "keep_originals": args.keep_originals}
+    d = dataclasses.asdict(settings) | {"consistent": args.consistent or args.mapping is not None,
+                                         "keep_originals": args.keep_originals}
     return json.loads(json.dumps(d))  # as a manifest holds it (tuples become lists)
 
 
@@ -67,7 +68,7 @@ def cmd_obfuscate_audio(args) -> None:
     from recover_core.asr import audio
     from recover_core.asr.commands import expand_inputs
     from recover_core.speech.obfuscate import SpeechObfuscator
-    from recover_core.pseudonyms import Pseudonyms
+    from recover_core.pseudonyms import Pseudonyms, load_mapping, save_mapping
 
     settings = _settings(args)
     paths = expand_inputs(args.audio)
@@ -99,7 +100,9 @@ def cmd_obfuscate_audio(args) -> None:
             done[rec["path"]] = rec
     todo = [p for p in paths if str(p) not in done]
     ob = SpeechObfuscator(settings)
-    pseudonyms = Pseudonyms(settings.seed) if args.consistent else None
+    # --mapping: the substitutes of earlier runs (mode 600), saved after each file
+    pseudonyms = Pseudonyms(settings.seed, load_mapping(args.mapping) if args.mapping else None) \
+        if args.consistent or args.mapping else None
     bad = flagged = 0
     seconds = work = 0.0
     for p in tqdm(todo, desc=f"obfuscate-audio ({settings.mode})", unit="file", disable=args.quiet):
@@ -114,6 +117,8 @@ def cmd_obfuscate_audio(args) -> None:
             bad += 1
             continue
         result = ob.run(clip, pseudonyms)
+        if args.mapping:
+            save_mapping(args.mapping, pseudonyms.mapping)
         target = out_dir / (p.stem + ".wav")
         _write_wav(target, result.samples, result.rate)
         record = {"path": str(p), "output": target.name, "seconds": round(clip.seconds, 3), "rate": result.rate,
@@ -148,6 +153,9 @@ def add_parser(sub) -> None:
     p.add_argument("--voice", choices=["auto", *VOICES], default="auto", help="auto: the closest to the speaker's pitch")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--consistent", action="store_true", help="one original -> one substitute across all files")
+    p.add_argument("--mapping", type=Path, default=None, metavar="FILE",
+                   help="keep originals -> substitutes in FILE across runs (implies --consistent); written mode 600, "
+                        "refused if others can read it")
     p.add_argument("--review-below", type=float, default=0.8, help="confidence under which a file needs review")
     p.add_argument("--no-second-pass", action="store_true", help="skip the checking recognition pass (faster)")
     p.add_argument("--keep-originals", action="store_true", help="also write the original words and transcript")

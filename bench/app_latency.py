@@ -1,0 +1,123 @@
+"""Live demo latency (issue 12): "Mask and fill" as users see it, through gradio_client.
+
+The app is started as a user starts it (`python app.py` on loopback), then driven over
+its API (`/fill`, a generator: the masked sentence at once, then each column as it is
+done). For one 25-word news-style sentence with several entities:
+
+* one user      the time to the first finished column and to all six, p50 over
+                --repeats requests (each with its own seed, so nothing is reused across
+                requests);
+* N users       N clients submit at the same moment; the time at which the last one has
+                its first column and all six columns.
+
+Reference, measured in the same run: the six columns filled one after another in this
+process with ``explore.fill`` (what the app's handler did before the columns ran apart),
+warm, same sentence and seeds. Ratios: app p50 / that reference, and each figure / its
+goal (all six <= 5 s p50, first <= 0.3 s, 4 users' last <= 20 s).
+
+Run:  python bench/app_latency.py [--repeats 5] [--users 4]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+
+SENTENCE = ("Maria Kowalski flew from Chicago to Lagos last week to meet Chidi Okonkwo, who works for Shell "
+            "and lives with his sister Ngozi in Abuja.")
+GOALS = {"first": 0.3, "all": 5.0, "users_all": 20.0}
+
+
+def one_request(url: str, seed: int) -> dict:
+    """Seconds to the first finished column and to all six, for one /fill request."""
+    from gradio_client import Client
+
+    from recover_core import explore
+
+    client = Client(url, verbose=False)
+    n = len(explore.COLUMNS)
+    t0 = time.perf_counter()
+    first = None
+    job = client.submit(SENTENCE, "entityTagger", 10000, "mask", 10, seed, explore.default_model("mlm"),
+                        explore.default_model("infill"), explore.default_model("instruct"), api_name="/fill")
+    last = None
+    for out in job:
+        last = out
+        headers = [out[2 + 3 * i + 1] for i in range(n)]
+        done = [h for h in headers if h and "waiting" not in str(h) and "filling" not in str(h).lower()]
+        if done and first is None:
+            first = time.perf_counter() - t0
+    total = time.perf_counter() - t0
+    bad = [h for h in (last[2 + 3 * i + 1] for i in range(n)) if "waiting" in str(h)] if last else ["no output"]
+    if bad:
+        raise RuntimeError(f"not every column finished: {bad}")
+    return {"first": first, "all": total}
+
+
+def reference(seeds: list[int]) -> float:
+    """The six columns one after another, in this process, warm: seconds, p50."""
+    from recover_core import explore
+
+    m = explore.mask(SENTENCE, "entityTagger", 10000, "mask")
+    keep = explore.keep_list("entityTagger", 10000)
+    for col in explore.COLUMNS:  # warm every model once
+        explore.fill(m, col, explore.default_model(col.kind), 10, 0, keep)
+    times = []
+    for s in seeds:
+        t0 = time.perf_counter()
+        for col in explore.COLUMNS:
+            explore.fill(explore.mask(SENTENCE, "entityTagger", 10000, "mask"), col,
+                         explore.default_model(col.kind), 10, s, keep)
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--users", type=int, default=4)
+    args = ap.parse_args()
+    from conftest import serve_app
+
+    print(f"sentence ({len(SENTENCE.split())} words): {SENTENCE}")
+    with serve_app(dict(os.environ)) as (url, _proc):
+        one_request(url, 10_000)  # the first request loads every model: not what a later user waits for
+        single = [one_request(url, s) for s in range(1, args.repeats + 1)]
+        results: list[dict] = [{}] * args.users
+        barrier = threading.Barrier(args.users)
+
+        def user(i: int) -> None:
+            barrier.wait()
+            t0 = time.perf_counter()
+            r = one_request(url, 100 + i)
+            results[i] = {"first": r["first"], "all": r["all"], "waited": time.perf_counter() - t0}
+
+        threads = [threading.Thread(target=user, args=(i,)) for i in range(args.users)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    ref = reference(list(range(1, args.repeats + 1)))
+    first = statistics.median(r["first"] for r in single)
+    total = statistics.median(r["all"] for r in single)
+    users_first = max(r["first"] for r in results)
+    users_all = max(r["all"] for r in results)
+    print(f"\none user, p50 of {args.repeats}:  first column {first:.2f} s (goal {GOALS['first']} s, "
+          f"ratio {first / GOALS['first']:.2f})   all six {total:.2f} s (goal {GOALS['all']} s, "
+          f"ratio {total / GOALS['all']:.2f})")
+    print(f"reference, six columns in sequence in-process (warm) p50: {ref:.2f} s;  app/reference "
+          f"{total / ref:.2f}")
+    print(f"{args.users} users at once: last first column {users_first:.2f} s, last all six {users_all:.2f} s "
+          f"(goal {GOALS['users_all']} s, ratio {users_all / GOALS['users_all']:.2f})")
+    print("per user (first, all):", ", ".join(f"({r['first']:.1f}, {r['all']:.1f})" for r in results))
+
+
+if __name__ == "__main__":
+    main()
