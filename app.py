@@ -23,6 +23,7 @@ from recover_core import bundles, explore, results
 from recover_core.asr import audio as speech_audio
 from recover_core.asr import compare, lms
 from recover_core.errors import RecoverError
+from recover_core.filling import memo
 from recover_core.masking.vocab_thres import DEFAULT_N, MAX_N
 from recover_core.validation import MAX_K
 
@@ -136,16 +137,18 @@ def on_fill(text, technique, n, markers, k, seed, mlm_model, causal_model, instr
     explore.check_fillable(m)
     keep = explore.keep_list(technique, n)
     columns = [no_column(f"**{c.title}** · waiting…") for c in explore.COLUMNS]
-    for i, col in enumerate(explore.COLUMNS):
-        status = f"Masked {len(m.spans)} of {m.n_words} words. Filling: {col.title}…"
-        yield head + [status] + [x for c in columns for x in c]
-        model = {"mlm": mlm_model, "infill": causal_model, "instruct": instruct_model}[col.kind]
-        try:
-            f = explore.fill(m, col, model, k, seed, keep)
-            note = " · invalid output, filled by causal infill" if f.fallback else ""
-            columns[i] = [highlighted(f.text, f.fills), f"**{col.title}** · {model}{note}", candidates_table(f)]
-        except RecoverError as e:  # one unavailable model must not blank the other columns
-            columns[i] = no_column(f"**{col.title}** · {model}: {e}")
+    with memo.request():  # Top-1 and Top-K share the causal fillers' work, for this request only
+        for i in explore.FILL_ORDER:
+            col = explore.COLUMNS[i]
+            yield head + [f"Masked {len(m.spans)} of {m.n_words} words. Filling: {col.title}…"] + \
+                [x for c in columns for x in c]
+            model = {"mlm": mlm_model, "infill": causal_model, "instruct": instruct_model}[col.kind]
+            try:
+                f = explore.fill(m, col, model, k, seed, keep)
+                note = " · invalid output, filled by causal infill" if f.fallback else ""
+                columns[i] = [highlighted(f.text, f.fills), f"**{col.title}** · {model}{note}", candidates_table(f)]
+            except RecoverError as e:  # one unavailable model must not blank the other columns
+                columns[i] = no_column(f"**{col.title}** · {model}: {e}")
     yield head + [f"Masked {len(m.spans)} of {m.n_words} words."] + [x for c in columns for x in c]
 
 

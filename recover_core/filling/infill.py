@@ -17,7 +17,7 @@ from typing import Container, Sequence
 import torch
 
 from recover_core import bundles
-from recover_core.filling import candidates as cand_rules
+from recover_core.filling import candidates as cand_rules, memo
 from recover_core.filling.base import (
     DEFAULT_K, Candidate, Fill, Filled, Filler, MaskInput, Method, at_sentence_start, choose,
     DEFAULT_SAMPLING, MARKER_RE, Sampling, merge_consecutive, rng_for, surface,
@@ -89,6 +89,10 @@ class InfillFiller(Filler):
         """Whole-word candidates for the gap between ``left`` and ``right``, best first.
 
         ``context`` is the whole sentence with the gap as ``___``, for the prompt proposals."""
+        return memo.reuse(("infill", self.model_name, left, right, label, k, context),
+                          lambda: self._candidates(left, right, label, k, context))
+
+    def _candidates(self, left: str, right: str, label: str, k: int, context: str | None) -> list[Candidate]:
         # Digits are single tokens here and the space before a number is a token of
         # its own, so a number starts after that space; a word starts with it.
         number = label == "NUMBER"

@@ -20,7 +20,7 @@ from typing import Container, Sequence
 import torch
 
 from recover_core import bundles, lexicons
-from recover_core.filling import candidates as cand_rules
+from recover_core.filling import candidates as cand_rules, memo
 from recover_core.filling.base import (
     DEFAULT_K, MARKER_RE, Candidate, Fill, Filled, Filler, MaskInput, Method, at_sentence_start, choose,
     DEFAULT_SAMPLING, Sampling, merge_consecutive, rng_for, surface,
@@ -130,6 +130,9 @@ class InstructFiller(Filler):
         """Up to ``n`` completed sentences for masked ``text`` by beam search, with their
         log-probabilities, best first."""
         n = n or self.beams
+        return memo.reuse(("instruct", self.model_name, text, n), lambda: self._generate(text, n))
+
+    def _generate(self, text: str, n: int) -> list[tuple[str, float]]:
         ids = self.tok(prompt(text), return_tensors="pt", add_special_tokens=False)  # as training.examples.encode
         n_in = ids["input_ids"].shape[1]
         budget = len(self.tok(text, add_special_tokens=False)["input_ids"]) + 8 * text.count("[") + 8
