@@ -38,6 +38,9 @@ ROOT = Path(__file__).resolve().parent
 # The spaCy pipeline and the fillers are shared by every request: the events that use
 # them run one at a time, in one group, and at most QUEUE_SIZE requests wait.
 MODELS = {"concurrency_id": "models", "concurrency_limit": 1}
+# The MLM columns: a small model and a fast group of their own (spaCy's blocks are locked
+# process-wide in bundles.spacy_zone, so the two groups never share it at once).
+FAST = {"concurrency_id": "mlm", "concurrency_limit": 1}
 QUEUE_SIZE = 32
 
 
@@ -125,31 +128,72 @@ def seed_of(seed) -> int:
     return 0 if seed is None else int(seed)
 
 
-@friendly
-def on_fill(text, technique, n, markers, k, seed, mlm_model, causal_model, instruct_model):
-    """A generator: the masked sentence shows at once, then each column as it is filled."""
+def fill_steps(text, technique, n, markers, k, seed, models: dict, which: list[int]):
+    """Mask, then fill the columns ``which`` in that order; yields (masked, status, columns)
+    before each column and once at the end. ``columns`` maps a column's index to its
+    three outputs."""
     seed = seed_of(seed)
     m = explore.mask(text, technique, n, markers)
-    head = [highlighted(m.masked, m.markers)]
+    head = highlighted(m.masked, m.markers)
     if not m.spans:
-        yield head + ["Nothing to mask: every word is kept by this technique."] + no_column("Nothing to fill.") * len(explore.COLUMNS)
+        yield head, "Nothing to mask: every word is kept by this technique.", {
+            i: no_column("Nothing to fill.") for i in which}
         return
     explore.check_fillable(m)
     keep = explore.keep_list(technique, n)
-    columns = [no_column(f"**{c.title}** · waiting…") for c in explore.COLUMNS]
-    with memo.request():  # Top-1 and Top-K share the causal fillers' work, for this request only
-        for i in explore.FILL_ORDER:
+    columns = {i: no_column(f"**{explore.COLUMNS[i].title}** · waiting…") for i in which}
+    # Top-1 and Top-K share the causal fillers' work, for this request only. Only events of
+    # the models group open the memo (one at a time); the MLM columns have nothing to share.
+    causal = any(explore.COLUMNS[i].kind != "mlm" for i in which)
+    with memo.request() if causal else contextlib.nullcontext():
+        for i in which:
             col = explore.COLUMNS[i]
-            yield head + [f"Masked {len(m.spans)} of {m.n_words} words. Filling: {col.title}…"] + \
-                [x for c in columns for x in c]
-            model = {"mlm": mlm_model, "infill": causal_model, "instruct": instruct_model}[col.kind]
+            yield head, f"Masked {len(m.spans)} of {m.n_words} words. Filling: {col.title}…", columns
+            model = models[col.kind]
             try:
                 f = explore.fill(m, col, model, k, seed, keep)
                 note = " · invalid output, filled by causal infill" if f.fallback else ""
                 columns[i] = [highlighted(f.text, f.fills), f"**{col.title}** · {model}{note}", candidates_table(f)]
             except RecoverError as e:  # one unavailable model must not blank the other columns
                 columns[i] = no_column(f"**{col.title}** · {model}: {e}")
-    yield head + [f"Masked {len(m.spans)} of {m.n_words} words."] + [x for c in columns for x in c]
+    yield head, f"Masked {len(m.spans)} of {m.n_words} words.", columns
+
+
+def flat(columns: dict, which: list[int]) -> list:
+    return [x for i in which for x in columns[i]]
+
+
+# The button fills the fast MLM columns in one event and the causal ones in the next, each
+# in its own concurrency group: a user's MLM columns never wait behind others' causal work.
+MLM_COLUMNS = [i for i in explore.FILL_ORDER if explore.COLUMNS[i].kind == "mlm"]
+CAUSAL_COLUMNS = [i for i in explore.FILL_ORDER if explore.COLUMNS[i].kind != "mlm"]
+ALL_COLUMNS = list(range(len(explore.COLUMNS)))
+
+
+@friendly
+def on_fill(text, technique, n, markers, k, seed, mlm_model, causal_model, instruct_model):
+    """All six columns in one call (the API's /fill): the masked sentence at once, then
+    each column as it is filled, the MLM ones first."""
+    models = {"mlm": mlm_model, "infill": causal_model, "instruct": instruct_model}
+    for head, status, columns in fill_steps(text, technique, n, markers, k, seed, models, explore.FILL_ORDER):
+        yield [head, status] + flat(columns, ALL_COLUMNS)
+
+
+@friendly
+def on_fill_mlm(text, technique, n, markers, k, seed, mlm_model, causal_model, instruct_model):
+    """The button's first step: the masked sentence and the MLM columns; the causal ones wait."""
+    models = {"mlm": mlm_model, "infill": causal_model, "instruct": instruct_model}
+    waiting = {i: no_column(f"**{explore.COLUMNS[i].title}** · waiting…") for i in CAUSAL_COLUMNS}
+    for head, status, columns in fill_steps(text, technique, n, markers, k, seed, models, MLM_COLUMNS):
+        yield [head, status] + flat(columns, MLM_COLUMNS) + flat(waiting, CAUSAL_COLUMNS)
+
+
+@friendly
+def on_fill_causal(text, technique, n, markers, k, seed, mlm_model, causal_model, instruct_model):
+    """The button's second step: the causal columns."""
+    models = {"mlm": mlm_model, "infill": causal_model, "instruct": instruct_model}
+    for _, status, columns in fill_steps(text, technique, n, markers, k, seed, models, CAUSAL_COLUMNS):
+        yield [status] + flat(columns, CAUSAL_COLUMNS)
 
 
 @friendly
@@ -445,11 +489,22 @@ def build_demo() -> gr.Blocks:
             f.change(on_results_table, [t_dataset, t_origin, t_metric], r_table, api_name=f"results_table_{f.label.lower()}")
         fill_inputs = [text, technique, n, markers, k, seed, mlm_model, causal_model, instruct_model]
         fill_outputs = [masked, status] + col_outputs
+
+        def outputs_of(which: list[int]) -> list:
+            return [col_outputs[3 * i + j] for i in which for j in range(3)]
+        mlm_outputs = [masked, status] + outputs_of(MLM_COLUMNS) + outputs_of(CAUSAL_COLUMNS)
+        causal_outputs = [status] + outputs_of(CAUSAL_COLUMNS)
         mask_btn.click(on_mask, [text, technique, n, markers], [masked, status], api_name="mask", **MODELS)
-        fill_btn.click(on_fill, fill_inputs, fill_outputs, api_name="fill", **MODELS)
-        text.submit(on_fill, fill_inputs, fill_outputs, api_name="fill_on_submit", **MODELS)
+        # /fill: all six columns in one call, for API clients (a hidden trigger: the page
+        # itself uses the two-step events below)
+        api_fill = gr.Button(visible=False)
+        api_fill.click(on_fill, fill_inputs, fill_outputs, api_name="fill", **MODELS)
+        for trigger, suffix in ((fill_btn.click, ""), (text.submit, "_on_submit")):
+            trigger(on_fill_mlm, fill_inputs, mlm_outputs, api_name=f"fill_mlm{suffix}", **FAST).success(
+                on_fill_causal, fill_inputs, causal_outputs, api_name=f"fill_causal{suffix}", **MODELS)
         resample_btn.click(on_resample, seed, seed, api_name="resample").then(
-            on_fill, fill_inputs, fill_outputs, api_name="fill_after_resample", **MODELS)
+            on_fill_mlm, fill_inputs, mlm_outputs, api_name="fill_mlm_after_resample", **FAST).success(
+            on_fill_causal, fill_inputs, causal_outputs, api_name="fill_causal_after_resample", **MODELS)
     return demo.queue(max_size=QUEUE_SIZE, default_concurrency_limit=1)
 
 

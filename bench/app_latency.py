@@ -4,7 +4,9 @@ The app is started as a user starts it (`python app.py` on loopback), then drive
 its API (`/fill`, a generator: the masked sentence at once, then each column as it is
 done). For one 25-word news-style sentence with several entities:
 
-* one user      the time to the first finished column and to all six, p50 over
+* one user      one click of "Mask and fill" as the page makes it (/fill_mlm: the MLM
+                columns, in their own queue; then /fill_causal: the four causal ones):
+                the time to the first finished column and to all six, p50 over
                 --repeats requests (each with its own seed, so nothing is reused across
                 requests);
 * N users       N clients submit at the same moment; the time at which the last one has
@@ -36,28 +38,27 @@ GOALS = {"first": 0.3, "all": 5.0, "users_all": 20.0}
 
 
 def one_request(url: str, seed: int) -> dict:
-    """Seconds to the first finished column and to all six, for one /fill request."""
+    """Seconds to the first finished column and to all six, for one click of "Mask and
+    fill": the page runs /fill_mlm (masked sentence, MLM columns), then /fill_causal."""
     from gradio_client import Client
 
+    import app
     from recover_core import explore
 
     client = Client(url, verbose=False)
-    n = len(explore.COLUMNS)
+    args = (SENTENCE, "entityTagger", 10000, "mask", 10, seed, explore.default_model("mlm"),
+            explore.default_model("infill"), explore.default_model("instruct"))
     t0 = time.perf_counter()
     first = None
-    job = client.submit(SENTENCE, "entityTagger", 10000, "mask", 10, seed, explore.default_model("mlm"),
-                        explore.default_model("infill"), explore.default_model("instruct"), api_name="/fill")
-    last = None
-    for out in job:
-        last = out
-        headers = [out[2 + 3 * i + 1] for i in range(n)]
-        done = [h for h in headers if h and "waiting" not in str(h) and "filling" not in str(h).lower()]
-        if done and first is None:
+    for out in client.submit(*args, api_name="/fill_mlm"):
+        headers = [out[2 + 3 * j + 1] for j in range(len(app.MLM_COLUMNS))]
+        if first is None and any("waiting" not in str(h) for h in headers):
             first = time.perf_counter() - t0
+    out = client.predict(*args, api_name="/fill_causal")
     total = time.perf_counter() - t0
-    bad = [h for h in (last[2 + 3 * i + 1] for i in range(n)) if "waiting" in str(h)] if last else ["no output"]
-    if bad:
-        raise RuntimeError(f"not every column finished: {bad}")
+    waiting = [h for h in (out[1 + 3 * j + 1] for j in range(len(app.CAUSAL_COLUMNS))) if "waiting" in str(h)]
+    if waiting or first is None:
+        raise RuntimeError(f"not every column finished: {waiting}")
     return {"first": first, "all": total}
 
 

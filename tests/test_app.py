@@ -26,7 +26,8 @@ def labels_of(highlighted) -> list[str]:
 def test_every_event_has_an_api_name(client):
     api = client.view_api(return_format="dict", print_info=False)
     names = set(api["named_endpoints"])
-    assert {"/mask", "/fill", "/resample", "/fill_on_submit", "/fill_after_resample"} <= names
+    assert {"/mask", "/fill", "/resample", "/fill_mlm", "/fill_causal", "/fill_mlm_on_submit", "/fill_causal_on_submit",
+            "/fill_mlm_after_resample", "/fill_causal_after_resample"} <= names
 
 
 def test_mask_highlights_spans(client):
@@ -165,10 +166,35 @@ def test_the_model_events_take_turns_in_one_bounded_queue():
 
     fns = {f.api_name: f for f in app.demo.fns.values()}
     group = {(fns[n].concurrency_id, fns[n].concurrency_limit)
-             for n in ("mask", "fill", "fill_on_submit", "fill_after_resample")}
+             for n in ("mask", "fill", "fill_causal", "fill_causal_on_submit", "fill_causal_after_resample")}
     assert group == {("models", 1)}  # spaCy and the fillers are shared by all of them
+    fast = {(fns[n].concurrency_id, fns[n].concurrency_limit)
+            for n in ("fill_mlm", "fill_mlm_on_submit", "fill_mlm_after_resample")}
+    assert fast == {("mlm", 1)}  # the MLM columns do not queue behind causal work
     assert all(isinstance(f.api_name, str) for f in fns.values())  # every event keeps an api_name
     assert app.demo._queue.max_size == app.QUEUE_SIZE > 0
+
+
+def test_mlm_columns_get_through_while_causal_columns_run(client):
+    """Two users: one's causal columns are being filled; the other's MLM columns still come
+    back at once, from their own queue (issue 12: the queue lets fast columns through)."""
+    import time
+
+    import app
+
+    args = ["Chidi Okonkwo flew from Lagos to Denver with Maria.", "entityTagger", 10000, "mask", 10, 0,
+            "minilm-mlm", "smollm2-135m", "smollm2-fill"]
+    slow = client.submit(*args, api_name="/fill_causal")
+    deadline = time.time() + 120
+    while slow.status().code.name not in ("PROCESSING", "ITERATING"):  # the causal work has started
+        assert time.time() < deadline
+        time.sleep(0.05)
+    fast = client.predict(*args[:5], 1, *args[6:], api_name="/fill_mlm")
+    assert not slow.done()  # the MLM columns came back while the causal ones were still running
+    mlm_headers = [fast[2 + 3 * j + 1] for j in range(len(app.MLM_COLUMNS))]
+    assert all("waiting" not in h for h in mlm_headers) and "waiting" in fast[-2]
+    out = slow.result()
+    assert all("waiting" not in out[1 + 3 * j + 1] for j in range(len(app.CAUSAL_COLUMNS)))
 
 
 def test_two_first_requests_load_a_model_once(monkeypatch):

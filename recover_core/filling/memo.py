@@ -8,8 +8,9 @@ computed once; outside it nothing is kept. The memo holds the user's text, so it
 only as long as the request: the block's end drops it, even when the request fails or
 the client goes away (a generator's ``close``).
 
-One memo at a time: the app runs its model events in one concurrency group, so no two
-requests share the fillers at once; a batch run never opens one.
+One memo at a time: only the app's events in its "models" concurrency group open one
+(the causal columns, the API's /fill), and that group runs one event at a time; the MLM
+columns run in a group of their own and never open one; a batch run never does.
 """
 from __future__ import annotations
 
