@@ -137,21 +137,27 @@ class InfillFiller(Filler):
         return out
 
     def _extend(self, firsts: list[int], past, label: str) -> list[str]:
-        """Grow each first token into a word, greedily, while the model continues the word."""
-        pieces, done = [[i] for i in firsts], [False] * len(firsts)
+        """Grow each first token into a word, greedily, while the model continues the word.
+
+        Only the words still growing run again: most first tokens are whole words
+        ('ĠChicago'), so after one step the batch (and its cache) shrinks to the few that
+        continue; each row's greedy path is its own, whoever else is in the batch."""
+        pieces = [[i] for i in firsts]
         cont = self._continues(label)
+        growing = list(range(len(firsts)))  # rows of ``pieces`` still in the batch, in batch order
         cache, last = _repeat(past, len(pieces)), torch.tensor([[i] for i in firsts])  # [M, 1]
         for _ in range(self.max_pieces - 1):
             step = self.model(input_ids=last, past_key_values=cache, use_cache=True)
-            nxt = step.logits[:, -1].argmax(-1)  # [M]
-            for j, tok_id in enumerate(nxt.tolist()):
-                if not done[j] and cont[tok_id]:
-                    pieces[j].append(tok_id)
-                else:
-                    done[j] = True
-            if all(done):
+            nxt = step.logits[:, -1].argmax(-1)  # [m]
+            keep = [b for b, tok_id in enumerate(nxt.tolist()) if cont[tok_id]]
+            for b in keep:
+                pieces[growing[b]].append(int(nxt[b]))
+            if not keep:
                 break
-            cache, last = step.past_key_values, nxt[:, None]
+            cache = step.past_key_values
+            if len(keep) < len(growing):
+                cache.batch_select_indices(torch.tensor(keep))
+            growing, last = [growing[b] for b in keep], nxt[keep][:, None]
         return [self.tok.decode(p).strip() for p in pieces]
 
     def _sentence_scores(self, words: list[str], sep: str, right: str, prefix: list[int], past,
