@@ -180,7 +180,6 @@ def run_set(ob, folder: Path, items: list[dict], mode: str, dump: Path | None = 
     from tqdm import tqdm
 
     from recover_core.asr import audio, wer
-    from recover_core.pseudonyms import TITLES
 
     found = exact = total = precise = n_found = leaks = heard = n_subs = flagged = 0
     seams = clean = 0

@@ -13,7 +13,6 @@ from pathlib import Path
 import pytest
 
 from recover_core.filling.base import Candidate, Fill, Filled
-from recover_core.masking import build, mask_text
 from recover_core.pseudonyms import Pseudonyms, _pool_sets, consistent, genders, place_kind
 from recover_core.quality import originals_per_fill
 

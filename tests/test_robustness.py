@@ -10,8 +10,6 @@ import subprocess
 import sys
 import time
 
-import pytest
-
 from recover_core.env import MAX_MASKS
 from recover_core.filling import MaskInput
 from recover_core.filling.base import MARKER_RE, merge_consecutive
@@ -81,7 +79,7 @@ def test_iterative_validator_answers_as_the_recursive_one():
     markers = ["[MASK]", "[PERSON]", "[GPE]", "[NUMBER]", "[PERSON] [PERSON]", "[MASK] [MASK]"]
     matched = rejected = 0
     for _ in range(3000):
-        parts, subs = [], []
+        parts = []
         for _ in range(rng.randint(1, 6)):
             parts.append(" ".join(rng.choices(words[:-2], k=rng.randint(0, 3))))
             parts.append(rng.choice(markers))

@@ -1,7 +1,6 @@
 """The speech commands: ``transcribe`` (audio -> JSONL with word times) and ``wer``."""
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from pathlib import Path

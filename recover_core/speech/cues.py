@@ -16,7 +16,6 @@ The lists decide what a name is, so the cost is a few false positives in ordinar
 from __future__ import annotations
 
 import functools
-import re
 
 from recover_core import lexicons
 from recover_core.spans import Span, merge, words

@@ -44,7 +44,7 @@ def obfuscator(s: Settings, recognizer: "Recognizer") -> SpeechObfuscator:
 def highlighted(plan: "Plan") -> dict:
     """The transcript with each private span marked "LABEL → substitute"."""
     words = plan.transcript.words
-    text, ents, at = "", [], 0
+    text, ents = "", []
     for i, w in enumerate(words):
         if i:
             text += " "
