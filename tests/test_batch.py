@@ -271,9 +271,11 @@ def test_consistent_gives_one_substitute_per_original_across_lines_and_workers(t
     args = ["obfuscate", src, "--technique", "entityTagger", "--filler", "mlm", "--model", tiny_bert, "--method",
             "topk", "--batch-size", "8", "--quiet", "--consistent"]
     one, two = tmp_path / "one.jsonl", tmp_path / "two.jsonl"
-    run(*args, "-o", one)
+    p = run(*args, "-o", one)
     run(*args, "-o", two, "--workers", "2")
     assert one.read_bytes() == two.read_bytes()  # the mapping is applied in input order, whoever filled
+    counts = summary(p.stderr)["pseudonyms"]
+    assert counts["scope"] == "run" and counts["originals"] == counts["distinct_substitutes"] >= 5
     subs = _substitutes(one)
     assert all(s == subs[i % 4] for i, s in enumerate(subs))  # every repeat of a line reads the same
     maria, chidi, lagos = subs[0][0].split()[0], subs[0][1], subs[0][2]

@@ -138,6 +138,13 @@ class RunMapping:
         pseudonyms.save_mapping(self.path, self.pseudonyms.mapping)
         return res
 
+    def info(self) -> dict:
+        """For the summary: how many originals the mapping holds, and that no two share a
+        substitute (counts only: the words stay in the mapping)."""
+        m = self.pseudonyms.mapping
+        return {"scope": "mapping file" if self.job.mapping else "run", "originals": len(m),
+                "distinct_substitutes": len({v.lower() for v in m.values()})}
+
 
 def run_local(job: Job, ckpt: Checkpoint, total: int, workers: int = 1, threads: int | None = None) -> dict:
     """Every chunk after the committed ones, committed in order."""
@@ -169,4 +176,7 @@ def run_local(job: Job, ckpt: Checkpoint, total: int, workers: int = 1, threads:
                 commit_first()
     finally:
         runner.close()
-    return {"engine": "local", "workers": workers, **warm.info()}
+    info = {"engine": "local", "workers": workers, **warm.info()}
+    if run_mapping:
+        info["pseudonyms"] = run_mapping.info()
+    return info
