@@ -19,7 +19,7 @@ from typing import Iterable
 from recover_core import bundles, lexicons
 from recover_core.errors import RecoverError
 from recover_core.masking.base import Masker, register
-from recover_core.masking.name_cues import _everyday, cue_spans, is_capitalised
+from recover_core.masking.name_cues import everyday, cue_spans, is_capitalised
 from recover_core.masking.truecase import is_caseless, truecase_with_names
 from recover_core.spans import ENTITY_LABELS, Span, WORD_RE, merge, words
 
@@ -95,7 +95,7 @@ class EntityTagger(Masker):
 @functools.lru_cache(maxsize=1)
 def _first_names() -> frozenset[str]:
     """Census first names, and the world's where they are not everyday words ("An", "Bao")."""
-    world = {w for w in lexicons.world_first_names() if len(w) > 2 and not _everyday(w)}
+    world = {w for w in lexicons.world_first_names() if len(w) > 2 and not everyday(w)}
     return lexicons.first_names() | frozenset(world)
 
 

@@ -32,7 +32,10 @@ GREETINGS = frozenset({("hi",), ("hey",), ("hello",), ("dear",), ("thanks",), ("
 AFTER = frozenset("said says told asked wrote replied texted called".split())
 
 
-def _everyday(low: str) -> bool:
+def everyday(low: str) -> bool:
+    """A word that reads as ordinary English, not a name: a function word, on the NGSL
+    keep-list, or written lower-case more often than capitalised in news and Wikipedia.
+    Shared by the name slots here, the truecaser and the name lists."""
     return low in lexicons.FUNCTION_WORDS or low in lexicons.allow_list() or _mostly_lowercase(low)
 
 
@@ -71,8 +74,8 @@ def cue_spans(text: str, source: str = "nameCue") -> list[Span]:
         slot = slot_before(low[max(0, i - 3): i])
         after = i + 1 < len(toks) and low[i + 1] in AFTER and text[w.end: toks[i + 1].start].strip() == ""
         known_name = t.lower() in lexicons.first_names() or t.lower() in lexicons.world_first_names()
-        if slot in ("title", "relation") or (slot == "strong" and not _everyday(t.lower())) or \
-                ((slot in ("weak", "greeting") or after) and (known_name or not _everyday(t.lower()))):
+        if slot in ("title", "relation") or (slot == "strong" and not everyday(t.lower())) or \
+                ((slot in ("weak", "greeting") or after) and (known_name or not everyday(t.lower()))):
             out.append(Span(w.start, w.start + len(t), t, "PERSON", source))
             # The capitalised word after a name found this way is its surname ("Dr. Ngozi Okafor").
             if i + 1 < len(toks) and is_capitalised(toks[i + 1].text) and \

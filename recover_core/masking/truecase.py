@@ -15,7 +15,7 @@ import functools
 import re
 
 from recover_core import lexicons
-from recover_core.masking.name_cues import AFTER, _everyday, slot_before
+from recover_core.masking.name_cues import AFTER, everyday, slot_before
 from recover_core.spans import Span, words
 
 _PRONOUN_I = re.compile(r"^i(?:['’](?:m|ll|d|ve))?$")
@@ -54,7 +54,7 @@ def _proper_words() -> frozenset[str]:
     names = lexicons.first_names() | lexicons.world_first_names() | lexicons.last_names() | \
         lexicons.world_last_names() | lexicons.place_names()
     by_corpus = {w for w, (cap, low) in lexicons.case_counts().items() if cap >= 3 and cap >= 9 * low}
-    return frozenset(w for w in names | by_corpus if len(w) > 1 and not _everyday(w))
+    return frozenset(w for w in names | by_corpus if len(w) > 1 and not everyday(w))
 
 
 @functools.lru_cache(maxsize=1)
@@ -112,19 +112,19 @@ def _capitalised(i: int, low: list[str], caps: list) -> bool | str:
         return "name"  # "hi this is will" (a function word, but here a name)
     if not base.isalpha() or base in lexicons.FUNCTION_WORDS:
         return False
-    if len(base) > 3 and lexicons.word_ranks().get(base, RARE_RANK) >= RARE_RANK and not _everyday(base):
+    if len(base) > 3 and lexicons.word_ranks().get(base, RARE_RANK) >= RARE_RANK and not everyday(base):
         return True  # "olumide", "novartis"
     if base in ORG_WORDS and i > 0 and caps[i - 1] and not _PRONOUN_I.match(low[i - 1]):
         return True  # "Dangote cement" -> "Dangote Cement"
     if slot in ("title", "relation"):
         return "name"  # "mr brown", "my sister rose"
-    if slot == "strong" and not _everyday(base):
+    if slot == "strong" and not everyday(base):
         return True  # "my name is oluwaseun"
     if base in names:
         phrase_end = nxt is None or nxt in lexicons.FUNCTION_WORDS or nxt in PHRASE_END or nxt in AFTER
         if nxt in AFTER or slot == "greeting":
             return "name"  # "rose said", "thanks bill"
-        if slot and (phrase_end or not _everyday(base)):
+        if slot and (phrase_end or not everyday(base)):
             return "name"  # "talked to rose yesterday"
         if prev not in DETERMINERS and (nxt in SUBJECT_VERBS or base != t or low[i + 1: i + 3] in (["and", "i"], ["and", "me"])):
             return "name"  # "so grace is coming", "that was mark's idea", "drew and i"
@@ -135,7 +135,7 @@ def _capitalised(i: int, low: list[str], caps: list) -> bool | str:
         nxt in SUBJECT_VERBS or base != t
     after_aux = i > 1 and low[i - 2] in AUXILIARIES  # "why did buster cancel": a verb follows the name
     if i > 0 and caps[i - 1] and prev in names and base in lexicons.last_names() and ends and not after_aux \
-            and not (base.endswith("s") and _everyday(base[:-1])) \
+            and not (base.endswith("s") and everyday(base[:-1])) \
             and lexicons.word_ranks().get(base, RARE_RANK) >= COMMONEST:
         return "name"
     return False
