@@ -170,7 +170,9 @@ class Pseudonyms:
         if key not in self.mapping:
             rng = self._rng(key)
             kind = place_kind(key) if label in PLACE_LABELS else None
-            generic = label in GENERIC_LABELS
+            # Plain words may share a stand-in; a capitalised original under [MASK] is most
+            # often an entity whose merged label is generic ("South Australia's Riverland")
+            generic = label in GENERIC_LABELS and original == original.lower()
 
             # A town named like a person ("Alice", Texas) reads as a person: only where the original does
             name_like = kind is not None and key not in lexicons.first_names()
@@ -184,14 +186,16 @@ class Pseudonyms:
             if pick is None and kind is not None:
                 pool = [p for p in _places_of_kind(kind) if self._free(p, key)]
                 pick = rng.choice(pool) if pool else None
-            for _ in range(1000):  # a fallback word of the right type, drawn until one is free
-                if pick is not None and (self._free(pick, key) or (generic and pick not in self.originals)):
+            for _ in range(1000):  # a fallback of the right type, drawn until one is free
+                if pick is not None and (self._free(pick.lower(), key) or (generic and pick not in self.originals)):
                     break
-                pick = bare(fallback_word(label, rng))
+                pick = named(label, rng) or bare(fallback_word(label, rng))
                 if label == "NUMBER" and pick in self.used:
                     pick = str(rng.randint(2, 9999))
             self._take(key, pick)
         word = self.mapping[key]
+        if word != word.lower():  # a drawn organisation or group comes cased ("Hughes Group")
+            return word
         return _cased(word, original) if original[:1].isupper() else word
 
     def _shaped(self, original: str, candidates: Sequence[str]) -> str:
@@ -217,6 +221,39 @@ class Pseudonyms:
     def _draw(self, role: str, gender: str, original: str) -> str:
         free = [n for n in self._pool(role, gender) if self._free(n, original)]
         return self._rng(original).choice(free) if free else f"{self._pool(role, gender)[0]}{len(self.used)}"
+
+
+# When no candidate of the filler is free, an organisation, a facility or a group is drawn
+# here, so that a whole run's organisations never share one stand-in (a run-wide mapping
+# uses up the filler's few ORG words quickly). Surnames from the census; company suffixes
+# as Faker's en_US provider writes them.
+FACILITY_WORDS = ("Building", "Centre", "Hall", "Tower", "Bridge", "Stadium", "Airport", "Library")
+# NORP: nationalities, religious and political groups. No package lists demonyms, so the
+# commonest are written here (adjectival forms, as NORP entities appear in text).
+NATIONALITIES = tuple("""American Argentine Australian Austrian Belgian Brazilian British Bulgarian Canadian Chilean
+Chinese Colombian Croatian Cuban Czech Danish Dutch Egyptian English Estonian Ethiopian Filipino Finnish French
+German Ghanaian Greek Hungarian Icelandic Indian Indonesian Iranian Irish Italian Jamaican Japanese Kenyan Korean
+Latvian Lebanese Lithuanian Malaysian Mexican Moroccan Nepalese Nigerian Norwegian Pakistani Peruvian Polish
+Portuguese Romanian Russian Scottish Serbian Singaporean Slovak Slovenian Spanish Swedish Swiss Thai Turkish
+Ugandan Ukrainian Uruguayan Venezuelan Vietnamese Welsh Zambian Buddhist Catholic Hindu Lutheran Methodist
+Protestant Quaker Sikh Anglican Baptist Democrat Republican Liberal Conservative Socialist Green""".split())
+
+
+@functools.lru_cache(maxsize=1)
+def _company_suffixes() -> tuple[str, ...]:
+    from faker.providers.company.en_US import Provider
+
+    return tuple(Provider.company_suffixes) + ("Group", "Holdings", "Partners", "Associates", "Foundation")
+
+
+def named(label: str, rng: random.Random) -> str | None:
+    """A stand-in of type ORG, FAC or NORP drawn with ``rng``; None for other labels."""
+    if label in ("ORG", "FAC"):
+        surname = rng.choice(_pools()["last"]).capitalize()
+        return f"{surname} {rng.choice(_company_suffixes() if label == 'ORG' else FACILITY_WORDS)}"
+    if label == "NORP":
+        return rng.choice(NATIONALITIES)
+    return None
 
 
 @functools.lru_cache(maxsize=1)

@@ -160,3 +160,17 @@ def test_the_mapping_file_is_owner_only_and_a_readable_one_is_refused(tmp_path):
     os.chmod(path, 0o600)
     with pytest.raises(RecoverError, match="not a mapping file"):
         load_mapping(path)
+
+
+def test_many_organisations_never_share_a_stand_in():
+    """A run-wide mapping uses up the filler's few ORG words: then organisations, facilities
+    and groups are drawn from lists, each different (not 'thing' for all of them)."""
+    p = Pseudonyms(5)
+    p.reserve(["Swiss", "Israeli", "Jewish", "Norwegian", "Arab"])  # as `consistent` does for a text
+    orgs = [p.other(f"Acme{i}", "ORG", ["Google", "Microsoft"]) for i in range(200)]
+    norps = [p.other(n, "NORP", ["Italian"]) for n in ("Swiss", "Israeli", "Jewish", "Norwegian", "Arab")]
+    facs = [p.other(f"Wharf{i}", "FAC", []) for i in range(20)]
+    everything = [w.lower() for w in orgs + norps + facs]
+    assert len(set(everything)) == len(everything)
+    assert orgs[:2] == ["Google", "Microsoft"] and all(" " in o for o in orgs[2:])
+    assert "norwegian" not in everything  # an original is never a stand-in
