@@ -288,13 +288,13 @@ def test_consistent_gives_one_substitute_per_original_across_lines_and_workers(t
 
 def test_consistent_resumed_after_kill_9_gives_identical_output(tmp_path, tiny_bert):
     src = tmp_path / "in.txt"
-    src.write_text("\n".join(f"{n} {s}" for n in range(150) for s in NAMED) + "\n")
+    src.write_text("\n".join(f"{n} {s}" for n in range(60) for s in NAMED) + "\n")
     args = ["obfuscate", src, "--technique", "entityTagger", "--filler", "mlm", "--model", tiny_bert,
             "--method", "topk", "--batch-size", "20", "--quiet", "--consistent"]
     want = tmp_path / "want.txt"
     run(*args, "-o", want)
     out = tmp_path / "got.txt"
-    kill_after([*args, "-o", out], out, 200)
+    kill_after([*args, "-o", out], out, 80)
     store = tmp_path / ".got.txt.mapping.json"
     assert store.exists() and oct(store.stat().st_mode & 0o777) == "0o600"
     run(*args, "-o", out, "--resume")
