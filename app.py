@@ -159,6 +159,11 @@ def fill_steps(text, technique, n, markers, k, seed, models: dict, which: list[i
     yield head, f"Masked {len(m.spans)} of {m.n_words} words.", columns
 
 
+def models_of(mlm_model: str, causal_model: str, instruct_model: str) -> dict:
+    """The three model dropdowns, by the filler kind each serves."""
+    return {"mlm": mlm_model, "infill": causal_model, "instruct": instruct_model}
+
+
 def flat(columns: dict, which: list[int]) -> list:
     return [x for i in which for x in columns[i]]
 
@@ -174,7 +179,7 @@ ALL_COLUMNS = list(range(len(explore.COLUMNS)))
 def on_fill(text, technique, n, markers, k, seed, mlm_model, causal_model, instruct_model):
     """All six columns in one call (the API's /fill): the masked sentence at once, then
     each column as it is filled, the MLM ones first."""
-    models = {"mlm": mlm_model, "infill": causal_model, "instruct": instruct_model}
+    models = models_of(mlm_model, causal_model, instruct_model)
     for head, status, columns in fill_steps(text, technique, n, markers, k, seed, models, explore.FILL_ORDER):
         yield [head, status] + flat(columns, ALL_COLUMNS)
 
@@ -183,7 +188,7 @@ def on_fill(text, technique, n, markers, k, seed, mlm_model, causal_model, instr
 def on_fill_mlm(text, technique, n, markers, k, seed, mlm_model, causal_model, instruct_model):
     """The button's first step: the masked sentence and the MLM columns (the causal step
     marks its own columns as waiting when it starts: fewer outputs here, a faster first column)."""
-    models = {"mlm": mlm_model, "infill": causal_model, "instruct": instruct_model}
+    models = models_of(mlm_model, causal_model, instruct_model)
     for head, status, columns in fill_steps(text, technique, n, markers, k, seed, models, MLM_COLUMNS):
         yield [head, status] + flat(columns, MLM_COLUMNS)
 
@@ -191,7 +196,7 @@ def on_fill_mlm(text, technique, n, markers, k, seed, mlm_model, causal_model, i
 @friendly
 def on_fill_causal(text, technique, n, markers, k, seed, mlm_model, causal_model, instruct_model):
     """The button's second step: the causal columns."""
-    models = {"mlm": mlm_model, "infill": causal_model, "instruct": instruct_model}
+    models = models_of(mlm_model, causal_model, instruct_model)
     for _, status, columns in fill_steps(text, technique, n, markers, k, seed, models, CAUSAL_COLUMNS):
         yield [status] + flat(columns, CAUSAL_COLUMNS)
 

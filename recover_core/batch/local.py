@@ -130,12 +130,16 @@ class RunMapping:
         self.job = job
         self.path = Path(job.mapping) if job.mapping else mapping_path(job.output)
         self.pseudonyms = pseudonyms.Pseudonyms(job.seed, pseudonyms.load_mapping(self.path))
+        self.saved = -1  # entries on disk; -1: the file is not written yet
 
     def finish(self, res: ChunkResult) -> ChunkResult:
         from recover_core import pseudonyms
 
         res = finish(self.job, res, self.pseudonyms)
-        pseudonyms.save_mapping(self.path, self.pseudonyms.mapping)
+        # Entries are only ever added: a chunk that added none need not rewrite the file
+        if len(self.pseudonyms.mapping) != self.saved:
+            pseudonyms.save_mapping(self.path, self.pseudonyms.mapping)
+            self.saved = len(self.pseudonyms.mapping)
         return res
 
     def info(self) -> dict:
