@@ -174,11 +174,14 @@ def test_sigterm_keeps_finished_lines_private_and_resume_finishes(tmp_path, news
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc = subprocess.Popen(args, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     part = tmp_path / ".masked.jsonl.part"
+    record = tmp_path / ".masked.jsonl.progress.json"
     try:
         deadline = time.time() + 120
-        while not (part.exists() and part.stat().st_size):
+        # Wait for a committed chunk (the record, written after the lines): lines in the part
+        # file without a record are not finished, and the run rightly says so.
+        while not (record.exists() and json.loads(record.read_text() or "{}").get("lines_done")):
             assert proc.poll() is None, proc.stderr.read()
-            assert time.time() < deadline, "no .part file appeared"
+            assert time.time() < deadline, "no chunk was committed"
             time.sleep(0.02)
         proc.send_signal(signal.SIGTERM)
         _, err = proc.communicate(timeout=60)
