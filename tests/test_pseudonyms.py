@@ -174,3 +174,25 @@ def test_many_organisations_never_share_a_stand_in():
     assert len(set(everything)) == len(everything)
     assert orgs[:2] == ["Google", "Microsoft"] and all(" " in o for o in orgs[2:])
     assert "norwegian" not in everything  # an original is never a stand-in
+
+
+def test_type_rules_are_list_checks():
+    """Each type keeps to what reads as that type, from lists, with no tagger pass."""
+    from recover_core.filling.candidates import acceptable
+
+    assert acceptable("German", "NORP") and not acceptable("President", "NORP")  # a group, not a title
+    assert acceptable("Europe", "LOC") and acceptable("Boston", "GPE") and acceptable("China", "GPE")
+    for town_like_a_word in ("Best", "Airport", "Republic", "Retreat"):  # towns, but read as words
+        assert not acceptable(town_like_a_word, "GPE")
+    assert acceptable("Susan", "PERSON") and not acceptable("Lincoln", "PERSON")  # reads as the city
+    assert acceptable("Qantas", "ORG") and not acceptable("Medical", "ORG") and not acceptable("Later", "ORG")
+
+
+def test_a_region_for_a_region_and_a_drawn_organisation():
+    f, text = filled_as("Storms hit the {} and {} cancelled flights.", ["Boston", "Meeting"], ["LOC", "ORG"],
+                        [["Boston", "Pacific"], ["Meeting"]])
+    originals = ["Middle East", "Qantas"]
+    g = consistent(f, originals, Pseudonyms(0))
+    region, org = (x.word for x in g.fills)
+    assert region == "Pacific"  # not a city for a region
+    assert org != "Meeting" and len(org.split()) == 2  # an everyday word is no organisation: one is drawn

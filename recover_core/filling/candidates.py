@@ -22,9 +22,13 @@ TypeCheck = Callable[[Sequence[tuple[str, int, int]], "str | Sequence[str]"], li
 ALPHA_RE = re.compile(r"^[A-Za-z]+(?:['\-][A-Za-z]+)*$")
 DIGITS_RE = re.compile(r"^\d+$")
 PLACE_LABELS = {"GPE", "LOC"}
-# `acceptable` already holds these to name and place lists: a tagger pass per candidate
-# would add little and cost most of the fill's time (issue 11's profile: 80%).
-LIST_CHECKED = {"PERSON"} | PLACE_LABELS
+# `acceptable` already holds these to name, place and nationality lists: a tagger pass per
+# candidate would add little and cost most of the fill's time (issue 11's profile: 80%).
+LIST_CHECKED = {"PERSON", "NORP"} | PLACE_LABELS
+# No list holds organisations or facilities, so the tagger decides; where it reads none of
+# the candidates as the type, a stand-in is drawn (`fallback_word`): keeping the filler's
+# words would put "Meeting" or "Final" where "Qantas" was.
+DRAWN_WHEN_NONE = {"ORG", "FAC"}
 # The tagger reads a substitute's type from the words around it; NER_CONTEXT words each side
 # are plenty (spaCy's features span 4 tokens), and shorter texts tag faster.
 NER_CONTEXT = 8
@@ -49,11 +53,29 @@ def acceptable(word: str, label: str) -> bool:
     low = word.lower()
     if low in lexicons.FUNCTION_WORDS:
         return False
-    if label == "PERSON":
-        return low in _person_words()
+    if label == "PERSON":  # a name that is also a well-known place ("Lincoln") reads as the place
+        return low in _person_words() and low not in lexicons.major_places()
+    if label == "LOC" and low in lexicons.regions():  # a continent or a sea for "Middle East"
+        return True
     if label in PLACE_LABELS:
-        return low in lexicons.place_names()
+        return low in lexicons.place_names() and _place_word(low)
+    if label == "NORP":
+        return low in lexicons.nationalities()
+    if label in DRAWN_WHEN_NONE:  # "Medical" or "Later" for "Qantas" reads as a word, not a name
+        from recover_core.masking.name_cues import everyday
+
+        return not everyday(low)
     return True
+
+
+@functools.lru_cache(maxsize=65536)
+def _place_word(low: str) -> bool:
+    """A place name that reads as a place: not an everyday word ("Best", "Retreat"), and a
+    frequent English word only where it is a well-known place ("China", "Boston"; not
+    "Airport" or "Republic", which are towns too)."""
+    from recover_core.masking.name_cues import everyday
+
+    return not everyday(low) and (low in lexicons.major_places() or low not in lexicons.top_words(20000))
 
 
 def fallback_word(label: str, rng) -> str:
@@ -64,7 +86,20 @@ def fallback_word(label: str, rng) -> str:
         return rng.choice(sorted(lexicons.first_names())).capitalize()
     if label in PLACE_LABELS:
         return rng.choice(sorted(lexicons.place_names())).capitalize()
+    if label in ("ORG", "FAC"):
+        surname = rng.choice(_drawn_surnames()).capitalize()
+        return f"{surname} {rng.choice(lexicons.COMPANY_SUFFIXES if label == 'ORG' else lexicons.FACILITY_WORDS)}"
+    if label == "NORP":
+        return rng.choice(lexicons.NATIONALITIES)
     return "thing"
+
+
+@functools.lru_cache(maxsize=1)
+def _drawn_surnames() -> tuple[str, ...]:
+    """The commonest census surnames that are not everyday words, most common first."""
+    from recover_core.masking.name_cues import everyday
+
+    return tuple(n for n in lexicons.ranked_last_names(1500) if not everyday(n))[:1000]
 
 
 def ner_type_check(nlp) -> TypeCheck:
@@ -91,7 +126,8 @@ def _near(left: str, right: str) -> tuple[str, str]:
 def same_type(cands: list[Candidate], left: str, right: str, label: str, initial: bool,
               check: TypeCheck) -> list[Candidate]:
     """Candidates the tagger reads as ``label`` between ``left`` and ``right``, scores
-    renormalised; all of them unchanged if none is."""
+    renormalised; where none is, all of them unchanged, or none for an organisation or a
+    facility (the caller draws one)."""
     return same_type_many([(cands, left, right, label, initial)], check)[0]
 
 
@@ -119,5 +155,6 @@ def same_type_many(asks: Sequence[tuple[list[Candidate], str, str, str, bool]],
         kept = [c for c, good in zip(cands, ok[at : at + n]) if good]
         at += n
         total = sum(c.score for c in kept)
-        out.append([Candidate(c.word, c.score / total) for c in kept] if kept else cands)
+        out.append([Candidate(c.word, c.score / total) for c in kept] if kept
+                   else [] if label in DRAWN_WHEN_NONE else cands)
     return out

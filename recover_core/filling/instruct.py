@@ -194,12 +194,15 @@ class InstructFiller(Filler):
             if type_check and m.label not in GENERIC_LABELS and m.label != "NUMBER":
                 cands = cand_rules.same_type(cands, text[: m.start], text[m.end : nxt], m.label,
                                              at_sentence_start(text, m.start), type_check)
+            fallback = not cands
+            if fallback:  # the tagger took none of them for an organisation: one is drawn
+                cands = [Candidate(cand_rules.fallback_word(m.label, rng_for(seed, item_id, t)), 1.0)]
             pick, fb = choose(cands, method, k, rng_for(seed, item_id, t), keep, sampling)
             word = surface(cands[pick].word, m.label, at_sentence_start(text, m.start))
             text = text[: m.start] + word + text[m.end :]
             delta = len(word) - (m.end - m.start)
             markers[t + 1 :] = [type(s)(s.start + delta, s.end + delta, s.text, s.label) for s in markers[t + 1 :]]
-            fills.append(Fill(m.start, m.start + len(word), m.label, word, cands, fb))
+            fills.append(Fill(m.start, m.start + len(word), m.label, word, cands, fallback or fb))
         return Filled(text, fills)
 
 

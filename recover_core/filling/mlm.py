@@ -166,6 +166,10 @@ class MLMFiller(Filler):
                     v = int(probs[j].masked_fill(~self.vocab.word_start, -1.0).argmax())
                     cands, pick, fb = [Candidate(self.vocab.words[v], float(probs[j, v]))], 0, True
                     vid = v
+                    label = items[i].markers[t].label
+                    if label in cand_rules.DRAWN_WHEN_NONE:  # a drawn organisation or facility;
+                        # the later masks still see the model's own word (one id for a phrase)
+                        cands = [Candidate(cand_rules.fallback_word(label, rng_for(seed, first_id + i, t)), 1.0)]
                 else:
                     word_id: dict[str, int] = {}
                     for v in indices[j]:  # BPE may spell one word twice: keep the better-ranked id
