@@ -25,7 +25,7 @@ Ray warm rate per machine, times M (assumed linear: chunks are independent and o
 results travel to the driver), plus Ray's measured fixed cost (start and actors' model
 loading: total seconds minus lines / warm rate). hours = lines / rate / 3600 + fixed.
 
-Run:  python bench/corpus_scale.py [--lines 2000] [--infill-lines 120] [--no-ray] [--no-baseline]
+Run:  python bench/corpus_scale.py [--lines 2000] [--infill-lines 120] [--no-ray] [--no-baseline] [--one-pass]
 """
 from __future__ import annotations
 
@@ -102,7 +102,10 @@ def main() -> None:
     ap.add_argument("--baseline-lines", type=int, default=600)
     ap.add_argument("--no-baseline", action="store_true")
     ap.add_argument("--no-ray", action="store_true")
-    ap.add_argument("--csv", type=Path, default=ROOT / "precomputed/ours/corpus_scale.csv")
+    ap.add_argument("--one-pass", action="store_true",
+                    help="also run each MLM configuration with --one-pass (every mask of a line in one forward "
+                         "pass) and report its rate against the left-to-right fill of the same run")
+    ap.add_argument("--csv", type=Path, default=ROOT / "precomputed/bench/corpus_scale.csv")
     args = ap.parse_args()
 
     rows = []
@@ -129,12 +132,23 @@ def main() -> None:
                     outputs[name] = out.read_bytes()
                     print(f"{tech:13s} {filler:6s} {name:14s} warm {got[name]['warm_lines_per_second']} lines/s, "
                           f"{got[name]['seconds']} s in all", flush=True)
+                if args.one_pass and filler == "mlm":
+                    for name in ("1 worker", "2 workers"):
+                        out = tmp / f"out-{tech}-onepass-{name.replace(' ', '_')}.txt"
+                        got[f"{name}, one pass"] = g = obfuscate(ROOT, src, out, tech, filler, [*runs[name], "--one-pass"])
+                        print(f"{tech:13s} {filler:6s} {name + ', one pass':14s} warm {g['warm_lines_per_second']} "
+                              f"lines/s = {g['warm_lines_per_second'] / got[name]['warm_lines_per_second']:.2f}x "
+                              "left to right", flush=True)
                 r1 = got["1 worker"]["warm_lines_per_second"]
                 r2 = got["2 workers"]["warm_lines_per_second"]
                 row = {"technique": tech, "filler": filler, "lines": n,
                        "w1_lines_s": r1, "w2_lines_s": r2, "scaling_eff": round(r2 / (2 * r1), 3),
                        "w1_seconds": got["1 worker"]["seconds"], "w2_seconds": got["2 workers"]["seconds"],
                        "same_output": all(o == outputs["1 worker"] for o in outputs.values())}
+                if "1 worker, one pass" in got:
+                    p1, p2 = (got[f"{w}, one pass"]["warm_lines_per_second"] for w in ("1 worker", "2 workers"))
+                    row |= {"one_pass_w1_lines_s": p1, "one_pass_w2_lines_s": p2,
+                            "one_pass_x_left_to_right": round(p2 / r2, 2)}
                 if "ray, 2 actors" in got:
                     g = got["ray, 2 actors"]
                     row |= {"ray_lines_s": g["warm_lines_per_second"], "ray_seconds": g["seconds"],

@@ -98,6 +98,8 @@ def _job(args, command: str):
         check_sampling(args.sampling)
         validation.check_k(args.k)
         validation.check_choice("filler", args.filler, list(KINDS))
+        if args.one_pass and args.filler != "mlm":
+            raise RecoverError(f"--one-pass is for the MLM filler (--filler mlm); {args.filler} fills word by word.")
     if command != "fill":
         for part in args.technique.split("+"):
             validation.check_choice("masking technique", part.strip(), names())
@@ -114,6 +116,7 @@ def _job(args, command: str):
         method=args.method if fill else "top1", k=args.k if fill else 10,
         sampling=args.sampling if fill else DEFAULT_SAMPLING, candidates=args.candidates if fill else False,
         type_check=not args.no_type_check if fill else False, keep_list=getattr(args, "keep_list", None),
+        one_pass=fill and args.one_pass,
         consistent=fill and (args.consistent or args.mapping is not None),
         mapping=str(args.mapping.resolve()) if fill and args.mapping else None,
     )
@@ -246,6 +249,9 @@ def _filling_args(p) -> None:
                    help=f"Top-K: {' or '.join(SAMPLINGS)}; uniform is vats2024's reading "
                         "('randomly choose a token from the top-K'), weighted follows the scores")
     p.add_argument("--candidates", action="store_true", help="jsonl output: include every candidate list")
+    p.add_argument("--one-pass", action="store_true",
+                   help="mlm: fill every mask of a line from one forward pass, about 2x faster; vats2024 fills "
+                        "left to right, each mask seeing the substitutes before it (the default)")
     p.add_argument("--no-type-check", action="store_true",
                    help="do not ask the NER whether an entity substitute reads as the masked type")
     p.add_argument("--consistent", action="store_true",

@@ -30,9 +30,10 @@ def precomputed_dir() -> Path:
 
 @functools.lru_cache(maxsize=1)
 def load(root: str | None = None):
-    """Every tidy CSV under precomputed/, with ``origin`` = paper or ours."""
+    """Every tidy CSV under precomputed/, with ``origin`` = paper or ours. precomputed/bench/
+    holds the benchmarks' own tables (lines/s), which are not results to plot."""
     base = Path(root) if root else precomputed_dir()
-    return read_tidy(sorted(base.rglob("*.csv")), base)
+    return read_tidy(sorted(p for p in base.rglob("*.csv") if "bench" not in p.relative_to(base).parts[:1]), base)
 
 
 def read_tidy(paths, base: Path | None = None):

@@ -151,3 +151,14 @@ def test_listed_types_skip_the_tagger(filler):
     item = [MaskInput.parse("I met [PERSON] in [GPE] near [LOC], a [NORP] man.")]
     assert filler.fill(item)[0].text == filler.fill(item, type_check=check)[0].text
     assert calls == []
+
+
+def test_one_pass_fills_every_mask_and_equals_left_to_right_for_one_mask(filler):
+    """--one-pass: every mask of a sentence from one encoder pass. A sentence with one mask
+    is filled exactly as left to right; one with several gets every mask filled."""
+    one = [MaskInput.parse("The [MASK] sat on the old mat.")]
+    several = [MaskInput.parse("[PERSON] flew to [GPE] with [PERSON] last [MASK]."), *one]
+    assert filler.fill(one, one_pass=True)[0].text == filler.fill(one)[0].text
+    both = filler.fill(several, method="topk", seed=3, one_pass=True)
+    assert [len(f.fills) for f in both] == [4, 1] and all("[" not in f.text for f in both)
+    assert both == filler.fill(several, method="topk", seed=3, one_pass=True)  # seeded: the same again

@@ -76,6 +76,8 @@ def summary(job: Job, ckpt: Checkpoint, total: int, seconds: float, info: dict) 
                                        "leaks", "leak_checked")}
         out = {"command": job.command, "filler": info.get("filler") or _filler(job), "method": job.method,
                "k": job.k, "sampling": job.sampling, "seed": job.seed, **base, **n}
+        if job.one_pass:
+            out["one_pass"] = True
         if job.command == "obfuscate":
             out["technique"] = _technique(job)
             out["mask_rate"] = round(n["masked_words"] / n["words"], 4) if n["words"] else 0.0

@@ -42,6 +42,7 @@ class Job:
     candidates: bool = False
     type_check: bool = True
     keep_list: str | None = None
+    one_pass: bool = False  # mlm: every mask of a line from one forward pass (--one-pass)
     # one original -> one substitute across the whole run (--consistent), kept across runs
     # in a mode-600 file (--mapping FILE, which implies --consistent)
     consistent: bool = False

@@ -221,8 +221,10 @@ class Pipeline:
                     continue
             prepared.append(("fill", len(items), orig, line))
             items.append(item)
+        extra = {"one_pass": True} if job.one_pass else {}  # the MLM filler's own option
         filled = self.filler.fill(items, method=job.method, k=job.k, seed=job.seed, keep=self.keep,
-                                  first_id=chunk.first_line, type_check=self.type_check, sampling=job.sampling)
+                                  first_id=chunk.first_line, type_check=self.type_check, sampling=job.sampling,
+                                  **extra)
         return prepared, filled
 
 

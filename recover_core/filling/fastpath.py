@@ -98,9 +98,13 @@ class _Layer:
         """[b*L, H] in; [b*L, H] out, or [b, H] at ``pos`` (one position per row) only."""
         H = h.shape[1]
         L, d = h.shape[0] // b, H // self.heads
-        if pos is None:
+        if pos is None and hasattr(self, "qkv"):
             x = h
             q, k, v = self.qkv(h).view(b, L, 3, self.heads, d).permute(2, 0, 3, 1, 4)
+        elif pos is None:  # the last layer, asked at every position (all masks in one pass)
+            x = h
+            q = self.q(h).view(b, L, self.heads, d).transpose(1, 2)
+            k, v = self.kv(h).view(b, L, 2, self.heads, d).permute(2, 0, 3, 1, 4)
         else:
             x = h.view(b, L, H)[torch.arange(b), pos]  # [b, H]
             q = self.q(x).view(b, 1, self.heads, d).transpose(1, 2)
@@ -130,6 +134,20 @@ class _Fast:
         for layer in self.layers[:-1]:
             h = layer(h, b, mask)
         h = self.layers[-1](h, b, mask, pos)  # [b, H]
+        return self.head(h)
+
+    def hidden(self, input_ids: torch.Tensor, attention_mask: torch.Tensor, rows: torch.Tensor,
+               pos: torch.Tensor) -> torch.Tensor:
+        """[b, L] ids and mask; [n] rows and positions -> [n, H] last hidden states there."""
+        b, L = input_ids.shape
+        h = self.embeddings(input_ids=input_ids).reshape(b * L, -1)
+        mask = None if bool(attention_mask.all()) else attention_mask.bool()[:, None, None, :]
+        for layer in self.layers:
+            h = layer(h, b, mask)
+        return h.view(b, L, -1)[rows, pos]
+
+    def head(self, h: torch.Tensor) -> torch.Tensor:
+        """[n, H] -> [n, V] logits."""
         return self.decoder(_norm(self.norm, self.act(self.dense(h))))
 
 

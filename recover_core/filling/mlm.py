@@ -99,12 +99,17 @@ class MLMFiller(Filler):
     @torch.inference_mode()
     def fill(self, items: Sequence[MaskInput], *, method: Method = "top1", k: int = DEFAULT_K,
              seed: int = 0, keep: Container[str] | None = None, first_id: int = 0,
-             type_check: cand_rules.TypeCheck | None = None, sampling: Sampling = DEFAULT_SAMPLING) -> list[Filled]:
+             type_check: cand_rules.TypeCheck | None = None, sampling: Sampling = DEFAULT_SAMPLING,
+             one_pass: bool = False) -> list[Filled]:
+        """``one_pass``: every mask of a sentence from one forward pass, not left to right
+        (vats2024's order): faster by about the number of masks, but a mask no longer sees
+        the substitutes chosen before it."""
         items = [merge_consecutive(it) for it in items]
         ids, batches = self.plan(items)
         chosen: list[list[tuple[int, list[Candidate], bool]]] = [[] for _ in items]
         for rows in batches:
-            self._fill_batch(rows, items, ids, chosen, method, k, seed, keep, first_id, type_check, sampling)
+            self._fill_batch(rows, items, ids, chosen, method, k, seed, keep, first_id, type_check, sampling,
+                             one_pass)
         return [self._decode(it, ch) for it, ch in zip(items, chosen)]
 
     @property
@@ -119,6 +124,16 @@ class MLMFiller(Filler):
         hidden = self.encoder(input_ids=input_ids, attention_mask=attention_mask)[0]
         return self.head(hidden[torch.arange(len(pos)), pos])
 
+    def hidden_at(self, input_ids: torch.Tensor, attention_mask: torch.Tensor, rows: torch.Tensor,
+                  pos: torch.Tensor) -> torch.Tensor:
+        """[b, L] ids and mask, [n] rows and positions -> [n, H] hidden states (for ``head_of``)."""
+        if self._fast is not None:
+            return self._fast.hidden(input_ids, attention_mask, rows, pos)
+        return self.encoder(input_ids=input_ids, attention_mask=attention_mask)[0][rows, pos]
+
+    def head_of(self, hidden: torch.Tensor) -> torch.Tensor:
+        return self._fast.head(hidden) if self._fast is not None else self.head(hidden)
+
     def plan(self, items: Sequence[MaskInput]) -> tuple[list[list[int]], list[list[int]]]:
         """Token ids per (merged) item, and the batches as lists of item indices."""
         ids = [self._encode(it) for it in items]
@@ -127,7 +142,7 @@ class MLMFiller(Filler):
         return ids, [order[b : b + self.batch_size] for b in range(0, len(order), self.batch_size)]
 
     def _fill_batch(self, rows, items, ids, chosen, method, k, seed, keep, first_id, type_check=None,
-                    sampling: Sampling = DEFAULT_SAMPLING) -> None:
+                    sampling: Sampling = DEFAULT_SAMPLING, one_pass: bool = False) -> None:
         mask_id = self.tok.mask_token_id
         lens = torch.tensor([len(ids[i]) for i in rows])
         input_ids = torch.full((len(rows), int(lens.max())), self.tok.pad_token_id, dtype=torch.long)  # [B, L]
@@ -142,12 +157,22 @@ class MLMFiller(Filler):
                 for i, p in zip(rows, positions)]
         table = torch.stack([self._allowed(*key) for key in kinds]) if kinds else None  # [n_kinds, V]
         n_steps = [len(p) for p in positions]
+        at: dict[tuple[int, int], int] = {}
+        if one_pass:  # one encoder pass for every mask; the head runs per step, on that step's masks
+            at = {(r, t): j for j, (r, t) in enumerate((r, t) for r in range(len(rows)) for t in range(n_steps[r]))}
+            if at:
+                hidden = self.hidden_at(input_ids, attn, torch.tensor([r for r, _ in at]),
+                                        torch.tensor([positions[r][t] for r, t in at]))  # [n_masks, H]
         for t in range(max(n_steps)):
             active = [r for r in range(len(rows)) if n_steps[r] > t]
             idx = torch.tensor(active)
             sub_len = int(lens[idx].max())
             pos = torch.tensor([positions[r][t] for r in active])
-            probs = self.logits_at(input_ids[idx, :sub_len], attn[idx, :sub_len], pos).float().softmax(-1)  # [b, V]
+            if one_pass:
+                logits = self.head_of(hidden[torch.tensor([at[r, t] for r in active])])
+            else:
+                logits = self.logits_at(input_ids[idx, :sub_len], attn[idx, :sub_len], pos)
+            probs = logits.float().softmax(-1)  # [b, V]
             allowed = table[torch.tensor([kind[r][t] for r in active])]  # [b, V]
             top = probs.masked_fill(~allowed, -1.0).topk(max(k, 1))
             values, indices = top.values.tolist(), top.indices.tolist()
