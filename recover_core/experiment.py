@@ -93,6 +93,10 @@ class ExperimentConfig:
     ft_lora_r: int = 16
     output: str = "precomputed/ours/grid.csv"
     threads: int | None = None
+    # [asr]: WER of each cell's adapted LM fused into the recognizer (vats2024 Table 6), on
+    # the first wer_utterances spoken test sentences of wer_dataset (0: no WER)
+    wer_dataset: str = "news"
+    wer_utterances: int = 0
 
     @property
     def scale(self) -> str:
@@ -144,8 +148,10 @@ def settings_key(cfg: ExperimentConfig, corpora_digest: str = "") -> str:
 
     # Which cells run (maskings, methods, seeds) changes no cell's result: each cell is its own
     # file, named by masking, method and seed, so adding a seed or a method reuses the rest.
+    # The WER settings are not in the key either: a cell's record says which WER it holds.
     settings = {k: v for k, v in asdict(cfg).items()
-                if k not in ("name", "output", "threads", "maskings", "methods", "seeds", "typed_maskings")}
+                if k not in ("name", "output", "threads", "maskings", "methods", "seeds", "typed_maskings",
+                             "wer_dataset", "wer_utterances")}
     return _sha(json.dumps([settings, _assets_digest(), _versions(), corpora_digest], sort_keys=True))[:10]
 
 
@@ -156,7 +162,7 @@ def load_config(path: Path) -> ExperimentConfig:
         raw = tomllib.loads(path.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as e:
         raise RecoverError(f"{path} is not valid TOML: {e}") from None
-    flat = {**raw.get("grid", {}), **raw.get("lm", {}), **raw.get("output", {})}
+    flat = {**raw.get("grid", {}), **raw.get("lm", {}), **raw.get("asr", {}), **raw.get("output", {})}
     flat.setdefault("name", path.stem)
     if "seed" in flat:  # one seed, as configs said before seeds existed
         if "seeds" in flat:
@@ -207,6 +213,11 @@ def _check(cfg: ExperimentConfig) -> None:
         raise RecoverError(f"Unknown Top-K sampling {cfg.sampling!r}. Known: {', '.join(SAMPLINGS)}.")
     if not all(isinstance(s, int) and not isinstance(s, bool) for s in cfg.seeds) or len(set(cfg.seeds)) != len(cfg.seeds):
         raise RecoverError(f"seeds must be distinct whole numbers; got {list(cfg.seeds)}.")
+    if not isinstance(cfg.wer_utterances, int) or isinstance(cfg.wer_utterances, bool) or cfg.wer_utterances < 0:
+        raise RecoverError(f"[asr] wer_utterances must be a whole number >= 0; got {cfg.wer_utterances!r}.")
+    if cfg.wer_utterances and cfg.wer_dataset not in cfg.datasets:
+        raise RecoverError(f"[asr] wer_dataset {cfg.wer_dataset!r} is not one of the grid's datasets "
+                           f"({', '.join(cfg.datasets)}).")
 
 
 # --- data ----------------------------------------------------------------------------------
@@ -273,6 +284,14 @@ class Runner:
         self.key = settings_key(cfg, digest)
         self.root = (root or env.cache_dir() / "experiments") / f"{cfg.name}-{self.key}"
         self.root.mkdir(parents=True, exist_ok=True)
+        self.wer = None
+        if cfg.wer_utterances:
+            from recover_core.asr.grid_wer import GridWER
+
+            self.wer = GridWER(cfg.wer_dataset, cfg.max_train, cfg.max_test, cfg.wer_utterances)
+
+    def needs_wer(self, dataset: str) -> bool:
+        return self.wer is not None and dataset == self.wer.dataset
 
     # -- cached pieces --
     def split(self, dataset: str):
@@ -426,7 +445,9 @@ class Runner:
         """A finished cell's record, if there is a complete one."""
         path = self.cell_path(dataset, masking, method, seed)
         rec = _read_json(path) if path.exists() else {}
-        return rec if rec.get("key") == self.key and "perplexity" in rec else None
+        ok = rec.get("key") == self.key and "perplexity" in rec and (
+            not self.needs_wer(dataset) or rec.get("wer_utterances") == self.cfg.wer_utterances)
+        return rec if ok else None
 
     def run_cell(self, dataset: str, masking: str, method: str, seed: int) -> dict:
         import copy
@@ -449,6 +470,11 @@ class Runner:
                "perplexity_token": ppl["ppl_token"], "train_sentences": len(texts), "adapt": stats,
                "pretrained": pre.get("key"), "train_sha": texts_digest(texts), "seconds": round(time.time() - t0, 1),
                "key": self.key, **{k: v for k, v in facts.items() if k in ("fills", "leaks")}}
+        if self.needs_wer(dataset):  # now, while the adapted LM is in memory: it is not kept
+            from recover_core.asr.build_lms import fusion_weights
+
+            rec |= self.wer.score(model.eval(), *fusion_weights("adapted"))
+            rec["seconds"] = round(time.time() - t0, 1)
         atomic.write_text(self.cell_path(dataset, masking, method, seed), json.dumps(rec))
         return rec
 
@@ -461,6 +487,13 @@ class Runner:
 
             torch.set_num_threads(self.cfg.threads)
         todo = cells(self.cfg)
+        if self.wer is not None:  # a missing speech set stops the run now, not after hours of cells
+            from recover_core.asr import speech_set
+
+            from recover_core.asr import grid_wer
+
+            speech_set.load_manifest(speech_set.set_dir(self.wer.dataset, self.cfg.max_train, self.cfg.max_test))
+            grid_wer.reference(self)
         done = sum(self.cell(*c) is not None for c in todo)
         if done:
             print(f"resuming: {done} of {len(todo)} cells already done", file=sys.stderr)
@@ -503,6 +536,10 @@ class Runner:
             if rec.get("fills"):
                 out.append({"dataset": d, "masking": m, "method": meth, "metric": "leak_rate_percent",
                             "value": round(100 * rec["leaks"] / rec["fills"], 2), "seed": seed, **common})
+        if self.wer is not None:
+            from recover_core.asr import grid_wer
+
+            out += grid_wer.rows(self, done, common)
         return out
 
     def write_csv(self) -> Path:

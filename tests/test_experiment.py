@@ -153,3 +153,42 @@ def test_typed_methods_run_only_where_the_masking_has_types():
                              methods=("mlm:m:topk", "mlm:m:topk+typed"), seeds=(0,))
     assert X.cells(cfg) == [("news", "vocabThres", "mlm:m:topk", 0), ("news", "entityTagger", "mlm:m:topk", 0),
                             ("news", "entityTagger", "mlm:m:topk+typed", 0)]
+
+
+def test_grid_wer_per_cell_on_real_speech(tmp_path, tiny_bert, recordings, monkeypatch):
+    """[asr] wer_utterances: each news cell's adapted LM is fused into the recognizer and
+    scored on the spoken test set (vats2024 Table 6), with the recognizer alone and the
+    pretrained LM scored once on the same utterances; a resumed run decodes nothing again."""
+    import pandas as pd
+
+    from conftest import PSPHINX
+    from recover_core import env
+    from recover_core.asr import references, speech_set
+    from recover_core.asr.grid_wer import GridWER
+
+    monkeypatch.setattr(env, "cache_dir", lambda: tmp_path / "home-cache")
+    # Where `speech-set` would put the TTS set, real recordings with their transcripts.
+    folder = speech_set.set_dir("news", 64, 16)
+    folder.mkdir(parents=True)
+    table = references.read(PSPHINX / "librivox" / "transcription")
+    rows = [speech_set.Utterance(p.stem, "test", "librivox", p.stem, table[p.stem].replace("<s>", "")
+                                 .replace("</s>", "").strip(), 3.0, str(p)) for p in recordings[:2]]
+    (folder / "manifest.jsonl").write_text("".join(json.dumps(r.__dict__) + "\n" for r in rows))
+    text = tiny_config(tmp_path, tiny_bert).read_text()
+    text = text.replace(f'"mlm:{tiny_bert}:top1", "mlm-ft:{tiny_bert}:topk"', "").replace("seeds = [0, 1]", "seeds = [0]")
+    cfg = X.load_config(write(tmp_path, text + "[asr]\nwer_utterances = 2\n"))
+    out = X.Runner(cfg, "test", progress=False, root=tmp_path / "cache").run()
+    df = pd.read_csv(out)
+    w = df[df.metric == "wer_percent"]
+    assert sorted(w.method) == ["ASR-without-LM", "Pre-Trained-LM", "baseline0", "baseline1", "oracle"]
+    assert (w.value >= 0).all() and w[w.method == "ASR-without-LM"].value.iloc[0] < 30  # LibriVox: 6.6% alone
+    assert set(df[df.metric == "cer_percent"].method) == set(w.method)
+    assert w.scale.str.contains("WER on 2 spoken news test utterances").all()
+    assert not df[df.metric == "perplexity"].scale.str.contains("WER on").any()  # never pooled with asr-eval's
+    calls = []
+    monkeypatch.setattr(GridWER, "score", lambda *a, **k: calls.append(a) or {})
+    X.Runner(cfg, "test", progress=False, root=tmp_path / "cache").run()
+    assert calls == []
+    bad = write(tmp_path, text + "[asr]\nwer_utterances = 2\nwer_dataset = 'fortunes'\n")
+    with pytest.raises(RecoverError, match="not one of the grid's datasets"):
+        X.load_config(bad)
