@@ -67,3 +67,19 @@ def test_padding_does_not_change_a_sentences_score(tok):
     alone = perplexity(model, tok, [short])["nll"]
     batched = perplexity(model, tok, [short, long_])["nll"] - perplexity(model, tok, [long_])["nll"]
     assert abs(alone - batched) < 1e-3
+
+
+def test_bf16_only_where_the_cpu_has_it(monkeypatch, capsys):
+    """bfloat16 autocast without native support is emulated, ~40x slower than float32: it is
+    used only where the CPU has AVX512-BF16 or AMX, and a run that asked for it is told."""
+    import torch
+
+    from recover_core import env
+
+    monkeypatch.setattr(env, "_BF16_WARNED", False)
+    monkeypatch.setattr(torch.cpu, "_is_avx512_bf16_supported", lambda: False)
+    monkeypatch.setattr(torch.cpu, "_is_amx_tile_supported", lambda: False)
+    assert env.bf16_autocast(False) is False and capsys.readouterr().err == ""
+    assert env.bf16_autocast(True) is False and "float32" in capsys.readouterr().err
+    monkeypatch.setattr(torch.cpu, "_is_avx512_bf16_supported", lambda: True)
+    assert env.bf16_autocast(True) is True

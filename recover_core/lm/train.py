@@ -19,6 +19,7 @@ from typing import Sequence
 
 import torch
 
+from recover_core import env
 from recover_core.lm.model import LMConfig, TransformerLM
 from recover_core.lm.tokenizer import LMTokenizer
 
@@ -89,6 +90,7 @@ def train(model: TransformerLM, tok: LMTokenizer, sentences: Sequence[str], cfg:
     opt = torch.optim.AdamW([{"params": decay, "weight_decay": cfg.weight_decay}, {"params": rest, "weight_decay": 0}],
                             lr=cfg.lr, betas=(0.9, 0.95))
     model.train()
+    bf16 = env.bf16_autocast(cfg.bf16)
     step, tokens, t0 = 0, 0, time.time()
     with tqdm(total=total, desc=desc, unit="step", disable=not progress, leave=False) as bar:
         epoch = 0
@@ -99,7 +101,7 @@ def train(model: TransformerLM, tok: LMTokenizer, sentences: Sequence[str], cfg:
                 lr = cfg.lr * min(1.0, (step + 1) / cfg.warmup_steps) * 0.5 * (1 + math.cos(math.pi * step / total))
                 for g in opt.param_groups:
                     g["lr"] = lr
-                with torch.autocast("cpu", dtype=torch.bfloat16, enabled=cfg.bf16):
+                with torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):
                     _, loss = model(inputs, targets, loss_weights(targets, tok.mask_id, cfg.ignore_mask),
                                     pad if pad.any() else None)
                 opt.zero_grad(set_to_none=True)
@@ -113,7 +115,8 @@ def train(model: TransformerLM, tok: LMTokenizer, sentences: Sequence[str], cfg:
             epoch += 1
     secs = time.time() - t0
     model.eval()
-    return {"steps": step, "tokens": tokens, "seconds": round(secs, 2), "tokens_per_s": round(tokens / max(secs, 1e-9), 1)}
+    return {"steps": step, "tokens": tokens, "seconds": round(secs, 2), "tokens_per_s": round(tokens / max(secs, 1e-9), 1),
+            "bf16": bf16}
 
 
 @torch.inference_mode()

@@ -75,7 +75,9 @@ def train_step(cfg, opt, params, state: dict, attn, loss_fn) -> "torch.Tensor":
     import torch
 
     t_step = time.time()
-    with torch.autocast("cpu", dtype=torch.bfloat16, enabled=cfg.bf16):  # weights stay fp32
+    from recover_core import env
+
+    with torch.autocast("cpu", dtype=torch.bfloat16, enabled=env.bf16_autocast(cfg.bf16)):  # weights stay fp32
         loss = loss_fn()
     opt.zero_grad(set_to_none=True)
     loss.backward()
