@@ -152,10 +152,11 @@ def test_results_tab_checks_the_claims(client):
     table = client.predict(pair_label("WSJ", "news"), api_name="/results_claims")
     assert table["headers"][:6] == ["claim", "dataset", "holds", "passed", "failed", "within noise"]
     rows = {(r[0], r[1]): r[2] for r in table["data"]}
-    # vats2024's WSJ findings are about WER (Table 6); news, our stand-in, has its analogue
-    # (precomputed/ours/asr_news.csv), where the Oracle LM is only 1.4% better.
+    # vats2024's WSJ findings are about WER (Table 6); news, our stand-in, has its analogue in
+    # two setups, each checked apart (asr_news.csv: Oracle only 1.4% better; wer_quick.csv: 0%).
     gain = "WER: the Oracle LM improves on the pre-trained LM by more than 15%"
-    assert rows[(gain, "WSJ")] == "yes" and rows[(gain, "news")] == "no"
+    ours = [v for (c, d), v in rows.items() if c == gain and d.startswith("news")]
+    assert rows[(gain, "WSJ")] == "yes" and len(ours) == 2 and set(ours) == {"no"}
     assert ("Top-K beats Top-1", "WSJ") not in rows  # a Fisher/Reddit perplexity finding
 
 
