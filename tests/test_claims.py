@@ -188,7 +188,9 @@ def test_typed_methods_are_ours_and_not_the_papers():
 
 def test_claims_table_and_markdown():
     table = R.claims_table(R.load(), R.pair_label("WSJ", "news"))
-    assert list(table.columns) == R.CLAIM_COLUMNS and set(table["dataset"]) == {"WSJ", "news"}
+    # news has rows from several setups (the grid, asr-eval, the reduced WER grid): each is
+    # checked apart and named by its scale
+    assert list(table.columns) == R.CLAIM_COLUMNS and {d.split(" [")[0] for d in table["dataset"]} == {"WSJ", "news"}
     md = R.claims_markdown(R.load(), ["Fisher"])
     assert "| Top-K beats Top-1 | Fisher | yes | 6 | 0 | 0 | all pass |" in md and R.NOISE_RULE in md
 
