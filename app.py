@@ -19,7 +19,7 @@ import gradio as gr
 import numpy as np
 import pandas as pd
 
-from recover_core import bundles, explore, results
+from recover_core import bundles, claims, explore, results
 from recover_core.asr import audio as speech_audio
 from recover_core.asr import compare, lms
 from recover_core.errors import RecoverError
@@ -324,7 +324,7 @@ def on_results_chart(metric, dataset):
 
 @friendly
 def on_results_claims(dataset):
-    return results.claims_table(RESULTS, dataset)
+    return claims.claims_table(RESULTS, dataset)
 
 
 @friendly
@@ -395,7 +395,7 @@ def build_demo() -> gr.Blocks:
                 first = results.datasets(RESULTS, "Perplexity")
                 r_dataset = gr.Dropdown(first, value=first[0] if first else None, label="Dataset")
             r_plot = gr.Plot(value=results.chart(RESULTS, "Perplexity", first[0]) if first else None)
-            r_claims = gr.Dataframe(value=results.claims_table(RESULTS, first[0]) if first else None, wrap=True,
+            r_claims = gr.Dataframe(value=claims.claims_table(RESULTS, first[0]) if first else None, wrap=True,
                                     label="vats2024 §4.3's perplexity claims, checked on the paper's table and on ours")
             with gr.Row():
                 t_dataset = gr.Dropdown([ALL] + sorted(RESULTS["dataset"].dropna().unique()), value=ALL, label="Dataset")

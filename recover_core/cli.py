@@ -307,9 +307,9 @@ def parser() -> argparse.ArgumentParser:
     from recover_core import experiment  # the downstream grid (vats2024 §4)
 
     experiment.add_parser(sub)
-    from recover_core import results  # claims: vats2024 §4.3 checked on any tidy results
+    from recover_core import claims  # claims: vats2024 §4.3 checked on any tidy results
 
-    results.add_parser(sub)
+    claims.add_parser(sub)
     from recover_core.asr import commands as asr_commands  # transcribe, wer (vats2024 §4.2.2)
 
     asr_commands.add_parser(sub)

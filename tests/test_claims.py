@@ -1,7 +1,8 @@
-"""vats2024 §4.3's claims, checked by results.claims on the paper's own tables and on ours."""
+"""vats2024 §4.3's claims, checked by claims.claims on the paper's own tables and on ours."""
 import pandas as pd
 import pytest
 
+from recover_core import claims as C
 from recover_core import results as R
 
 CLOSE = "Fine-tuned RoBERTa (ours: mlm-ft Top-K) is close to Oracle (within 5%) for vocabThres and entityTagger"
@@ -12,7 +13,7 @@ TYPED = "Ours, not a vats2024 claim: the typed filler (+typed) beats the same fi
 
 
 def by_claim(dataset, df=None):
-    return {r["claim"]: r for r in R.claims(R.load() if df is None else df, dataset)}
+    return {r["claim"]: r for r in C.claims(R.load() if df is None else df, dataset)}
 
 
 def tidy(rows, dataset="d", metric="perplexity"):
@@ -58,7 +59,7 @@ def test_close_to_oracle_is_judged_on_fine_tuned_roberta_not_the_best_filler():
     oracle = wsj[wsj["method"] == "Oracle"]["value"].item()
     gaps = [100 * (value[("RoBERTa (Top-K, FT)", mk)] / oracle - 1) for mk in ("vocabThres", "entityTagger")]
     assert [round(g, 1) for g in gaps] == [27.6, 82.4]  # Table 5, as the review reads it
-    t = R.close_to_oracle(R.Grid.of(wsj))
+    t = C.close_to_oracle(C.Grid.of(wsj))
     assert t.holds == "no" and len(t.failed) == 2
     assert t.notes == ["vocabThres: RoBERTa (Top-K, FT) +27.6%", "entityTagger: RoBERTa (Top-K, FT) +82.4%"]
     # Our naming: Top-K is within 5% of Oracle but FT, the named method, is not.
@@ -84,7 +85,7 @@ def test_roberta_best_across_maskings_is_checked():
 
 
 def test_no_baseline1_claim_and_ties_are_not_wins():
-    assert not any("Baseline1" in c.text for c in R.CLAIMS)
+    assert not any("Baseline1" in c.text for c in C.CLAIMS)
     rows = by_claim("d", grid({"vocabThres": {"baseline0": 120, "baseline1": 110, "mlm:m:top1": 110,
                                               "mlm:m:topk": 110}}))
     assert (rows[BASE]["passed"], rows[BASE]["failed"]) == (0, 2)  # equal to Baseline1 is not lower
@@ -117,14 +118,14 @@ def test_wer_rows_of_ours_are_checked_when_present():
 
 
 @pytest.mark.parametrize("better,worse,outcome", [
-    (R.Cell(100, 99, 101, 3), R.Cell(101, 100, 102, 3), "noise"),  # 1 apart, ranges 2
-    (R.Cell(100, 99, 101, 3), R.Cell(103, 102, 104, 3), "pass"),
-    (R.Cell(103, 102, 104, 3), R.Cell(100, 99, 101, 3), "fail"),
-    (R.Cell(100, 100, 100, 1), R.Cell(101, 101, 101, 1), "pass"),  # single runs: as printed
-    (R.Cell(100, 100, 100, 1), R.Cell(100, 100, 100, 1), "fail"),  # a tie is not a win
+    (C.Cell(100, 99, 101, 3), C.Cell(101, 100, 102, 3), "noise"),  # 1 apart, ranges 2
+    (C.Cell(100, 99, 101, 3), C.Cell(103, 102, 104, 3), "pass"),
+    (C.Cell(103, 102, 104, 3), C.Cell(100, 99, 101, 3), "fail"),
+    (C.Cell(100, 100, 100, 1), C.Cell(101, 101, 101, 1), "pass"),  # single runs: as printed
+    (C.Cell(100, 100, 100, 1), C.Cell(100, 100, 100, 1), "fail"),  # a tie is not a win
 ])
 def test_noise_rule(better, worse, outcome):
-    assert R.compare(better, worse) == outcome
+    assert C.compare(better, worse) == outcome
 
 
 def test_multi_seed_differences_inside_the_spread_are_within_noise():
@@ -139,8 +140,8 @@ def test_multi_seed_differences_inside_the_spread_are_within_noise():
 
 
 def test_seeds_are_aggregated_for_the_table_and_the_chart():
-    g = R.Grid.of(grid({"allowList": {"mlm:m:topk": 200}}, seeds=(0, 1, 2), jitter=3.0))
-    assert g.cells[("mlm:m:topk", "allowList")] == R.Cell(200.0, 197.0, 203.0, 3)
+    g = C.Grid.of(grid({"allowList": {"mlm:m:topk": 200}}, seeds=(0, 1, 2), jitter=3.0))
+    assert g.cells[("mlm:m:topk", "allowList")] == C.Cell(200.0, 197.0, 203.0, 3)
     df = pd.concat([paper("Fisher").assign(origin="paper", source="p"),
                     grid({"allowList": {"mlm:m:topk": 200}}, seeds=(0, 1, 2), jitter=3.0).assign(
                         dataset="fortunes", origin="ours", source="o")])
@@ -187,12 +188,12 @@ def test_typed_methods_are_ours_and_not_the_papers():
 
 
 def test_claims_table_and_markdown():
-    table = R.claims_table(R.load(), R.pair_label("WSJ", "news"))
+    table = C.claims_table(R.load(), R.pair_label("WSJ", "news"))
     # news has rows from several setups (the grid, asr-eval, the reduced WER grid): each is
     # checked apart and named by its scale
-    assert list(table.columns) == R.CLAIM_COLUMNS and {d.split(" [")[0] for d in table["dataset"]} == {"WSJ", "news"}
-    md = R.claims_markdown(R.load(), ["Fisher"])
-    assert "| Top-K beats Top-1 | Fisher | yes | 6 | 0 | 0 | all pass |" in md and R.NOISE_RULE in md
+    assert list(table.columns) == C.CLAIM_COLUMNS and {d.split(" [")[0] for d in table["dataset"]} == {"WSJ", "news"}
+    md = C.claims_markdown(R.load(), ["Fisher"])
+    assert "| Top-K beats Top-1 | Fisher | yes | 6 | 0 | 0 | all pass |" in md and C.NOISE_RULE in md
 
 
 def test_claims_command(capsys):

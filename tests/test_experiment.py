@@ -126,7 +126,7 @@ def test_cache_keys_cover_assets_versions_and_corpora(tmp_path, monkeypatch):
     k2 = X.settings_key(cfg, "corpus-a")
     (assets / "allowlist_ngsl.txt").write_text("a\nb\n")  # a changed keep-list
     k3 = X.settings_key(cfg, "corpus-a")
-    monkeypatch.setattr(X, "_versions", lambda: {"torch": "0.0"})  # another library version
+    monkeypatch.setattr(X.config, "versions", lambda: {"torch": "0.0"})  # another library version
     k4 = X.settings_key(cfg, "corpus-a")
     assert len({k1, k2, k3, k4}) == 4
     # Adding a seed or a method keeps the finished cells: they are files of their own.

