@@ -63,17 +63,19 @@ def word_ranks() -> dict[str, int]:
     return ranks
 
 
-def _census(file: str, limit: int | None) -> list[str]:
+@functools.lru_cache(maxsize=4)
+def census(file: str) -> tuple[tuple[str, float], ...]:
+    """A US census 1990 list of the ``names`` package (``dist.male.first``,
+    ``dist.female.first``, ``dist.all.last``): (lower-case name, percent of people), most
+    common first."""
     import names
 
-    path = Path(names.__file__).parent / file
-    out = []
-    with path.open() as f:
-        for line in f:
-            out.append(line.split()[0].lower())
-            if limit and len(out) >= limit:
-                break
-    return out
+    with (Path(names.__file__).parent / file).open() as f:
+        return tuple((p[0].lower(), float(p[1])) for p in (ln.split() for ln in f) if p)
+
+
+def _census(file: str, limit: int | None) -> list[str]:
+    return [n for n, _ in census(file)[:limit]]
 
 
 @functools.lru_cache(maxsize=1)
@@ -306,3 +308,34 @@ def build_case_counts(out: Path | None = None) -> Path:
     )
     atomic.write_text(out, header + "".join(f"{w}\t{cap[w]}\t{low[w]}\n" for w in rows))
     return out
+
+
+def everyday(low: str) -> bool:
+    """A word that reads as ordinary English, not a name: a function word, on the NGSL
+    keep-list, or written lower-case more often than capitalised in news and Wikipedia.
+    Shared by the name slots, the truecaser, the name lists and the substitute rules."""
+    return low in FUNCTION_WORDS or low in allow_list() or _mostly_lowercase(low)
+
+
+def _mostly_lowercase(low: str) -> bool:
+    cap, lower = case_counts().get(low, (0, 0))
+    return lower >= 2 and lower > cap
+
+
+@functools.lru_cache(maxsize=1)
+def drawn_first_names() -> tuple[str, ...]:
+    """The first names drawn where a name must be made up: the 2,000 commonest census first
+    names (both lists, by share of people) that read as names, not as words ("will", "june")
+    or as well-known places ("Georgia"), most common first. Rare census names sound invented."""
+    skip = major_places()
+    ranked = sorted(census("dist.male.first") + census("dist.female.first"), key=lambda p: -p[1])
+    return tuple(dict.fromkeys(n for n, _ in ranked if not everyday(n) and n not in skip))[:2000]
+
+
+@functools.lru_cache(maxsize=1)
+def drawn_surnames() -> tuple[str, ...]:
+    """The surnames drawn where a name must be made up (a person's fallback, "Walker Group"):
+    the 1,000 commonest census surnames that read as names, not as words ("young", "white")
+    or as well-known places ("Lincoln"), most common first."""
+    skip = major_places()
+    return tuple(n for n in ranked_last_names(3000) if not everyday(n) and n not in skip)[:1000]

@@ -38,6 +38,8 @@ from recover_core.filling.base import Fill, Filled
 from recover_core.filling.candidates import PLACE_LABELS, acceptable, fallback_word
 from recover_core.spans import GENERIC_LABELS
 
+# A surname comes after these (preiss2023's rule), unless a possessive makes the title a
+# relation ("his sister Mary"). Not name_cues.TITLES, which finds names ("grandma", "madam").
 TITLES = frozenset("mr mrs ms miss mx dr doctor prof professor sir dame lady lord rev reverend fr father "
                    "sister brother capt captain sgt sergeant judge officer detective president senator "
                    "governor mayor uncle aunt".split())
@@ -47,17 +49,10 @@ COMMON_FIRST = 1000  # random draws come from the commonest names: rare census n
 COMMON_LAST = 1000
 
 
-def _census(file: str) -> list[tuple[str, float]]:
-    import names
-
-    with (Path(names.__file__).parent / file).open() as f:
-        return [(p[0].lower(), float(p[1])) for p in (ln.split() for ln in f) if p]
-
-
 @functools.lru_cache(maxsize=1)
 def genders() -> dict[str, str]:
     """first name -> "m", "f", or "" (both lists, neither clearly)."""
-    male, female = dict(_census("dist.male.first")), dict(_census("dist.female.first"))
+    male, female = dict(lexicons.census("dist.male.first")), dict(lexicons.census("dist.female.first"))
     out = {}
     for name in male.keys() | female.keys():
         m, f = male.get(name, 0.0), female.get(name, 0.0)
@@ -70,23 +65,18 @@ def _frequencies() -> dict[str, float]:
     """Census frequency (percent of people) of each first name and surname."""
     out: dict[str, float] = {}
     for file in ("dist.male.first", "dist.female.first", "dist.all.last"):
-        for name, freq in _census(file):
+        for name, freq in lexicons.census(file):
             out[name] = max(out.get(name, 0.0), freq)
     return out
 
 
 @functools.lru_cache(maxsize=1)
 def _pools() -> dict[str, list[str]]:
-    # Everyday words the census also lists as names ("love", "will", "june") read as words:
-    # the NGSL keep-list (ordinary English, no names) leaves them out; "robert" stays. So do
-    # well-known places ("Lincoln", "Georgia"), which read as the place.
-    skip = lexicons.allow_list() | lexicons.major_places()
+    # Names that read as words ("love", "will") or as places ("Lincoln") are left out: lexicons.
     g = genders()
-    firsts = [n for n, _ in sorted(_census("dist.male.first") + _census("dist.female.first"), key=lambda p: -p[1])]
-    firsts = list(dict.fromkeys(n for n in firsts if n not in skip))[: 2 * COMMON_FIRST]
-    lasts = [n for n, _ in _census("dist.all.last") if n not in skip][:COMMON_LAST]
+    firsts = list(lexicons.drawn_first_names()[: 2 * COMMON_FIRST])
     return {"first:m": [n for n in firsts if g[n] == "m"], "first:f": [n for n in firsts if g[n] == "f"],
-            "first:": firsts, "last": lasts}
+            "first:": firsts, "last": list(lexicons.drawn_surnames()[:COMMON_LAST])}
 
 
 @functools.lru_cache(maxsize=1)

@@ -62,9 +62,7 @@ def acceptable(word: str, label: str) -> bool:
     if label == "NORP":
         return low in lexicons.nationalities()
     if label in DRAWN_WHEN_NONE:  # "Medical" or "Later" for "Qantas" reads as a word, not a name
-        from recover_core.masking.name_cues import everyday
-
-        return not everyday(low)
+        return not lexicons.everyday(low)
     return True
 
 
@@ -73,9 +71,7 @@ def _place_word(low: str) -> bool:
     """A place name that reads as a place: not an everyday word ("Best", "Retreat"), and a
     frequent English word only where it is a well-known place ("China", "Boston"; not
     "Airport" or "Republic", which are towns too)."""
-    from recover_core.masking.name_cues import everyday
-
-    return not everyday(low) and (low in lexicons.major_places() or low not in lexicons.top_words(20000))
+    return not lexicons.everyday(low) and (low in lexicons.major_places() or low not in lexicons.top_words(20000))
 
 
 def fallback_word(label: str, rng) -> str:
@@ -83,23 +79,15 @@ def fallback_word(label: str, rng) -> str:
     if label == "NUMBER":
         return str(rng.randint(2, 99))
     if label == "PERSON":
-        return rng.choice(sorted(lexicons.first_names())).capitalize()
+        return rng.choice(lexicons.drawn_first_names()).capitalize()
     if label in PLACE_LABELS:
         return rng.choice(sorted(lexicons.place_names())).capitalize()
     if label in ("ORG", "FAC"):
-        surname = rng.choice(_drawn_surnames()).capitalize()
+        surname = rng.choice(lexicons.drawn_surnames()).capitalize()
         return f"{surname} {rng.choice(lexicons.COMPANY_SUFFIXES if label == 'ORG' else lexicons.FACILITY_WORDS)}"
     if label == "NORP":
         return rng.choice(lexicons.NATIONALITIES)
     return "thing"
-
-
-@functools.lru_cache(maxsize=1)
-def _drawn_surnames() -> tuple[str, ...]:
-    """The commonest census surnames that are not everyday words, most common first."""
-    from recover_core.masking.name_cues import everyday
-
-    return tuple(n for n in lexicons.ranked_last_names(1500) if not everyday(n))[:1000]
 
 
 def ner_type_check(nlp) -> TypeCheck:

@@ -19,7 +19,8 @@ from typing import Iterable
 from recover_core import bundles, lexicons
 from recover_core.errors import RecoverError
 from recover_core.masking.base import Masker, register
-from recover_core.masking.name_cues import everyday, cue_spans, is_capitalised
+from recover_core.lexicons import everyday
+from recover_core.masking.name_cues import cue_spans, is_capitalised
 from recover_core.masking.truecase import is_caseless, truecase_with_names
 from recover_core.spans import ENTITY_LABELS, Span, WORD_RE, merge, words
 

@@ -6,10 +6,13 @@ in false positives.
 from __future__ import annotations
 
 from recover_core import lexicons
+from recover_core.lexicons import everyday
 from recover_core.spans import Span, words
 
 # Words right before a name. Titles first; then introductions and greetings. Each entry is a
-# word sequence, matched lower-case against the words just before the slot.
+# word sequence, matched lower-case against the words just before the slot. These titles
+# find names, so they include kin words a name follows ("aunt Mary"); pseudonyms.TITLES
+# replace names, so they are the honorifics a surname follows ("Dr. Patel", "Senator Smith").
 TITLES = frozenset("mr mrs ms miss mx dr prof professor sir madam aunt auntie uncle grandma grandpa".split())
 # "my sister X", "her boyfriend X": a relation right before a word makes a name slot, as a
 # title does, but the word must not be a function word ("my friend will come").
@@ -30,18 +33,6 @@ POSSESSIVES = frozenset("my your his her our their".split())
 GREETINGS = frozenset({("hi",), ("hey",), ("hello",), ("dear",), ("thanks",), ("thank", "you"), ("bye",),
                        ("happy", "birthday")})
 AFTER = frozenset("said says told asked wrote replied texted called".split())
-
-
-def everyday(low: str) -> bool:
-    """A word that reads as ordinary English, not a name: a function word, on the NGSL
-    keep-list, or written lower-case more often than capitalised in news and Wikipedia.
-    Shared by the name slots here, the truecaser and the name lists."""
-    return low in lexicons.FUNCTION_WORDS or low in lexicons.allow_list() or _mostly_lowercase(low)
-
-
-def _mostly_lowercase(low: str) -> bool:
-    cap, lower = lexicons.case_counts().get(low, (0, 0))
-    return lower >= 2 and lower > cap
 
 
 def is_capitalised(word: str) -> bool:

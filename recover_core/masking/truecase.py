@@ -15,7 +15,8 @@ import functools
 import re
 
 from recover_core import lexicons
-from recover_core.masking.name_cues import AFTER, everyday, slot_before
+from recover_core.lexicons import everyday
+from recover_core.masking.name_cues import AFTER, slot_before
 from recover_core.spans import Span, words
 
 _PRONOUN_I = re.compile(r"^i(?:['’](?:m|ll|d|ve))?$")
