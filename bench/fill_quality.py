@@ -39,7 +39,7 @@ from recover_core import bundles, corpora  # noqa: E402
 from recover_core.filling import MaskInput, get_filler  # noqa: E402
 from recover_core.filling.candidates import ner_type_check  # noqa: E402
 from recover_core.masking import build, mask_many  # noqa: E402
-from recover_core.pseudonyms import Pseudonyms, _places_of_kind, consistent, genders, place_kind  # noqa: E402
+from recover_core.pseudonyms import Pseudonyms, consistent, places_of_kind, genders, place_kind  # noqa: E402
 from recover_core.quality import leaks, original_spans, originals_per_fill, same_type  # noqa: E402
 from recover_core.spans import GENERIC_LABELS  # noqa: E402
 
@@ -71,7 +71,7 @@ def multi_sentences(n: int) -> list[str]:
     ranked = [ln.split()[0].lower() for f in ("dist.male.first", "dist.female.first")
               for ln in (Path(census.__file__).parent / f).open() if ln.strip()][:10_000]
     common = {"m": [x for x in ranked if g.get(x) == "m"][:150], "f": [x for x in ranked if g.get(x) == "f"][:150]}
-    places = {k: _places_of_kind(k)[:150] for k in ("city", "country", "state")}
+    places = {k: places_of_kind(k)[:150] for k in ("city", "country", "state")}
     rng = random.Random(SEED)
     out = []
     for i in range(n):

