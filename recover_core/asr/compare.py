@@ -71,8 +71,7 @@ def compare(recognizer: "Recognizer", clip: A.Audio, reference: str, names: Sequ
         card = lms.card(name)
         cfg = DecodeConfig(beam_size=beam_size, lm_weight=card.lm_weight, word_bonus=card.word_bonus)
         t0 = time.perf_counter()
-        (tokens, _), = recognizer.decode(enc, frames, cfg, lms.load(name), times=False)
-        text = recognizer.whisper.token_text(tokens).strip()
+        text, = recognizer.texts(enc, frames, cfg, lms.load(name))
         yield LMResult(name, text, wer.score([reference], [text]), time.perf_counter() - t0, cfg.lm_weight,
                        cfg.word_bonus)
 

@@ -39,8 +39,7 @@ def decode_all(rec: Recognizer, clips: list, configs: list[tuple[str, DecodeConf
             batch = clips[at:at + batch_size]
             enc, frames = rec.encode([c.samples for c in batch])
             for name, cfg in configs:
-                for tokens, _ in rec.decode(enc, frames, cfg, models[name], times=False):
-                    out[name].append(rec.whisper.token_text(tokens).strip())
+                out[name] += rec.texts(enc, frames, cfg, models[name])
                 bar.update(len(batch))
     return out
 

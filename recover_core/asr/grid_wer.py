@@ -51,8 +51,7 @@ class GridWER:
         rec, encoded, refs = self._set
         cfg = DecodeConfig(lm_weight=lm_weight if lm is not None else 0.0,
                            word_bonus=word_bonus if lm is not None else 0.0)
-        hyps = [rec.whisper.token_text(tokens).strip()
-                for enc, frames in encoded for tokens, _ in rec.decode(enc, frames, cfg, lm, times=False)]
+        hyps = [text for enc, frames in encoded for text in rec.texts(enc, frames, cfg, lm)]
         s = wer.score(refs, hyps)
         lo, hi = bootstrap(*per_utterance(s))
         return {"wer_percent": round(s.wer, 3), "cer_percent": round(s.cer, 3), "wer_ci95": [round(lo, 3), round(hi, 3)],

@@ -93,6 +93,11 @@ class Recognizer:
         words = word_times(w, enc, [h.tokens for h in hyps], [h.token_logprobs for h in hyps], frames)
         return [(h.tokens, ws) for h, ws in zip(hyps, words)]
 
+    def texts(self, enc: torch.Tensor, frames: list[int], cfg: DecodeConfig = DecodeConfig(),
+              lm: TransformerLM | None = None) -> list[str]:
+        """Only the text per encoded chunk, as a WER needs it: no word timing pass."""
+        return [self.whisper.token_text(tokens).strip() for tokens, _ in self.decode(enc, frames, cfg, lm, times=False)]
+
     def transcribe(self, audios: Sequence[Audio], cfg: DecodeConfig = DecodeConfig(), lm: TransformerLM | None = None,
                    batch_size: int = 8, on_batch: Callable[[int], None] | None = None,
                    finish: bool = False) -> list[Transcript]:
