@@ -211,7 +211,25 @@ FACILITY_WORDS = ("Building", "Centre", "Hall", "Tower", "Bridge", "Stadium", "A
 
 @functools.lru_cache(maxsize=1)
 def nationalities() -> frozenset[str]:
-    return frozenset(w.lower() for w in NATIONALITIES)
+    """The groups, lower-case, as adjectives and as plural nouns ("australian", "australians")."""
+    return frozenset(w.lower() for w in NATIONALITIES) | plural_groups()
+
+
+def group_plural(word: str) -> str | None:
+    """The plural noun of a group ("Australian" -> "Australians"); None where the adjective
+    is its own plural ("Chinese", "French", "Swiss")."""
+    return None if word.lower().endswith(("ese", "ish", "ch", "ss", "sh")) else word + "s"
+
+
+@functools.lru_cache(maxsize=1)
+def plural_groups() -> frozenset[str]:
+    return frozenset(p.lower() for w in NATIONALITIES if (p := group_plural(w)))
+
+
+# Words for a kind of polity, which read as an organisation even where a large place has the
+# name (Commonwealth, a district of Quezon City with 215,000 people): never a place substitute.
+POLITY_WORDS = frozenset("""commonwealth republic kingdom union federation confederation empire state states
+territory territories province county nation nations capital colony dominion emirate principality""".split())
 
 
 # LOC: continents, oceans, seas, deserts and ranges, which spaCy tags LOC, not GPE (no package

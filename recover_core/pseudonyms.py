@@ -180,10 +180,14 @@ class Pseudonyms:
             # A town named like a person ("Alice", Texas) reads as a person: only where the original does
             name_like = kind is not None and key not in lexicons.first_names()
 
+            # A group keeps its number: "Palestinians" becomes "Australians", not "Liberal".
+            plural = key.endswith("s") and not key.endswith("ss") if label == "NORP" else None
+
             def fits(c: str) -> bool:
                 w = bare(c)
                 return acceptable(c, label) and (kind is None or _kind_of(w) == kind) and (
                     not name_like or w not in lexicons.first_names()) and (
+                    plural is None or (w in lexicons.plural_groups()) == plural) and (
                     self._free(w, key) or (generic and w not in self.originals and w != key))
             pick = next((bare(c) for c in candidates if fits(c)), None)
             if pick is None and kind is not None:
@@ -193,6 +197,8 @@ class Pseudonyms:
                 if pick is not None and (self._free(pick.lower(), key) or (generic and pick not in self.originals)):
                     break
                 pick = named(label, rng) or bare(fallback_word(label, rng))
+                if plural:  # "Finnish" has no plural noun of its own form: draw again
+                    pick = (lexicons.group_plural(pick) or "").lower() or None
                 if label == "NUMBER" and pick in self.used:
                     pick = str(rng.randint(2, 9999))
             self._take(key, pick)
@@ -279,7 +285,7 @@ def places_of_kind(kind: str) -> list[str]:
         names = [s["name"] for s in gc.get_us_states().values()]
     else:
         names = [c["name"] for c in gc.get_countries().values()]
-    places = lexicons.place_names()
+    places = lexicons.place_names() - lexicons.POLITY_WORDS
     return [n.lower() for n in names if n.lower() in places and place_kind(n) == kind]
 
 

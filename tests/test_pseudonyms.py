@@ -196,3 +196,19 @@ def test_a_region_for_a_region_and_a_drawn_organisation():
     region, org = (x.word for x in g.fills)
     assert region == "Pacific"  # not a city for a region
     assert org != "Meeting" and len(org.split()) == 2  # an everyday word is no organisation: one is drawn
+
+
+def test_a_group_keeps_its_number_and_a_polity_word_is_no_place():
+    """Review on news: "exterminate Palestinians" became "exterminate Liberal", and "Kabul"
+    became "Commonwealth" (a district of 215,000 people that reads as an organisation)."""
+    from recover_core.filling.candidates import acceptable, fallback_word
+
+    p = Pseudonyms(0)
+    assert p.other("Palestinians", "NORP", ["Liberal", "Americans"]) == "Americans"
+    assert p.other("Israelis", "NORP", ["Liberal"]).endswith("s")  # drawn, still plural
+    assert p.other("Palestinian", "NORP", ["Americans", "British"]) == "British"
+    assert not acceptable("Commonwealth", "GPE") and acceptable("Commonwealth", "ORG")
+    assert p.other("Kabul", "GPE", ["Commonwealth", "Dresden"]) == "Dresden"
+    rng = __import__("random").Random(0)
+    drawn = {fallback_word("GPE", rng) for _ in range(50)}  # a well-known place, not a village
+    assert all(place_kind(w) for w in drawn) and not {w.lower() for w in drawn} & {"rodriguez", "commonwealth"}
