@@ -20,6 +20,10 @@ The "multi" set is built here from 12 templates with two or more entities of one
 (census first names of known gender, large cities, countries, US states), seeded.
 
     python bench/fill_quality.py [--sentences 60] [--filler mlm] [--model minilm-mlm] [--sets news,multi] [--one-pass]
+                                 [--seed 0]
+
+``--seed`` drives the filler's Top-K draw and the rules' draws (not the sentences): the
+spread over seeds is the noise of every measure above.
 """
 from __future__ import annotations
 
@@ -155,6 +159,7 @@ def main() -> None:
     ap.add_argument("--sets", default="news,multi")
     ap.add_argument("--no-type-check", action="store_true")
     ap.add_argument("--one-pass", action="store_true", help="mlm: every mask of a sentence in one forward pass")
+    ap.add_argument("--seed", type=int, default=0, help="the filler's and the rules' draws (not the sentences)")
     args = ap.parse_args()
 
     masker = build("entityTagger")
@@ -174,16 +179,17 @@ def main() -> None:
             raw, ruled, secs = [], [], []
             for i, m in enumerate(tqdm(sample, desc=f"{set_name} {method}")):
                 t = time.perf_counter()
-                f = filler.fill([MaskInput(m.masked, m.markers)], method=method, seed=0, first_id=i,
+                f = filler.fill([MaskInput(m.masked, m.markers)], method=method, seed=args.seed, first_id=i,
                                 type_check=check, **({"one_pass": True} if args.one_pass else {}))[0]
                 secs.append(time.perf_counter() - t)
                 t = time.perf_counter()
-                g = consistent(f, originals_per_fill(m.original, m.spans, f), Pseudonyms(f"0:{i}"))
+                g = consistent(f, originals_per_fill(m.original, m.spans, f), Pseudonyms(f"{args.seed}:{i}"))
                 secs[-1] = (secs[-1], time.perf_counter() - t)
                 raw.append(f)
                 ruled.append(g)
             for label, filled in (("filler", raw), ("+ rules", ruled)):
-                rows.append({"set": set_name, "method": method, "choices": label, **measures(filled, sample, judge)})
+                rows.append({"set": set_name, "method": method, "choices": label, "seed": args.seed,
+                             **measures(filled, sample, judge)})
             print(f"    p50 {statistics.median(s for s, _ in secs):.3f} s/sentence to fill, "
                   f"{statistics.median(r for _, r in secs) * 1000:.2f} ms for the rules")
             for a, b in list(zip(raw, ruled))[:3]:
