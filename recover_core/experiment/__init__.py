@@ -22,13 +22,13 @@ from dataclasses import replace
 from pathlib import Path
 
 from recover_core.experiment.config import (BASELINES, FT_KIND, MASK_FREE, TYPED, ExperimentConfig, MethodSpec,
-                                            cells, dataset_split, filler_inputs, load_config, read_json,
-                                            settings_key, texts_digest, usable)
-from recover_core.experiment.config import _check
+                                            cells, check_config, dataset_split, filler_inputs, load_config,
+                                            read_json, settings_key, texts_digest, usable)
 from recover_core.experiment.runner import Runner
 
 __all__ = ["BASELINES", "FT_KIND", "MASK_FREE", "TYPED", "ExperimentConfig", "MethodSpec", "Runner", "cells",
-           "dataset_split", "filler_inputs", "load_config", "read_json", "settings_key", "texts_digest", "usable"]
+           "check_config", "dataset_split", "filler_inputs", "load_config", "read_json", "settings_key",
+           "texts_digest", "usable"]
 
 
 def cmd_experiment(args) -> None:
@@ -38,7 +38,7 @@ def cmd_experiment(args) -> None:
                                    ("seeds", tuple(args.seeds) if args.seeds else None)) if v is not None}
     if overrides:
         cfg = replace(cfg, **overrides)
-        _check(cfg)
+        check_config(cfg)
     # The rows record the command that ran the cells, not the one that wrote them out.
     command = shlex.join(["python", "-m", "recover_core", *(a for a in sys.argv[1:] if a != "--write-only")])
     runner = Runner(cfg, command, progress=not args.quiet)

@@ -160,11 +160,11 @@ def load_config(path: Path) -> ExperimentConfig:
             raise RecoverError(f"{path}: [grid] needs a non-empty list {key!r}.")
         flat[key] = tuple(flat[key])
     cfg = ExperimentConfig(**flat)
-    _check(cfg)
+    check_config(cfg)
     return cfg
 
 
-def _check(cfg: ExperimentConfig) -> None:
+def check_config(cfg: ExperimentConfig) -> None:
     from recover_core import corpora
     from recover_core.filling import KINDS
     from recover_core.filling.base import SAMPLINGS
