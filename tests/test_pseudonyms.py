@@ -185,6 +185,9 @@ def test_type_rules_are_list_checks():
     for town_like_a_word in ("Best", "Airport", "Republic", "Retreat"):  # towns, but read as words
         assert not acceptable(town_like_a_word, "GPE")
     assert acceptable("Susan", "PERSON") and not acceptable("Lincoln", "PERSON")  # reads as the city
+    # ...but a common name that a distant town shares stays a name (Mary, Turkmenistan: 120,000)
+    assert all(acceptable(n, "PERSON") for n in ("Mary", "George", "Elizabeth", "Jackson"))
+    assert not any(acceptable(n, "PERSON") for n in ("Virginia", "Austin", "India"))
     assert acceptable("Qantas", "ORG") and not acceptable("Medical", "ORG") and not acceptable("Later", "ORG")
 
 

@@ -54,7 +54,7 @@ def acceptable(word: str, label: str) -> bool:
     if low in lexicons.FUNCTION_WORDS:
         return False
     if label == "PERSON":  # a name that is also a well-known place ("Lincoln") reads as the place
-        return low in _person_words() and low not in lexicons.major_places()
+        return low in _person_words() and not lexicons.reads_as_place(low)
     if label == "LOC" and low in lexicons.regions():  # a continent or a sea for "Middle East"
         return True
     if label in PLACE_LABELS:
