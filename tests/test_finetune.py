@@ -63,6 +63,24 @@ def test_loss_falls_and_everything_is_saved(trained):
     assert not list(trained.glob(".*tmp"))  # no half-written folder left behind
 
 
+
+def test_init_adapter_continues_from_where_the_adapter_ended(trained, tiny_bert, corpus, tmp_path):
+    """--init-adapter: the continued run starts from the adapter's own weights (its held-out
+    numbers before training are the first run's after), and refuses another rank."""
+    out = tmp_path / "more"
+    finetune_mlm(config(tiny_bert, corpus, out, steps=2, init_adapter=trained / "adapter"))
+    first = [json.loads(x) for x in (trained / "metrics.jsonl").read_text().splitlines()]
+    again = [json.loads(x) for x in (out / "metrics.jsonl").read_text().splitlines()]
+    ended = next(r["eval"] for r in first if r.get("step") == "final")
+    started = next(r["eval"] for r in again if r.get("step") == 0 and "eval" in r)
+    fresh = next(r["eval"] for r in first if r.get("step") == 0 and "eval" in r)
+    assert started == ended and started != fresh
+    assert "continued training" in (out / "adapter" / "model_card.md").read_text()
+    with pytest.raises(RecoverError, match="lora_r 4 .this run: 8"):
+        finetune_mlm(config(tiny_bert, corpus, tmp_path / "other", lora_r=8, init_adapter=trained / "adapter"))
+    with pytest.raises(RecoverError, match="not a finetune-mlm adapter"):
+        finetune_mlm(config(tiny_bert, corpus, tmp_path / "none", init_adapter=tmp_path))
+
 def test_adapter_reloads_with_identical_outputs(trained):
     from transformers import AutoModelForMaskedLM, AutoTokenizer
 

