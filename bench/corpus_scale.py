@@ -18,6 +18,11 @@ default cdc43cc) running the same obfuscate command on the first --baseline-line
 in a temporary git worktree. Its summary's seconds leave the MLM's loading out but
 include spaCy's (about 2 s); its lines/s is lines / seconds.
 
+--compare REF: the same 2-worker commands (left to right, and one pass with --one-pass)
+from git commit REF in a temporary worktree, on the same input in the same run: its warm
+lines/s, ours over it, and whether the outputs are byte-identical. For a change that
+should alter speed and nothing else.
+
 Projection for Fisher (1.16M sentences) and a 30M-sentence Reddit sample, on 1, 10 and
 100 machines like this one (2 cores): one machine runs the local engine with 2 workers
 at its measured warm rate; on M machines Ray runs 2 actors per machine, at the measured
@@ -71,13 +76,24 @@ def corpus_file(path: Path, n: int) -> Path:
     return path
 
 
+class Worktree:
+    """Commit ``ref`` checked out in a temporary git worktree, removed on exit."""
+
+    def __init__(self, ref: str, path: Path):
+        self.ref, self.path = ref, path
+
+    def __enter__(self) -> Path:
+        subprocess.run(["git", "worktree", "add", "--detach", str(self.path), self.ref], cwd=ROOT, check=True,
+                       capture_output=True)
+        return self.path
+
+    def __exit__(self, *exc) -> None:
+        subprocess.run(["git", "worktree", "remove", "--force", str(self.path)], cwd=ROOT, capture_output=True)
+
+
 def baseline(ref: str, src: Path, tmp: Path) -> dict:
-    tree = tmp / "baseline"
-    subprocess.run(["git", "worktree", "add", "--detach", str(tree), ref], cwd=ROOT, check=True, capture_output=True)
-    try:
+    with Worktree(ref, tmp / "baseline") as tree:
         s = obfuscate(tree, src, tmp / "baseline.txt", "entityTagger", "mlm", [])
-    finally:
-        subprocess.run(["git", "worktree", "remove", "--force", str(tree)], cwd=ROOT, capture_output=True)
     return {"ref": ref, "lines": s["lines"], "seconds": s["seconds"], "lines_per_second": s["lines"] / s["seconds"]}
 
 
@@ -105,6 +121,8 @@ def main() -> None:
     ap.add_argument("--one-pass", action="store_true",
                     help="also run each MLM configuration with --one-pass (every mask of a line in one forward "
                          "pass) and report its rate against the left-to-right fill of the same run")
+    ap.add_argument("--compare", metavar="REF", default=None,
+                    help="also run the 2-worker MLM commands from git commit REF on the same input (see above)")
     ap.add_argument("--csv", type=Path, default=ROOT / "precomputed/bench/corpus_scale.csv")
     args = ap.parse_args()
 
@@ -125,7 +143,7 @@ def main() -> None:
                 runs = {"1 worker": [*bs, "--threads", "1"], "2 workers": [*bs, "--workers", "2"]}
                 if not args.no_ray:
                     runs["ray, 2 actors"] = [*bs, "--engine", "ray", "--workers", "2"]
-                got, outputs = {}, {}
+                got, outputs, row_extra = {}, {}, {}
                 for name, extra in runs.items():
                     out = tmp / f"out-{filler}-{tech}-{name.replace(' ', '_').replace(',', '')}.txt"
                     got[name] = obfuscate(ROOT, src, out, tech, filler, extra)
@@ -139,6 +157,24 @@ def main() -> None:
                         print(f"{tech:13s} {filler:6s} {name + ', one pass':14s} warm {g['warm_lines_per_second']} "
                               f"lines/s = {g['warm_lines_per_second'] / got[name]['warm_lines_per_second']:.2f}x "
                               "left to right", flush=True)
+                if args.compare and filler == "mlm":
+                    modes = {"": [*runs["2 workers"]]} | ({"one_pass_": [*runs["2 workers"], "--one-pass"]}
+                                                          if args.one_pass else {})
+                    with Worktree(args.compare, tmp / "compare") as tree:
+                        for key, extra in modes.items():
+                            out = tmp / f"ref-{tech}-{key}.txt"
+                            g = obfuscate(tree, src, out, tech, filler, extra)
+                            ours = got["2 workers" + (", one pass" if key else "")]
+                            mine = tmp / (f"out-{tech}-onepass-2_workers.txt" if key else
+                                          f"out-{filler}-{tech}-2_workers.txt")
+                            same = out.read_bytes() == mine.read_bytes()
+                            row_extra[f"{key}ref_w2_lines_s"] = g["warm_lines_per_second"]
+                            row_extra[f"{key}x_ref"] = round(ours["warm_lines_per_second"] / g["warm_lines_per_second"], 3)
+                            row_extra[f"{key}same_as_ref"] = same
+                            print(f"{tech:13s} {filler:6s} 2 workers{', one pass' if key else ''}: ours "
+                                  f"{ours['warm_lines_per_second']} lines/s, commit {args.compare} "
+                                  f"{g['warm_lines_per_second']} = {row_extra[f'{key}x_ref']:.2f}x; output "
+                                  f"{'identical' if same else 'DIFFERS'}", flush=True)
                 r1 = got["1 worker"]["warm_lines_per_second"]
                 r2 = got["2 workers"]["warm_lines_per_second"]
                 row = {"technique": tech, "filler": filler, "lines": n,
@@ -153,6 +189,7 @@ def main() -> None:
                     g = got["ray, 2 actors"]
                     row |= {"ray_lines_s": g["warm_lines_per_second"], "ray_seconds": g["seconds"],
                             "ray_fixed_s": round(g["seconds"] - n / g["warm_lines_per_second"], 1)}
+                row |= row_extra
                 if ref and tech == "entityTagger" and filler == "mlm":
                     row["x_reference"] = round(r2 / ref["lines_per_second"], 2)
                 rows.append(row)

@@ -111,6 +111,8 @@ def test_fast_forward_gives_the_models_logits(filler, monkeypatch):
     with torch.inference_mode():
         want = filler.head(filler.encoder(input_ids=ids, attention_mask=attn)[0][torch.arange(2), pos])
         assert filler._fast is not None
+        if fastpath._onednn_available():  # both kernels work, so the faster one was timed and kept
+            assert "timed at load: oneDNN" in filler.forward_path
         assert torch.allclose(filler.logits_at(ids, attn, pos), want, atol=1e-4)
         monkeypatch.setattr(fastpath, "_onednn_available", lambda: False)
         plain = fastpath.logits_at(filler.model)

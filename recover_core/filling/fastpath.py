@@ -3,10 +3,12 @@
 Same numbers as ``head(model.base_model(...)[0][rows, pos])`` up to float rounding,
 for less work:
 
-* every matrix product goes through oneDNN on weights packed once for it. PyTorch's
-  default fp32 ``linear`` calls MKL, which on AMD CPUs runs its AVX2 kernels;
-  oneDNN picks kernels by instruction set, and measured 2-3x faster than MKL on
-  an AVX-512 EPYC (on Intel CPUs the two are closer);
+* every matrix product goes through whichever of two kernels is faster on this CPU,
+  timed once at load on a batch-sized input: oneDNN on weights packed once for it, or
+  PyTorch's default fp32 ``linear`` (MKL). oneDNN picks kernels by instruction set and
+  measured 2-3x faster than MKL on an AVX-512 EPYC; on an AVX2-only EPYC, MKL was
+  10-18% faster on batches (and oneDNN faster on one short sentence). Both give the
+  same numbers up to float rounding, so the choice changes speed, not outputs;
 * the last layer runs only at the position asked for: its keys and values still
   come from every position, but its query, attention output and feed-forward do
   not (one layer in six of MiniLM, one in twelve of BERT base).
@@ -36,6 +38,7 @@ def logits_at(model) -> LogitsAt | None:
         return None
     if cfg.is_decoder or getattr(cfg, "chunk_size_feed_forward", 0):
         return None
+    working = []
     for packed in dict.fromkeys((_onednn_available(), False)):
         try:
             n = len(layers)
@@ -44,10 +47,34 @@ def logits_at(model) -> LogitsAt | None:
                          _Linear(dense.weight, dense.bias, packed), act, norm,
                          _Linear(decoder.weight, decoder.bias, packed))
             if _agrees(model, fast):
-                return fast
+                working.append(fast)
         except Exception:  # an unforeseen layout or PyTorch build: fall back, never fail
             continue
-    return None
+    if len(working) < 2:
+        return working[0] if working else None
+    times = [_seconds(fast, cfg.vocab_size) for fast in working]
+    best = working[times.index(min(times))]
+    best.description += " (timed at load: " + ", ".join(
+        f"{'oneDNN' if f.decoder.packed else 'PyTorch linear'} {1000 * t:.0f} ms" for f, t in zip(working, times)) + ")"
+    return best
+
+
+@torch.inference_mode()
+def _seconds(fast: "_Fast", vocab: int, rows: int = 16, length: int = 32, repeats: int = 2) -> float:
+    """Best of ``repeats`` timings of one batch-sized forward (the encoder at every
+    position, the head at one per row), after a warm-up call."""
+    import time
+
+    gen = torch.Generator().manual_seed(0)
+    ids = torch.randint(5, vocab, (rows, length), generator=gen)
+    attn, pos = torch.ones_like(ids), torch.zeros(rows, dtype=torch.long)
+    fast.head(fast.hidden(ids, attn, torch.arange(rows), pos))
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fast.head(fast.hidden(ids, attn, torch.arange(rows), pos))
+        best = min(best, time.perf_counter() - start)
+    return best
 
 
 def _onednn_available() -> bool:
