@@ -13,7 +13,8 @@ Added here:
 - the same original (case-insensitive) gets the same substitute everywhere it occurs, in a
   recording, or across a batch when one ``Pseudonyms`` serves every file;
 - two different originals never get the same substitute, and no substitute is itself one of
-  the originals (which would move a real name somewhere else);
+  the originals (which would move a real name somewhere else), nor sounds like one
+  (``sound``: "Jon" for "John" or "Lewis" for "Luis" would let a listener hear the original);
 - a first name keeps its gender where the 1990 US census lists give it one (a name counts as
   one gender when that list's frequency is at least ``GENDER_RATIO`` times the other's);
 - a place keeps its kind: a city for a city, a country for a country, a US state for a state
@@ -74,6 +75,25 @@ def _pool_sets() -> dict[str, frozenset[str]]:
     return {k: frozenset(v) for k, v in _pools().items()}
 
 
+# Metaphone keeps W, H and Y only before a vowel, so one glide splits names that sound alike
+# ("Lewis" LWS, "Luis" LS; "Bryan" BRYN, "Brian" BRN). After the first letter they go; a
+# first W or H is a consonant of its own ("William", "Henry").
+_GLIDES = str.maketrans("", "", "WHY")
+
+
+@functools.lru_cache(maxsize=65536)
+def sound(word: str) -> str:
+    """A rough key for how a word sounds (jellyfish's Metaphone, glides after the first
+    letter dropped): equal keys sound alike. Empty for a word without letters."""
+    import jellyfish
+
+    letters = "".join(ch for ch in word.lower() if ch.isalpha())
+    if not letters:
+        return ""
+    code = jellyfish.metaphone(letters)
+    return code[:1] + code[1:].translate(_GLIDES)
+
+
 def bare(word: str) -> str:
     return re.sub(r"[^\w'’-]", "", word).lower()
 
@@ -110,22 +130,33 @@ class Pseudonyms:
         self.seed = seed
         self.mapping: dict[str, str] = dict(mapping or {})
         self.used: set[str] = {w.lower() for w in self.mapping.values()}
-        self.originals: set[str] = set(self.mapping)  # an earlier original never becomes a substitute
+        self.originals: set[str] = set()  # an earlier original never becomes a substitute,
+        self._sounds: set[str] = set()  # nor a word that sounds like one
+        self._remember(self.mapping)
 
     def _rng(self, key: str) -> random.Random:
         return random.Random(f"pseudonyms:{self.seed}:{key}")
 
     def reserve(self, originals: Sequence[str]) -> None:
         """Words that must never become a substitute: every original of the recording."""
-        self.originals |= {bare(w) for w in originals}
+        self._remember(bare(w) for w in originals)
+
+    def _remember(self, originals) -> None:
+        for w in originals:
+            self.originals.add(w)
+            if key := sound(w):
+                self._sounds.add(key)
 
     def _free(self, w: str, original: str) -> bool:
-        return w not in self.used and w not in self.originals and w != original
+        if w in self.used or w in self.originals or w == original:
+            return False
+        key = sound(w)
+        return not key or (key not in self._sounds and key != sound(original))
 
     def _take(self, original: str, word: str) -> str:
         self.mapping[original] = word
         self.used.add(word.lower())
-        self.originals.add(original)
+        self._remember([original])
         return word
 
     def person(self, tokens: Sequence[str], candidates: Sequence[str], title_before: bool = False) -> list[str]:

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from recover_core.filling.base import Candidate, Fill, Filled
-from recover_core.pseudonyms import Pseudonyms, _pool_sets, consistent, genders, place_kind
+from recover_core.pseudonyms import Pseudonyms, _pool_sets, consistent, genders, place_kind, sound
 from recover_core.quality import originals_per_fill
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -57,6 +57,18 @@ def test_originals_are_never_substitutes():
     g = consistent(f, ["Maria", "Anna"], Pseudonyms(2))
     assert {x.word for x in g.fills}.isdisjoint({"Anna", "Maria"})
 
+
+
+def test_no_substitute_sounds_like_an_original():
+    """A listener must not hear the original in its substitute: the speech bench's first pass
+    heard "Elaine Lewis" as "Ren Luis", and the MLM offered "Lewis" for it."""
+    assert sound("Lewis") == sound("Luis") and sound("Jon") == sound("John") and sound("Brian") == sound("Bryan")
+    assert sound("William") != sound("Liam") and sound("Mary") != sound("David") and sound("2024") == ""
+    f, _ = filled_as("{} {} met {}.", ["Ren", "Luis", "Jon"], ["PERSON", "PERSON", "PERSON"],
+                     [["Davis"], ["Lewis", "Louis", "Clark"], ["Jon", "John", "Jonathan"]])
+    g = consistent(f, ["Ren", "Luis", "John"], Pseudonyms(0))
+    first, last, other = (x.word for x in g.fills)
+    assert last == "Clark" and sound(other) != sound("John")
 
 @pytest.fixture(scope="module")
 def app_fill():
