@@ -100,6 +100,22 @@ def test_splices_are_click_free_and_a_hard_cut_is_caught():
     assert np.abs(np.diff(soft)).max() < 0.05  # no sample-to-sample jump anywhere
 
 
+def test_names_back_to_back_share_one_seam():
+    """Two cuts that touch are crossfaded insert to insert, with no sliver of the original
+    (the second name's first milliseconds) between them."""
+    t = np.arange(16000) / 16000
+    x = (0.3 * np.sin(2 * np.pi * 220 * t)).astype(np.float32)
+    ins1, ins2 = x[100:3300].copy(), x[5000:8000].copy()
+    y, placed = splice.replace(x, 16000, [splice.Cut(4000, 6000, ins1), splice.Cut(6000, 8000, ins2)])
+    (a1, b1), (a2, b2) = placed
+    f = int(splice.FADE_S * 16000)
+    assert b1 == a2  # one shared seam
+    # x[:4000] and x[8000:] stay, the two inserts come in, and each of the three seams overlaps f samples
+    assert len(y) == 4000 + len(ins1) + len(ins2) + (16000 - 8000) - 3 * f
+    assert np.abs(np.diff(y)).max() < 0.05
+    assert all(splice.click_ratio(y, 16000, at) < splice.CLICK_RATIO for at in (a1 + 40, b1 - 40, a2 + 40, b2 - 40))
+
+
 def test_cut_points_follow_the_words_not_the_recognizers_coarse_times(obfuscators, tmp_path):
     """A name spoken apart and joined to its context: its true edges are known."""
     rec = obfuscators["substitute"].recognizer

@@ -93,30 +93,53 @@ def replace(x: np.ndarray, rate: int, cuts: list[Cut]) -> tuple[np.ndarray, list
     """The audio with every cut replaced, and where each insert lies in the output.
 
     At each seam the outgoing side fades out while the incoming fades in, over ``FADE_S``
-    (overlap-add), so no sample jumps."""
+    (overlap-add), so no sample jumps. Two cuts back to back ("Danny Eliot", the names'
+    spans touching) are crossfaded insert to insert: a bridge of the original between them
+    would be a few milliseconds of the second name, and a burst between two quiet edges.
+    There the two inserts share their seam, and each one's place ends or starts at its middle."""
     f = max(1, int(FADE_S * rate))
     up, down = _ramp(f), _ramp(f)[::-1]
     out: list[np.ndarray] = []
-    placed: list[tuple[int, int]] = []
-    at = 0  # next input sample not yet copied
-    length = 0
+    placed: list[list[int]] = []
+    at = length = 0  # next input sample not yet copied; output samples so far
+    tail, prev_end = None, 0  # the last insert's final f samples, not yet written, and where its cut ended
+
+    def close(pending: np.ndarray, end: int) -> None:  # the seam from an insert back into the original
+        nonlocal at, length
+        back = x[end:end + f].astype(np.float32)
+        out.append(pending * down + np.pad(back, (0, f - len(back))) * up)
+        length += f
+        placed[-1][1] = length
+        at = min(end + f, len(x))
+
     for cut in sorted(cuts, key=lambda c: c.start):
         ins = np.asarray(cut.insert, dtype=np.float32)
         if len(ins) < 2 * f:
             ins = np.pad(ins, (0, 2 * f - len(ins)))
-        start, end = max(cut.start, at + f), min(max(cut.end, cut.start + 1), len(x))
-        head = x[at:start].astype(np.float32).copy()
-        head[-f:] = head[-f:] * down + ins[:f] * up if len(head) >= f else head[-f:]
+        end = min(max(cut.end, cut.start + 1), len(x))
+        if tail is not None and cut.start < prev_end + 2 * f:  # back to back: insert into insert
+            out.append(tail * down + ins[:f] * up)
+            placed[-1][1] = length + f // 2
+            placed.append([length + f // 2, 0])
+            length += f
+        else:
+            if tail is not None:
+                close(tail, prev_end)
+            start = max(cut.start, at + f)
+            head = x[at:start].astype(np.float32).copy()
+            if len(head) >= f:
+                head[-f:] = head[-f:] * down + ins[:f] * up
+            out.append(head)
+            placed.append([length + len(head) - f, 0])
+            length += len(head)
         body = ins[f:len(ins) - f]
-        tail_in = x[end:end + f].astype(np.float32)
-        tail_in = np.pad(tail_in, (0, f - len(tail_in)))
-        join = ins[len(ins) - f:] * down + tail_in * up
-        out += [head, body, join]
-        placed.append((length + len(head) - f, length + len(head) + len(body) + f))
-        length += len(head) + len(body) + len(join)
-        at = min(end + f, len(x))
+        out.append(body)
+        length += len(body)
+        tail, prev_end = ins[len(ins) - f:], end
+    if tail is not None:
+        close(tail, prev_end)
     out.append(x[at:].astype(np.float32))
-    return np.concatenate(out), placed
+    return np.concatenate(out), [(a, b) for a, b in placed]
 
 
 def audible_step(x: np.ndarray) -> float:
