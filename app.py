@@ -220,13 +220,15 @@ AUDIO_EXAMPLES = [[str(SPEECH / f"austen-{i}.flac"), None, "", str(SPEECH / "aus
 ERROR_COLORS = {"S": "orange", "D": "red", "I": "violet"}
 
 
-EXAMPLE_BYTES = {p.read_bytes() for p in SPEECH.iterdir() if p.is_file()}
+SPEECH_EXAMPLES = {p.name: p.read_bytes() for p in SPEECH.iterdir() if p.is_file()}
 
 
 def is_example(path: Path) -> bool:
-    """Gradio serves an example from its own cached copy, used again at the next click: keep it."""
+    """Gradio serves an example from its own cached copy, used again at the next click: keep it.
+    The copy has the example's name and bytes; a user's file with the same bytes under its own
+    name (which may say something about the user) is an upload, and goes."""
     try:
-        return path.resolve().is_relative_to(ROOT) or path.read_bytes() in EXAMPLE_BYTES
+        return path.resolve().is_relative_to(ROOT) or SPEECH_EXAMPLES.get(path.name) == path.read_bytes()
     except OSError:
         return False
 
