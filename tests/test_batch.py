@@ -104,6 +104,21 @@ def test_two_workers_write_what_one_writes(tmp_path, news_sentences, tiny_bert):
     assert summary(p.stderr)["lines"] == 300
 
 
+def test_the_chunk_size_does_not_change_the_output(tmp_path, news_sentences, tiny_bert):
+    """Fills are seeded by line number: a line's draw does not depend on how many lines
+    before it in its chunk had nothing to fill (a blank line, a line of everyday words)."""
+    src = tmp_path / "in.txt"
+    lines = [x for s in news_sentences[:60] for x in (s, "", "It is what it is.")[: 1 + len(s) % 3]]
+    src.write_text("\n".join(lines) + "\n")
+    args = ["obfuscate", src, "--technique", "vocabThres", "--filler", "mlm", "--model", tiny_bert,
+            "--method", "topk", "--seed", "5", "--quiet"]
+    small, large = tmp_path / "small.txt", tmp_path / "large.txt"
+    run(*args, "-o", small, "--batch-size", "5")
+    p = run(*args, "-o", large, "--batch-size", "32")
+    assert summary(p.stderr)["no_mask"] > 10
+    assert small.read_bytes() == large.read_bytes()
+
+
 def test_bracketed_tags_pass_through_verbatim_and_are_never_masked(tmp_path, tiny_bert):
     src = tmp_path / "in.txt"
     src.write_text("yeah [laughter] i talked to Margaret [noise] yesterday\n"

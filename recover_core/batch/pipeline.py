@@ -223,7 +223,8 @@ class Pipeline:
             items.append(item)
         extra = {"one_pass": True} if job.one_pass else {}  # the MLM filler's own option
         filled = self.filler.fill(items, method=job.method, k=job.k, seed=job.seed, keep=self.keep,
-                                  first_id=chunk.first_line, type_check=self.type_check, sampling=job.sampling,
+                                  first_id=[p[3] for p in prepared if p is not None and p[0] == "fill"],
+                                  type_check=self.type_check, sampling=job.sampling,
                                   **extra)
         return prepared, filled
 

@@ -144,11 +144,24 @@ class Filler(ABC):
 
     @abstractmethod
     def fill(self, items: Sequence[MaskInput], *, method: Method = "top1", k: int = DEFAULT_K,
-             seed: int = 0, keep: Container[str] | None = None, first_id: int = 0,
+             seed: int = 0, keep: Container[str] | None = None, first_id: int | Sequence[int] = 0,
              type_check=None, sampling: Sampling = DEFAULT_SAMPLING) -> list[Filled]:
-        """``first_id`` numbers items for seeding, so batches of a stream stay reproducible.
+        """``first_id`` numbers items for seeding, so batches of a stream stay reproducible:
+        item i is number ``first_id + i``, or ``first_id[i]`` where a sequence is given (a
+        batch command passes each item's line number, so no line's draw depends on which
+        other lines share its chunk; ``item_ids``).
         ``type_check`` (candidates.TypeCheck) keeps entity substitutes of the masked type.
         ``sampling`` is how Top-K draws (uniform or weighted); Top-1 ignores it."""
+
+
+def item_ids(first_id: int | Sequence[int], n: int) -> list[int]:
+    """The seeding number of each of ``n`` items (``Filler.fill``'s ``first_id``)."""
+    if isinstance(first_id, int):
+        return list(range(first_id, first_id + n))
+    ids = list(first_id)
+    if len(ids) != n:
+        raise ValueError(f"{len(ids)} item ids for {n} items")
+    return ids
 
 
 def check_method(method: str) -> Method:

@@ -20,7 +20,7 @@ from recover_core import bundles
 from recover_core.filling import candidates as cand_rules, memo
 from recover_core.filling.base import (
     DEFAULT_K, Candidate, Fill, Filled, Filler, MaskInput, Method, at_sentence_start, choose,
-    DEFAULT_SAMPLING, MARKER_RE, Sampling, merge_consecutive, rng_for, surface,
+    DEFAULT_SAMPLING, MARKER_RE, Sampling, item_ids, merge_consecutive, rng_for, surface,
 )
 from recover_core.spans import GENERIC_LABELS
 
@@ -56,10 +56,10 @@ class InfillFiller(Filler):
 
     @torch.inference_mode()
     def fill(self, items: Sequence[MaskInput], *, method: Method = "top1", k: int = DEFAULT_K,
-             seed: int = 0, keep: Container[str] | None = None, first_id: int = 0,
+             seed: int = 0, keep: Container[str] | None = None, first_id: int | Sequence[int] = 0,
              type_check: cand_rules.TypeCheck | None = None, sampling: Sampling = DEFAULT_SAMPLING) -> list[Filled]:
-        return [self._fill_one(merge_consecutive(it), method, k, seed, keep, first_id + i, type_check, sampling)
-                for i, it in enumerate(items)]
+        return [self._fill_one(merge_consecutive(it), method, k, seed, keep, n, type_check, sampling)
+                for n, it in zip(item_ids(first_id, len(items)), items)]
 
     def _fill_one(self, item: MaskInput, method, k, seed, keep, item_id, type_check,
                   sampling: Sampling = DEFAULT_SAMPLING) -> Filled:

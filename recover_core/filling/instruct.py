@@ -23,7 +23,7 @@ from recover_core import bundles, lexicons
 from recover_core.filling import candidates as cand_rules, memo
 from recover_core.filling.base import (
     DEFAULT_K, MARKER_RE, Candidate, Fill, Filled, Filler, MaskInput, Method, at_sentence_start, choose,
-    DEFAULT_SAMPLING, Sampling, merge_consecutive, rng_for, surface,
+    DEFAULT_SAMPLING, Sampling, item_ids, merge_consecutive, rng_for, surface,
 )
 from recover_core.spans import GENERIC_LABELS
 
@@ -155,10 +155,10 @@ class InstructFiller(Filler):
         return sorted(i for i in ids if i is not None)
 
     def fill(self, items: Sequence[MaskInput], *, method: Method = "top1", k: int = DEFAULT_K,
-             seed: int = 0, keep: Container[str] | None = None, first_id: int = 0,
+             seed: int = 0, keep: Container[str] | None = None, first_id: int | Sequence[int] = 0,
              type_check: cand_rules.TypeCheck | None = None, sampling: Sampling = DEFAULT_SAMPLING) -> list[Filled]:
-        return [self._fill_one(it, method, k, seed, keep, first_id + i, type_check, sampling)
-                for i, it in enumerate(items)]
+        return [self._fill_one(it, method, k, seed, keep, n, type_check, sampling)
+                for n, it in zip(item_ids(first_id, len(items)), items)]
 
     def _fill_one(self, item: MaskInput, method, k, seed, keep, item_id, type_check,
                   sampling: Sampling = DEFAULT_SAMPLING) -> Filled:

@@ -25,7 +25,7 @@ from recover_core.filling import candidates as cand_rules
 from recover_core.filling import fastpath
 from recover_core.filling.base import (
     DEFAULT_K, DEFAULT_SAMPLING, Candidate, Fill, Filled, Filler, MaskInput, Method, at_sentence_start, choose,
-    Sampling, merge_consecutive, rng_for, surface,
+    Sampling, item_ids, merge_consecutive, rng_for, surface,
 )
 from recover_core.spans import GENERIC_LABELS, apply, shift
 
@@ -98,17 +98,18 @@ class MLMFiller(Filler):
 
     @torch.inference_mode()
     def fill(self, items: Sequence[MaskInput], *, method: Method = "top1", k: int = DEFAULT_K,
-             seed: int = 0, keep: Container[str] | None = None, first_id: int = 0,
+             seed: int = 0, keep: Container[str] | None = None, first_id: int | Sequence[int] = 0,
              type_check: cand_rules.TypeCheck | None = None, sampling: Sampling = DEFAULT_SAMPLING,
              one_pass: bool = False) -> list[Filled]:
         """``one_pass``: every mask of a sentence from one forward pass, not left to right
         (vats2024's order): faster by about the number of masks, but a mask no longer sees
         the substitutes chosen before it."""
         items = [merge_consecutive(it) for it in items]
+        item_id = item_ids(first_id, len(items))
         ids, batches = self.plan(items)
         chosen: list[list[tuple[int, list[Candidate], bool]]] = [[] for _ in items]
         for rows in batches:
-            self._fill_batch(rows, items, ids, chosen, method, k, seed, keep, first_id, type_check, sampling,
+            self._fill_batch(rows, items, ids, chosen, method, k, seed, keep, item_id, type_check, sampling,
                              one_pass)
         return [self._decode(it, ch) for it, ch in zip(items, chosen)]
 
@@ -141,7 +142,7 @@ class MLMFiller(Filler):
         order = sorted(range(len(items)), key=lambda i: (len(ids[i]), len(items[i].markers)))
         return ids, [order[b : b + self.batch_size] for b in range(0, len(order), self.batch_size)]
 
-    def _fill_batch(self, rows, items, ids, chosen, method, k, seed, keep, first_id, type_check=None,
+    def _fill_batch(self, rows, items, ids, chosen, method, k, seed, keep, item_id, type_check=None,
                     sampling: Sampling = DEFAULT_SAMPLING, one_pass: bool = False) -> None:
         mask_id = self.tok.mask_token_id
         lens = torch.tensor([len(ids[i]) for i in rows])
@@ -194,12 +195,12 @@ class MLMFiller(Filler):
                     label = items[i].markers[t].label
                     if label in cand_rules.DRAWN_WHEN_NONE:  # a drawn organisation or facility;
                         # the later masks still see the model's own word (one id for a phrase)
-                        cands = [Candidate(cand_rules.fallback_word(label, rng_for(seed, first_id + i, t)), 1.0)]
+                        cands = [Candidate(cand_rules.fallback_word(label, rng_for(seed, item_id[i], t)), 1.0)]
                 else:
                     word_id: dict[str, int] = {}
                     for v in indices[j]:  # BPE may spell one word twice: keep the better-ranked id
                         word_id.setdefault(self.vocab.words[v], v)
-                    pick, fb = choose(cands, method, k, rng_for(seed, first_id + i, t), keep, sampling)
+                    pick, fb = choose(cands, method, k, rng_for(seed, item_id[i], t), keep, sampling)
                     vid = word_id[cands[pick].word]
                 picked.append(vid)
                 chosen[i].append((pick, cands, fb))
