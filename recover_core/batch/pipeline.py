@@ -189,7 +189,7 @@ class Pipeline:
         style = "class" if job.markers == "class" else "mask"
         masked = iter(mask_many([t for _, t, _ in texts if t is not None], self.masker, style)) if self.masker else None
         # prepared: None | ("copy", text, None, line) | ("fill", item index, originals, line)
-        items, prepared = [], []
+        items, lines, prepared = [], [], []  # lines: each item's line number, which seeds its fills
         for line, text, rec in texts:
             if text is None:
                 prepared.append(None)
@@ -221,10 +221,10 @@ class Pipeline:
                     continue
             prepared.append(("fill", len(items), orig, line))
             items.append(item)
+            lines.append(line)
         extra = {"one_pass": True} if job.one_pass else {}  # the MLM filler's own option
         filled = self.filler.fill(items, method=job.method, k=job.k, seed=job.seed, keep=self.keep,
-                                  first_id=[p[3] for p in prepared if p is not None and p[0] == "fill"],
-                                  type_check=self.type_check, sampling=job.sampling,
+                                  first_id=lines, type_check=self.type_check, sampling=job.sampling,
                                   **extra)
         return prepared, filled
 
