@@ -14,8 +14,12 @@ import sys
 import traceback
 from pathlib import Path
 
-import recover_core  # noqa: F401  (sets the offline environment before gradio/transformers load)
-import gradio as gr
+from recover_core import env  # sets the offline environment before gradio/transformers load
+
+# Uploads and outputs live in this process's own folder; folders of dead app processes go.
+if "GRADIO_TEMP_DIR" not in os.environ:
+    os.environ["GRADIO_TEMP_DIR"] = str(env.app_temp_dir())
+import gradio as gr  # noqa: E402
 import numpy as np
 import pandas as pd
 

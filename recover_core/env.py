@@ -80,3 +80,35 @@ def bf16_autocast(requested: bool) -> bool:
               "which is faster here.", file=sys.stderr)
         _BF16_WARNED = True
     return native
+
+
+APP_TEMP_PREFIX = "recover-gradio-"
+
+
+def app_temp_dir(root: Path | None = None) -> Path:
+    """A folder of this process's own for Gradio's uploads and outputs, after removing the
+    folders of earlier app processes that are gone. Gradio's ``delete_cache`` sweeps only
+    the files its own server made, and only while it runs: a server killed mid-request
+    left the user's audio behind for good. A folder per process, named by its pid, can be
+    swept safely at the next start, even with another app running beside it."""
+    import shutil
+    import tempfile
+
+    root = Path(root or tempfile.gettempdir())
+    for old in root.glob(APP_TEMP_PREFIX + "*"):
+        pid = old.name[len(APP_TEMP_PREFIX):]
+        if pid.isdigit() and not _alive(int(pid)):
+            shutil.rmtree(old, ignore_errors=True)
+    mine = root / f"{APP_TEMP_PREFIX}{os.getpid()}"
+    mine.mkdir(mode=0o700, exist_ok=True)
+    return mine
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):  # another user's process, or no such number
+        return True
+    return True

@@ -100,3 +100,27 @@ def test_every_request_ends_by_forgetting(monkeypatch):
     with pytest.raises(Exception):
         app.on_mask("", "entityTagger", 10000, "mask")  # a bad request too
     assert calls == [1, 1]
+
+
+def test_an_app_process_keeps_its_files_apart_and_sweeps_dead_ones(tmp_path):
+    """Gradio's uploads and outputs go to a folder of the app process's own; at start, the
+    folders of app processes that are gone (a server killed mid-request) are removed, and
+    the folders of live ones are left alone."""
+    import os
+    import subprocess
+
+    from recover_core import env
+
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    dead = tmp_path / f"{env.APP_TEMP_PREFIX}{gone.pid}"
+    (dead / "abc").mkdir(parents=True)
+    (dead / "abc" / "private-upload.wav").write_bytes(b"RIFF")
+    alive = tmp_path / f"{env.APP_TEMP_PREFIX}1"  # init, always running
+    alive.mkdir()
+    other = tmp_path / "gradio"  # not ours: never touched
+    other.mkdir()
+    mine = env.app_temp_dir(tmp_path)
+    assert mine == tmp_path / f"{env.APP_TEMP_PREFIX}{os.getpid()}" and mine.is_dir()
+    assert oct(mine.stat().st_mode & 0o777) == "0o700"
+    assert not dead.exists() and alive.is_dir() and other.is_dir()
