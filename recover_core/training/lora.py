@@ -92,6 +92,8 @@ def load_init_adapter(model, cfg, base_name: str) -> None:
     from peft import set_peft_model_state_dict
     from safetensors.torch import load_file
 
+    from recover_core.adapters import load_mlm_head
+
     folder = Path(cfg.init_adapter)
     try:
         meta = json.loads((folder / "artifact.json").read_text())
@@ -109,9 +111,7 @@ def load_init_adapter(model, cfg, base_name: str) -> None:
     missing = [k for k in result.missing_keys if "lora_" in k]
     if missing:
         raise RecoverError(f"--init-adapter {folder}: no weights for {len(missing)} LoRA matrices ({missing[0]}).")
-    _, unexpected = model.get_base_model().load_state_dict(load_file(str(folder / "head.safetensors")), strict=False)
-    if unexpected:
-        raise RecoverError(f"--init-adapter {folder}: head weights do not fit the base model ({unexpected[0]}).")
+    load_mlm_head(model, folder)
 
 
 def prepare_causal(model, cfg):
