@@ -36,8 +36,8 @@ def cmd_finetune_mlm(args) -> None:
         lora_r=args.lora_r, lora_alpha=args.lora_alpha, lora_targets=_targets(args.lora_targets),
         steps=args.steps, minutes=args.minutes, batch_size=args.batch_size, lr=args.lr,
         warmup_steps=args.warmup_steps, max_length=args.max_length, bf16=args.bf16, seed=args.seed, resume=args.resume,
-        eval_every=args.eval_every, eval_items=args.eval_items, save_every=args.save_every, threads=args.threads,
-        quiet=args.quiet, command=command_line())
+        eval_every=args.eval_every, eval_items=args.eval_items, eval_seed=args.eval_seed, save_every=args.save_every,
+        threads=args.threads, quiet=args.quiet, command=command_line())
     mlm.finetune_mlm(cfg)
 
 
@@ -130,6 +130,8 @@ def add_parser(sub) -> None:
     io.add_argument("--save-every", type=_positive, default=200, help="steps between checkpoints")
     io.add_argument("--eval-every", type=int, default=500, help="steps between held-out evaluations (0: none)")
     io.add_argument("--eval-items", type=_positive, default=1000, help="held-out masked words per evaluation")
+    io.add_argument("--eval-seed", type=int, default=0,
+                    help="which held-out words are masked (apart from --seed, so runs compare)")
     io.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(fn=cmd_finetune_mlm)
 

@@ -49,6 +49,9 @@ class FinetuneConfig:
     resume: bool = False
     eval_every: int = 500  # steps; 0 = only before and after
     eval_items: int = 1000
+    # Which held-out words are masked: its own seed, so that runs trained with other seeds
+    # (a continued run must not repeat the first run's batches) are scored on the same items.
+    eval_seed: int = 0
     save_every: int = 200  # steps between checkpoints
     threads: int | None = None
     quiet: bool = False

@@ -113,14 +113,14 @@ def finetune_mlm(cfg: FinetuneConfig) -> Path:
         state["resumed_with"] = state.get("resumed_with", []) + [cfg.command]
         log.say(f"resumed from round {state['round']}, step {state['step']}")
     else:
-        state["eval_before"] = evaluate_mlm(model, held, cfg.eval_items, cfg.seed, tokenizer=tok)
+        state["eval_before"] = evaluate_mlm(model, held, cfg.eval_items, cfg.eval_seed, tokenizer=tok)
         log.write({"round": 1, "step": 0, "eval": state["eval_before"]})
         log.say("held-out before training:\n" + format_eval(state["eval_before"]))
     budget = cfg.minutes * 60 / cfg.rounds if cfg.minutes else None  # seconds per round
     filler_model = cfg.model
 
     def evaluate():
-        r = evaluate_mlm(model, held, cfg.eval_items, cfg.seed, tokenizer=tok)
+        r = evaluate_mlm(model, held, cfg.eval_items, cfg.eval_seed, tokenizer=tok)
         return "eval", r, f"held-out top-1 {100 * r['top1']:.1f}%, top-10 {100 * r['top10']:.1f}%"
 
     while state["round"] <= cfg.rounds:
@@ -156,7 +156,7 @@ def finetune_mlm(cfg: FinetuneConfig) -> Path:
 
 
 def _finish(cfg: FinetuneConfig, model, tok, base_name: str, held: list[str], state: dict, log: RunLog) -> Path:
-    after = evaluate_mlm(model, held, cfg.eval_items, cfg.seed, tokenizer=tok)
+    after = evaluate_mlm(model, held, cfg.eval_items, cfg.eval_seed, tokenizer=tok)
     log.write({"round": cfg.rounds, "step": "final", "eval": after})
     stats = run_stats(state)
     card = mlm_card(cfg, base_name, state, after, stats)
