@@ -321,24 +321,51 @@ def consistent(filled: Filled, originals: Sequence[str], pseudonyms: Pseudonyms)
         return filled
     pseudonyms.reserve([w for o in originals for w in o.split()])
     pieces, at, fills = [], 0, []
-    for f, original in zip(filled.fills, originals):
+    for f, original, label in zip(filled.fills, originals, agreed_labels(filled.fills, originals)):
         prefer = [f.word] + [c.word for c in f.candidates if c.word != f.word]
-        if f.label == "PERSON":
+        if label == "PERSON":
             before = [bare(w) for w in filled.text[: f.start].split()[-2:]]
             # "Sister Mary" is a title; "his sister Mary" is a relation, and Mary a first name
             title_before = bool(before) and before[-1].rstrip(".") in TITLES and (
                 len(before) < 2 or before[0] not in POSSESSIVES)
             word = " ".join(pseudonyms.person(original.split(), prefer, title_before))
         else:
-            word = pseudonyms.other(original, f.label, prefer)
+            word = pseudonyms.other(original, label, prefer)
             word = word[:1].upper() + word[1:] if f.word[:1].isupper() else word  # a sentence start
         pieces.append(filled.text[at: f.start])
         start = sum(len(p) for p in pieces)
         pieces.append(word)
-        fills.append(Fill(start, start + len(word), f.label, word, f.candidates, f.fallback))
+        fills.append(Fill(start, start + len(word), label, word, f.candidates, f.fallback))
         at = f.end
     pieces.append(filled.text[at:])
     return Filled("".join(pieces), fills, filled.fallback)
+
+
+def agreed_labels(fills: Sequence[Fill], originals: Sequence[str]) -> list[str]:
+    """One entity label per original within a text, for fills paired with their originals.
+
+    A tagger may read one word two ways in one text ("Peter wrote to Marcus from Rome, and
+    Marcus answered": GPE, then PERSON). Its substitute is one word for both, so it must
+    be of one type: the label given most often; on a tie PERSON where every word of the
+    original is a census name, else the first one given. Generic and NUMBER masks keep theirs."""
+    entity = [f.label not in GENERIC_LABELS and f.label != "NUMBER" for f in fills]
+    votes: dict[tuple[str, ...], dict[str, int]] = {}
+    for f, o, e in zip(fills, originals, entity):
+        if e:
+            counts = votes.setdefault(_words(o), {})
+            counts[f.label] = counts.get(f.label, 0) + 1
+    names = lexicons.first_names() | lexicons.last_names()
+    agreed = {}
+    for key, counts in votes.items():
+        top = max(counts.values())
+        tied = [lab for lab, n in counts.items() if n == top]  # in order of first appearance
+        person = "PERSON" in tied and bool(key) and all(w in names for w in key)
+        agreed[key] = "PERSON" if person else tied[0]
+    return [agreed.get(_words(o), f.label) if e else f.label for f, o, e in zip(fills, originals, entity)]
+
+
+def _words(original: str) -> tuple[str, ...]:
+    return tuple(w for w in (bare(t).removesuffix("'s") for t in original.split()) if w)
 
 
 # --- a mapping kept across runs (--mapping FILE) ------------------------------------------

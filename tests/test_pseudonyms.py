@@ -13,7 +13,9 @@ from pathlib import Path
 import pytest
 
 from recover_core.filling.base import Candidate, Fill, Filled
-from recover_core.pseudonyms import Pseudonyms, _pool_sets, consistent, genders, place_kind, sound
+from recover_core import lexicons
+from recover_core.filling.candidates import acceptable
+from recover_core.pseudonyms import Pseudonyms, _pool_sets, agreed_labels, consistent, genders, place_kind, sound
 from recover_core.quality import originals_per_fill
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -50,6 +52,24 @@ def test_a_title_takes_a_surname_and_a_place_keeps_its_kind():
     surname, a, b = (x.word for x in g.fills)
     assert surname.lower() in _pool_sets()["last"] and surname != "Okafor"  # a surname after "Dr."
     assert place_kind(a) == place_kind(b) == "country" and a != b and {a, b}.isdisjoint({"France", "Italy"})
+
+
+def test_one_original_read_two_ways_gets_one_substitute_of_one_type():
+    """fill_quality's multi set: spaCy read "Marcus" as a place, then as a person, in one
+    sentence, and the place substitute chosen first ("Jerusalem") went to the person too."""
+    f, _ = filled_as("Peter wrote to {} from Rome, and {} answered from {}.", ["Jerusalem", "Alice", "London"],
+                     ["GPE", "PERSON", "GPE"], [["Jerusalem", "Boston"], ["Alice", "Mark"], ["London", "Paris"]])
+    g = consistent(f, ["Marcus", "Marcus", "Athens"], Pseudonyms(0))
+    a, b, c = g.fills
+    assert a.word == b.word and a.label == b.label == "PERSON" and genders()[a.word.lower()] == "m"
+    assert c.label == "GPE" and place_kind(c.word) == "city"
+    # the label given most often wins; a tie goes to the first one given unless the lists name a person
+    assert agreed_labels(f.fills, ["Ohio", "Ohio", "Ohio"]) == ["GPE", "GPE", "GPE"]
+    assert agreed_labels(f.fills, ["Delhi", "Delhi", "Athens"]) == ["GPE", "GPE", "GPE"]
+
+    # nor is a person's substitute a nationality, which reads as one ("German", "Irish")
+    assert not any(n in lexicons.nationalities() for pool in _pool_sets().values() for n in pool)
+    assert not acceptable("German", "PERSON") and acceptable("Gerald", "PERSON")
 
 
 def test_originals_are_never_substitutes():

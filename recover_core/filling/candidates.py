@@ -53,8 +53,9 @@ def acceptable(word: str, label: str) -> bool:
     low = word.lower()
     if low in lexicons.FUNCTION_WORDS:
         return False
-    if label == "PERSON":  # a name that is also a well-known place ("Lincoln") reads as the place
-        return low in _person_words() and not lexicons.reads_as_place(low)
+    if label == "PERSON":  # a name that is also a well-known place ("Lincoln") reads as the place,
+        # and one that is a nationality ("German") as a group
+        return low in _person_words() and not lexicons.reads_as_place(low) and low not in lexicons.nationalities()
     if label == "LOC" and low in lexicons.regions():  # a continent or a sea for "Middle East"
         return True
     if label in PLACE_LABELS:
