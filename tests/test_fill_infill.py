@@ -105,3 +105,24 @@ def test_scoring_in_chunks_equals_scoring_at_once(tiny_llama, monkeypatch, budge
     assert batches == [step] * (len(words) // step) + ([len(words) % step] if len(words) % step else [])
     torch.testing.assert_close(got, want, rtol=0, atol=1e-5)
     assert got.argsort().tolist() == want.argsort().tolist()
+
+
+def test_the_prompt_pass_on_the_cached_instruction_equals_the_whole_prompt(infill):
+    """The fill-in-the-blank prompt runs on the sentence only, after the instruction's
+    key/value cache (computed once per label): the next-token scores are the whole
+    prompt's, so the proposed first tokens are the same."""
+    import copy
+
+    import torch
+
+    context = "Maria flew from ___ to Lagos last week to meet Chidi, who works for Shell."
+    for label in ("GPE", "PERSON", "MASK"):
+        ids = infill._prompt_ids(label, context)
+        head, past = infill._prompt_head(label)
+        assert 20 < len(head) < len(ids) and ids[: len(head)] == list(head)
+        with torch.inference_mode():
+            whole = infill.model(input_ids=torch.tensor([ids])).logits[0, -1]
+            cached = infill.model(input_ids=torch.tensor([ids[len(head):]]), past_key_values=copy.deepcopy(past),
+                                  logits_to_keep=1).logits[0, -1]
+        assert torch.allclose(whole, cached, atol=1e-3, rtol=1e-3)
+        assert whole.topk(32).indices.tolist() == cached.topk(32).indices.tolist()

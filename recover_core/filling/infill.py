@@ -99,7 +99,7 @@ class InfillFiller(Filler):
         spaced = not number and (left.endswith(" ") or not left)
         sep = " " if spaced else ""
         prefix = [self._doc] + self.tok(left if number else left.rstrip(" "), add_special_tokens=False)["input_ids"]
-        out = self.model(input_ids=torch.tensor([prefix]), use_cache=True)
+        out = self.model(input_ids=torch.tensor([prefix]), use_cache=True, logits_to_keep=1)
         logp0 = out.logits[0, -1].float().log_softmax(-1)  # [V]
         past = out.past_key_values
 
@@ -121,11 +121,14 @@ class InfillFiller(Filler):
     def _prompt_firsts(self, context: str, label: str, sep: str, allowed: torch.Tensor) -> list[int]:
         """First tokens of the instruction model's answer to 'fill in the blank': unlike the
         left context, the prompt shows the whole sentence ('The ___ was too hot to drink')."""
-        msg = (f"Fill in the blank with {HINTS.get(label, 'one word')}. Reply with that word only.\n"
-               f"Sentence: {context}")
-        ids = self.tok.apply_chat_template([{"role": "user", "content": msg}], add_generation_prompt=True,
-                                           tokenize=True, return_dict=True)["input_ids"]
-        logits = self.model(input_ids=torch.tensor([ids])).logits[0, -1]
+        ids = self._prompt_ids(label, context)
+        head, past = self._prompt_head(label)
+        if ids[: len(head)] == list(head) and len(ids) > len(head):  # the instruction's cache, then the sentence
+            out = self.model(input_ids=torch.tensor([ids[len(head):]]), past_key_values=copy.deepcopy(past),
+                             logits_to_keep=1)
+        else:
+            out = self.model(input_ids=torch.tensor([ids]), logits_to_keep=1)
+        logits = out.logits[0, -1]
         out = []
         for i in logits.topk(self.n_first).indices.tolist():
             answer = self.tok.decode([i]).strip()
@@ -135,6 +138,24 @@ class InfillFiller(Filler):
             for form in forms:  # the same word as it would start inside the sentence
                 out.append(self.tok(sep + form, add_special_tokens=False)["input_ids"][0])
         return out
+
+    def _prompt_ids(self, label: str, context: str) -> list[int]:
+        msg = (f"Fill in the blank with {HINTS.get(label, 'one word')}. Reply with that word only.\n"
+               f"Sentence: {context}")
+        return self.tok.apply_chat_template([{"role": "user", "content": msg}], add_generation_prompt=True,
+                                            tokenize=True, return_dict=True)["input_ids"]
+
+    @functools.lru_cache(maxsize=16)
+    def _prompt_head(self, label: str) -> tuple[tuple[int, ...], object]:
+        """The prompt's tokens before the sentence (system text and instruction: about 40 of
+        a prompt's 90), and their key/value cache, computed once per label: every mask's
+        prompt pass then runs on the sentence only. The head is where the token ids of two
+        different sentences part, so it never splits a token."""
+        a, b = self._prompt_ids(label, "A"), self._prompt_ids(label, "Z")
+        n = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+        head = tuple(a[:n])
+        with torch.inference_mode():
+            return head, self.model(input_ids=torch.tensor([head]), use_cache=True, logits_to_keep=1).past_key_values
 
     def _extend(self, firsts: list[int], past, label: str) -> list[str]:
         """Grow each first token into a word, greedily, while the model continues the word.
