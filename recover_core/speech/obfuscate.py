@@ -259,14 +259,10 @@ class SpeechObfuscator:
             voice = voices.closest(f0) if s.voice == "auto" else s.voice
         cuts = [splice.Cut(int(e.start * rate), int(e.end * rate), self._insert(e, x, rate, voice))
                 for e in plan.entities]
-        out, placed = splice.replace(x, rate, cuts)
-        fade = int(splice.FADE_S * rate)
-        floor = splice.audible_step(out)
-        for e, (a, b) in zip(plan.entities, placed):
+        out, placed, clicks = splice.replace_click_free(x, rate, cuts)
+        for e, (a, b), c in zip(plan.entities, placed, clicks):
             e.out_start, e.out_end = a / rate, b / rate
-            # A replacement that starts the file (or ends it) has no seam there.
-            e.clicks = (splice.click_ratio(out, rate, a + fade // 2, floor) if a > fade else 0.0,
-                        splice.click_ratio(out, rate, b - fade // 2, floor) if b < len(out) - fade else 0.0)
+            e.clicks = c
             e.click_free = max(e.clicks) <= splice.CLICK_RATIO
         result = Result(plan, out, rate, s.mode, voice, f0, self._intended(words, plan.entities))
         result.seconds["render"] = time.perf_counter() - t0
@@ -347,3 +343,4 @@ class SpeechObfuscator:
         if r.confidence is not None and r.confidence < s.review_below:
             r.reasons.append(f"confidence {r.confidence:.2f} is under {s.review_below:.2f}")
         r.needs_review = bool(r.reasons)
+
