@@ -129,17 +129,18 @@ class RunMapping:
 
         self.job = job
         self.path = Path(job.mapping) if job.mapping else mapping_path(job.output)
-        self.pseudonyms = pseudonyms.Pseudonyms(job.seed, pseudonyms.load_mapping(self.path))
-        self.saved = -1  # entries on disk; -1: the file is not written yet
+        self.pseudonyms = pseudonyms.load_pseudonyms(self.path, job.seed)
+        self.saved = -1  # entries and originals on disk; -1: the file is not written yet
 
     def finish(self, res: ChunkResult) -> ChunkResult:
         from recover_core import pseudonyms
 
         res = finish(self.job, res, self.pseudonyms)
-        # Entries are only ever added: a chunk that added none need not rewrite the file
-        if len(self.pseudonyms.mapping) != self.saved:
-            pseudonyms.save_mapping(self.path, self.pseudonyms.mapping)
-            self.saved = len(self.pseudonyms.mapping)
+        # Entries and originals are only ever added: a chunk that added none need not rewrite the file
+        size = len(self.pseudonyms.mapping) + len(self.pseudonyms.originals)
+        if size != self.saved:
+            pseudonyms.save_mapping(self.path, self.pseudonyms)
+            self.saved = size
         return res
 
     def info(self) -> dict:

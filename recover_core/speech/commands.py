@@ -68,7 +68,7 @@ def cmd_obfuscate_audio(args) -> None:
     from recover_core.asr import audio
     from recover_core.asr.commands import expand_inputs
     from recover_core.speech.obfuscate import SpeechObfuscator
-    from recover_core.pseudonyms import Pseudonyms, load_mapping, save_mapping
+    from recover_core.pseudonyms import Pseudonyms, load_pseudonyms, save_mapping
 
     settings = _settings(args)
     paths = expand_inputs(args.audio)
@@ -101,7 +101,7 @@ def cmd_obfuscate_audio(args) -> None:
     todo = [p for p in paths if str(p) not in done]
     ob = SpeechObfuscator(settings)
     # --mapping: the substitutes of earlier runs (mode 600), saved after each file
-    pseudonyms = Pseudonyms(settings.seed, load_mapping(args.mapping) if args.mapping else None) \
+    pseudonyms = (load_pseudonyms(args.mapping, settings.seed) if args.mapping else Pseudonyms(settings.seed)) \
         if args.consistent or args.mapping else None
     bad = flagged = 0
     seconds = work = 0.0
@@ -118,7 +118,7 @@ def cmd_obfuscate_audio(args) -> None:
             continue
         result = ob.run(clip, pseudonyms)
         if args.mapping:
-            save_mapping(args.mapping, pseudonyms.mapping)
+            save_mapping(args.mapping, pseudonyms)
         target = out_dir / (p.stem + ".wav")
         _write_wav(target, result.samples, result.rate)
         record = {"path": str(p), "output": target.name, "seconds": round(clip.seconds, 3), "rate": result.rate,
