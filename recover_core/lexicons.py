@@ -386,9 +386,9 @@ def drawn_first_names() -> tuple[str, ...]:
     """The first names drawn where a name must be made up: the 2,000 commonest census first
     names (both lists, by share of people) that are not on the NGSL keep-list ("will",
     "june") nor read as places ("Georgia": ``reads_as_place``) or groups ("German"), most
-    common first. Rare
-    census names sound invented. Not ``everyday``: "Grace" and "Rose" are names a listener
-    hears as names (the speech bench's substitute-heard rate fell when they went)."""
+    common first. Rare census names sound invented. Not ``everyday``: "Grace" and "Rose"
+    are names a listener hears as names (the speech bench's substitute-heard rate fell when
+    they went)."""
     skip = allow_list()
     ranked = sorted(census("dist.male.first") + census("dist.female.first"), key=lambda p: -p[1])
     groups = nationalities()  # "German", "Irish": read as a group, not a person

@@ -354,14 +354,17 @@ def agreed_labels(fills: Sequence[Fill], originals: Sequence[str]) -> list[str]:
         if e:
             counts = votes.setdefault(_words(o), {})
             counts[f.label] = counts.get(f.label, 0) + 1
-    names = lexicons.first_names() | lexicons.last_names()
     agreed = {}
     for key, counts in votes.items():
         top = max(counts.values())
         tied = [lab for lab, n in counts.items() if n == top]  # in order of first appearance
-        person = "PERSON" in tied and bool(key) and all(w in names for w in key)
+        person = "PERSON" in tied and bool(key) and all(_census_name(w) for w in key)
         agreed[key] = "PERSON" if person else tied[0]
     return [agreed.get(_words(o), f.label) if e else f.label for f, o, e in zip(fills, originals, entity)]
+
+
+def _census_name(word: str) -> bool:
+    return word in lexicons.first_names() or word in lexicons.last_names()
 
 
 def _words(original: str) -> tuple[str, ...]:

@@ -343,4 +343,3 @@ class SpeechObfuscator:
         if r.confidence is not None and r.confidence < s.review_below:
             r.reasons.append(f"confidence {r.confidence:.2f} is under {s.review_below:.2f}")
         r.needs_review = bool(r.reasons)
-

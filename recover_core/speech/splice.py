@@ -5,7 +5,7 @@ matched by RMS over the loud frames of the neighbouring words (a second either s
 the whole file (preiss2023's pydub gain match is whole-file). Every seam is a raised-cosine
 crossfade of ``FADE_S``: a cut at a zero crossing still clicks, a crossfade does not.
 Where a seam of a recording still measures as a click, the recording is spliced again with
-the longer crossfades of ``FADES`` (``SpeechObfuscator.render``).
+the longer crossfades of ``FADES`` (``replace_click_free``).
 """
 from __future__ import annotations
 
@@ -96,8 +96,8 @@ def replace(x: np.ndarray, rate: int, cuts: list[Cut],
             fade_s: float = FADE_S) -> tuple[np.ndarray, list[tuple[int, int]]]:
     """The audio with every cut replaced, and where each insert lies in the output.
 
-    At each seam the outgoing side fades out while the incoming fades in, over ``FADE_S``
-    (overlap-add; ``fade_s`` long), so no sample jumps. Two cuts back to back ("Danny Eliot", the names'
+    At each seam the outgoing side fades out while the incoming fades in, over ``fade_s``
+    (overlap-add), so no sample jumps. Two cuts back to back ("Danny Eliot", the names'
     spans touching) are crossfaded insert to insert: a bridge of the original between them
     would be a few milliseconds of the second name, and a burst between two quiet edges.
     There the two inserts share their seam, and each one's place ends or starts at its middle."""
@@ -147,7 +147,8 @@ def replace(x: np.ndarray, rate: int, cuts: list[Cut],
 
 
 def replace_click_free(x: np.ndarray, rate: int, cuts: list[Cut],
-                       fades: tuple[float, ...] | None = None) -> tuple[np.ndarray, list[tuple[int, int]], list]:
+                       fades: tuple[float, ...] | None = None
+                       ) -> tuple[np.ndarray, list[tuple[int, int]], list[tuple[float, float]]]:
     """``replace`` with the shortest crossfade of ``fades`` (default ``FADES``) at which every
     seam is click-free, else the one whose worst seam is mildest; with each insert's
     (entry, exit) click ratio. A seam next to a sharp onset of speech can measure as a
@@ -186,8 +187,8 @@ def click_ratio(x: np.ndarray, rate: int, at: int, floor: float = 0.0, fade_s: f
 
     A click is a discontinuity: broadband energy packed into a sample or two, which shows
     as a spike in the first difference (a high-pass filter). The ratio is the largest
-    |x[i+1] - x[i]| within one crossfade (``fade_s``) of ``at``, over the 99th percentile of the same
-    over the 20 ms either side (the seam left out), or over ``floor`` where that is larger
+    |x[i+1] - x[i]| within one crossfade (``fade_s``) of ``at``, over the 99th percentile of
+    the same over the 20 ms either side (the seam left out), or over ``floor`` where that is larger
     (near silence, a ratio of two tiny steps says nothing: ``audible_step``). A hard cut
     through a voiced sound gives 10 or more; a crossfaded seam stays near 1. ``CLICK_RATIO``
     is the line."""
