@@ -165,6 +165,25 @@ def test_valid_generations_become_candidates(monkeypatch, trained, tiny_llama):
     assert out.fills[0].candidates[0].score == pytest.approx(1.0)
 
 
+def test_the_prompt_is_encoded_once_for_all_beams(monkeypatch, trained, tiny_llama):
+    """generate repeats the prompt once per beam before its first pass; the filler encodes
+    it once and copies the cache. The beams are the same as without that cache."""
+    import torch
+
+    f = InstructFiller(str(trained / "adapter"), beams=4, fallback_model=tiny_llama)
+    text = "The [MASK] sat on the mat with a [MASK] all day."
+    rows, forward = [], f.model.forward
+    monkeypatch.setattr(f.model, "forward",
+                        lambda *a, **kw: rows.append(tuple(kw["input_ids"].shape)) or forward(*a, **kw))
+    once = f._generate(text, 4)
+    n_prompt = len(f.tok(prompt(text), add_special_tokens=False)["input_ids"])
+    assert rows[0] == (1, n_prompt - 1) and all(r[1] == 1 for r in rows[1:])  # no pass of 4 rows x the prompt
+    monkeypatch.setattr(f, "_prompt_cache", lambda ids, n: None)  # as generate does it alone
+    each = f._generate(text, 4)
+    assert [t for t, _ in once] == [t for t, _ in each]
+    assert torch.allclose(torch.tensor([s for _, s in once]), torch.tensor([s for _, s in each]), atol=1e-4)
+
+
 def test_the_registry_and_cli_know_the_instruct_filler(trained, tmp_path):
     from recover_core.cli import main
 
