@@ -139,7 +139,8 @@ class InstructFiller(Filler):
         out = self.model.generate(
             **ids, past_key_values=self._prompt_cache(ids["input_ids"], n), max_new_tokens=budget, num_beams=n,
             num_return_sequences=n, do_sample=False, early_stopping=True, output_scores=True,
-            return_dict_in_generate=True, eos_token_id=self._stop_ids(), pad_token_id=self.tok.pad_token_id or self.tok.eos_token_id,
+            return_dict_in_generate=True, eos_token_id=self._stop_ids(),
+            pad_token_id=self.tok.pad_token_id or self.tok.eos_token_id,
             length_penalty=0.0)  # sum of log-probs: beams of different length compare fairly
         texts = self.tok.batch_decode(out.sequences[:, n_in:], skip_special_tokens=True)
         scores = out.sequences_scores.tolist() if out.sequences_scores is not None else [0.0] * len(texts)
