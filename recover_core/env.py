@@ -90,7 +90,10 @@ def app_temp_dir(root: Path | None = None) -> Path:
     folders of earlier app processes that are gone. Gradio's ``delete_cache`` sweeps only
     the files its own server made, and only while it runs: a server killed mid-request
     left the user's audio behind for good. A folder per process, named by its pid, can be
-    swept safely at the next start, even with another app running beside it."""
+    swept safely at the next start, even with another app running beside it. An app that
+    exits normally (Ctrl-C) removes its own folder as it goes: until the next start it would
+    hold the last outputs, which are the user's own speech outside the names."""
+    import atexit
     import shutil
     import tempfile
 
@@ -101,6 +104,7 @@ def app_temp_dir(root: Path | None = None) -> Path:
             shutil.rmtree(old, ignore_errors=True)
     mine = root / f"{APP_TEMP_PREFIX}{os.getpid()}"
     mine.mkdir(mode=0o700, exist_ok=True)
+    atexit.register(shutil.rmtree, mine, True)
     return mine
 
 

@@ -124,3 +124,20 @@ def test_an_app_process_keeps_its_files_apart_and_sweeps_dead_ones(tmp_path):
     assert mine == tmp_path / f"{env.APP_TEMP_PREFIX}{os.getpid()}" and mine.is_dir()
     assert oct(mine.stat().st_mode & 0o777) == "0o700"
     assert not dead.exists() and alive.is_dir() and other.is_dir()
+
+
+def test_an_app_process_that_exits_removes_its_own_folder(tmp_path):
+    """The last outputs (the user's speech outside the names) are gone at a normal exit,
+    not left for the next start to sweep."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from recover_core import env
+
+    code = ("import sys; from pathlib import Path; from recover_core import env; "
+            "d = env.app_temp_dir(Path(sys.argv[1])); (d / 'out.wav').write_bytes(b'RIFF'); print(d)")
+    out = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, check=True,
+                         cwd=Path(__file__).resolve().parent.parent)
+    folder = Path(out.stdout.strip())
+    assert folder.parent == tmp_path and folder.name.startswith(env.APP_TEMP_PREFIX) and not folder.exists()
