@@ -176,7 +176,12 @@ def titles(res, e) -> set[int]:
     return {i for i in range(e.first, e.last) if bare(res.plan.transcript.words[i].word).rstrip(".") in TITLES}
 
 
-def run_set(ob, folder: Path, items: list[dict], mode: str, dump: Path | None = None) -> dict:
+def run_set(ob, folder: Path, items: list[dict], mode: str, dump: Path | None = None,
+            unseen_voice: bool = False) -> dict:
+    """``unseen_voice``: auto may not pick the voice that spoke the utterance, as for a real
+    speaker, whose voice is none of ours (without it, auto often picks the speaker's own)."""
+    import dataclasses
+
     from tqdm import tqdm
 
     from recover_core.asr import audio, wer
@@ -184,8 +189,11 @@ def run_set(ob, folder: Path, items: list[dict], mode: str, dump: Path | None = 
     found = exact = total = precise = n_found = leaks = heard = n_subs = flagged = 0
     seams = clean = 0
     confidences, second_wers, asr_acc, rtfs = [], [], [], []
-    outside_words = before_errors = after_errors = 0
+    outside_words = before_errors = after_errors = own_voice = 0
+    base = ob.settings
     for it in tqdm(items, desc=f"speech obfuscation ({mode})", unit="utt"):
+        if unseen_voice:
+            ob.settings = dataclasses.replace(base, exclude_voices=(it["voice"],))
         clip = audio.load(folder / f"{it['id']}.flac", keep_native=True)
         t0 = time.perf_counter()
         res = ob.run(clip)
@@ -219,6 +227,7 @@ def run_set(ob, folder: Path, items: list[dict], mode: str, dump: Path | None = 
         seams += 2 * len(res.entities)
         clean += sum(2 if e.click_free else 1 if min(e.clicks) <= 2 else 0 for e in res.entities)
         flagged += res.needs_review
+        own_voice += res.voice == it["voice"]
         if res.confidence is not None:
             confidences.append(res.confidence)
             second_wers.append(1 - res.confidence)
@@ -235,6 +244,7 @@ def run_set(ob, folder: Path, items: list[dict], mode: str, dump: Path | None = 
                                     "intended": res.intended, "second": res.second.text if res.second else None,
                                     "entities": [e.public(True) for e in res.entities], "reasons": res.reasons,
                                     "voice_used": res.voice}) + "\n")
+    ob.settings = base
     w_before, w_after = 100 * before_errors / outside_words, 100 * after_errors / outside_words
     return {"name_recall": found / total, "name_precision": precise / max(n_found, 1),
             "ne_exact_match_correct": exact, "ne_exact_match_total": total, "leak_rate": leaks / len(items),
@@ -245,6 +255,7 @@ def run_set(ob, folder: Path, items: list[dict], mode: str, dump: Path | None = 
             "avg_second_pass_wer": statistics.mean(second_wers) if second_wers else None,
             "avg_asr": statistics.mean(asr_acc), "needs_review_share": flagged / len(items),
             "click_free_seam_share": clean / seams if seams else None, "rtf_mean": statistics.mean(rtfs),
+            "own_voice_share": own_voice / len(items) if mode == "substitute" else None,
             "utterances": len(items), "audio_minutes": None}
 
 
@@ -362,6 +373,8 @@ def main() -> None:
     ap.add_argument("--output", type=Path, default=OUT)
     ap.add_argument("--dump", type=Path, default=None, help="per-utterance JSONL, for reading failures")
     ap.add_argument("--only-substitute", action="store_true", help="skip 10 s RTF, boundaries, real, bleep")
+    ap.add_argument("--unseen-voice", action="store_true",
+                    help="also substitute with the speaker's own voice never chosen (method 'substitute-unseen-voice')")
     args = ap.parse_args()
     import torch
 
@@ -373,9 +386,13 @@ def main() -> None:
     rec = Recognizer()
     sub = SpeechObfuscator(Settings(mode="substitute"), rec)
     results = {"substitute": run_set(sub, folder, items, "substitute", args.dump)}
+    if args.unseen_voice:
+        results["substitute-unseen-voice"] = run_set(sub, folder, items, "substitute", None, unseen_voice=True)
     if args.only_substitute:
-        for k, v in results["substitute"].items():
-            print(f"{k:36s} {v}")
+        for mode, d in results.items():
+            print(f"[{mode}]")
+            for k, v in d.items():
+                print(f"{k:36s} {v}")
         return
     results["substitute"]["rtf_10s"] = rtf_10s(sub, folder, items)
     results["substitute"] |= boundary_errors(rec, args.boundaries)

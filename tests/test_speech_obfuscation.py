@@ -3,6 +3,7 @@ end: names found and replaced, the second pass no longer hears them, each mode's
 splice continuity, and the awkward inputs a user sends."""
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import numpy as np
@@ -228,6 +229,19 @@ def test_bad_settings_get_a_message():
         Settings(mode="whistle").check()
     with pytest.raises(RecoverError, match="voice"):
         Settings(voice="darth").check()
+    with pytest.raises(RecoverError, match="voice"):
+        Settings(exclude_voices=("darth",)).check()
+
+
+def test_auto_never_picks_an_excluded_voice(obfuscators, clip):
+    sub = obfuscators["substitute"]
+    plan = sub.find(clip)
+    chosen = sub.render(clip, plan).voice  # piper's joe spoke the clip: auto picks it back
+    other = SpeechObfuscator(dataclasses.replace(sub.settings, exclude_voices=(chosen,)), sub.recognizer)
+    assert other.render(clip, plan).voice not in (None, chosen)
+    everyone = SpeechObfuscator(dataclasses.replace(sub.settings, exclude_voices=tuple(voices.VOICES)), sub.recognizer)
+    with pytest.raises(RecoverError, match="excluded"):
+        everyone.render(clip, plan)
 
 
 @pytest.mark.parametrize("text, names", [

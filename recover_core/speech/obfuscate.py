@@ -48,6 +48,7 @@ class Settings:
     k: int = 50  # candidates the filler offers; the name rules filter them
     mode: str = "substitute"
     voice: str = "auto"  # or one of voices.VOICES: auto picks the closest in pitch
+    exclude_voices: tuple[str, ...] = ()  # voices auto never picks (the bench: the speaker's own)
     seed: int = 0
     review_below: float = 0.8  # confidence (1 - WER of the second pass) under this: review
     unsure_below: float = 0.5  # a private word the recognizer heard with less probability: review
@@ -58,6 +59,8 @@ class Settings:
         validation.check_choice("mode", self.mode, list(MODES))
         if self.voice != "auto":
             voices.check_voice(self.voice)
+        for v in self.exclude_voices:
+            voices.check_voice(v)
         if not 0.0 <= self.review_below <= 1.0:
             raise RecoverError("The review threshold is a confidence between 0 and 1.")
         return self
@@ -256,7 +259,7 @@ class SpeechObfuscator:
         f0 = voice = None
         if s.mode == "substitute":
             f0 = voices.median_f0(clip.samples, SAMPLE_RATE)
-            voice = voices.closest(f0) if s.voice == "auto" else s.voice
+            voice = voices.closest(f0, self._auto_voices()) if s.voice == "auto" else s.voice
         cuts = [splice.Cut(int(e.start * rate), int(e.end * rate), self._insert(e, x, rate, voice))
                 for e in plan.entities]
         out, placed, clicks = splice.replace_click_free(x, rate, cuts)
@@ -280,6 +283,15 @@ class SpeechObfuscator:
         result = self.render(clip, plan)
         result.seconds["find"] = found
         return result
+
+    def _auto_voices(self) -> list[str] | None:
+        """The voices auto chooses among: every one that works here, less those excluded."""
+        if not self.settings.exclude_voices:
+            return None
+        left = [v for v in voices.available() if v not in self.settings.exclude_voices]
+        if not left:
+            raise RecoverError(f"Every voice that works here is excluded ({', '.join(self.settings.exclude_voices)}).")
+        return left
 
     def _insert(self, e: Entity, x: np.ndarray, rate: int, voice: str | None) -> np.ndarray:
         s, t = int(e.start * rate), int(e.end * rate)
