@@ -449,7 +449,7 @@ def build_demo() -> gr.Blocks:
                                                          show_legend=True, combine_adjacent=False)]
             gr.Markdown(
                 "## Obfuscate speech (preiss2023)\nFind the names in an utterance, replace each with a substitute "
-                "spoken by the offline voice closest to the speaker's pitch (or a bleep, or silence), spliced in "
+                "spoken by the clearest offline voice in the speaker's pitch range (or a bleep, or silence), spliced in "
                 "with matched loudness and crossfades; then a second recognition pass checks the result. "
                 "Voice cloning needs hub weights (in a Space: Coqui XTTS-v2 or YourTTS), so offline the voice is "
                 "not the speaker's. Your audio is deleted when the request ends; the clip stays in this session's "
@@ -466,7 +466,7 @@ def build_demo() -> gr.Blocks:
                     s_filler = gr.Dropdown(speech_demo_choices("FILLERS"), value="mlm", label="Filler (substitutes)")
                     s_mode = gr.Radio(["substitute", "bleep", "silence"], value="substitute", label="Mode")
                     s_voice = gr.Dropdown(SPEECH_VOICES, value="auto", label="Voice",
-                                          info="auto: the closest to the speaker's median pitch")
+                                          info="auto: the clearest voice in the speaker's pitch range")
                     s_button = gr.Button("Obfuscate", variant="primary")
             s_status = gr.Markdown()
             s_found = gr.HighlightedText(label="Transcript: private spans and their substitutes", combine_adjacent=False)

@@ -387,7 +387,8 @@ def main() -> None:
     sub = SpeechObfuscator(Settings(mode="substitute"), rec)
     results = {"substitute": run_set(sub, folder, items, "substitute", args.dump)}
     if args.unseen_voice:
-        results["substitute-unseen-voice"] = run_set(sub, folder, items, "substitute", None, unseen_voice=True)
+        dump = args.dump.with_name(args.dump.stem + "-unseen-voice.jsonl") if args.dump else None
+        results["substitute-unseen-voice"] = run_set(sub, folder, items, "substitute", dump, unseen_voice=True)
     if args.only_substitute:
         for mode, d in results.items():
             print(f"[{mode}]")

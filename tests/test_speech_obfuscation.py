@@ -233,6 +233,18 @@ def test_bad_settings_get_a_message():
         Settings(exclude_voices=("darth",)).check()
 
 
+def test_auto_picks_the_clearest_voice_in_the_speakers_register(monkeypatch):
+    pitch = {"piper-joe": 94.0, "espeak-ng-us": 100.0, "flite-rms": 105.0, "espeak-ng-us-f": 154.0, "flite-slt": 162.0}
+    monkeypatch.setattr(voices, "voice_f0", pitch.get)
+    everyone = list(pitch)
+    assert voices.choose(100.0, everyone) == "piper-joe"  # espeak is nearer in pitch, piper is heard better
+    assert voices.choose(100.0, ["espeak-ng-us", "flite-rms"]) == "flite-rms"
+    assert voices.choose(210.0, everyone) == "flite-slt"
+    assert voices.choose(150.0, ["piper-joe", "espeak-ng-us-f"]) == "espeak-ng-us-f"  # a register before clarity
+    assert voices.choose(300.0, ["piper-joe", "flite-rms"]) == "flite-rms"  # none in register: the nearest
+    assert voices.choose(None, ["espeak-ng-us", "flite-slt"]) == "flite-slt"  # no pitch: the clearest
+
+
 def test_auto_never_picks_an_excluded_voice(obfuscators, clip):
     sub = obfuscators["substitute"]
     plan = sub.find(clip)

@@ -6,7 +6,7 @@ The pipeline, one file per step:
   that a cut never clips a neighbouring word; energy minima where alignment cannot run.
 - ``pseudonyms``: which substitute each private word gets (name lists, titles, gender, the
   same original -> the same substitute, two originals never share one).
-- ``voices``: offline TTS voices and the speaker's pitch, to choose the closest one.
+- ``voices``: offline TTS voices, and the speaker's pitch to choose one by.
 - ``splice``: loudness matched to the neighbouring words, raised-cosine crossfades, bleeps
   and silence, and a click check at every seam.
 - ``obfuscate``: the whole pipeline, including the second recognition pass that decides

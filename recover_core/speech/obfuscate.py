@@ -4,7 +4,7 @@
 2. A masking technique (entityTagger with PERSON by default) finds the private words in the
    transcript; their edges are refined for cutting (``boundaries``).
 3. A filler proposes substitutes, and ``pseudonyms`` picks one per private word.
-4. ``substitute`` speaks it with the closest offline voice; ``bleep`` and ``silence`` don't.
+4. ``substitute`` speaks it with an offline voice in the speaker's register; ``bleep`` and ``silence`` don't.
 5. ``splice`` puts it in place, at the recording's own rate.
 6. A second recognition pass checks the result: is the substitute heard, is the original
    still heard, and how far is the whole from the intended text (preiss2023's confidence).
@@ -47,7 +47,7 @@ class Settings:
     method: str = "top1"
     k: int = 50  # candidates the filler offers; the name rules filter them
     mode: str = "substitute"
-    voice: str = "auto"  # or one of voices.VOICES: auto picks the closest in pitch
+    voice: str = "auto"  # or one of voices.VOICES (voices.choose)
     exclude_voices: tuple[str, ...] = ()  # voices auto never picks (the bench: the speaker's own)
     seed: int = 0
     review_below: float = 0.8  # confidence (1 - WER of the second pass) under this: review
@@ -259,7 +259,7 @@ class SpeechObfuscator:
         f0 = voice = None
         if s.mode == "substitute":
             f0 = voices.median_f0(clip.samples, SAMPLE_RATE)
-            voice = voices.closest(f0, self._auto_voices()) if s.voice == "auto" else s.voice
+            voice = voices.choose(f0, self._auto_voices()) if s.voice == "auto" else s.voice
         cuts = [splice.Cut(int(e.start * rate), int(e.end * rate), self._insert(e, x, rate, voice))
                 for e in plan.entities]
         out, placed, clicks = splice.replace_click_free(x, rate, cuts)
