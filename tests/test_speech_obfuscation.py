@@ -237,8 +237,8 @@ def test_auto_picks_the_clearest_voice_in_the_speakers_register(monkeypatch):
     pitch = {"piper-joe": 94.0, "espeak-ng-us": 100.0, "flite-rms": 105.0, "espeak-ng-us-f": 154.0, "flite-slt": 162.0}
     monkeypatch.setattr(voices, "voice_f0", pitch.get)
     everyone = list(pitch)
-    assert voices.choose(100.0, everyone) == "piper-joe"  # espeak is nearer in pitch, piper is heard better
-    assert voices.choose(100.0, ["espeak-ng-us", "flite-rms"]) == "flite-rms"
+    assert voices.choose(100.0, everyone) == "flite-rms"  # espeak is nearer in pitch, rms is heard better
+    assert voices.choose(100.0, ["espeak-ng-us", "piper-joe"]) == "piper-joe"
     assert voices.choose(210.0, everyone) == "flite-slt"
     assert voices.choose(150.0, ["piper-joe", "espeak-ng-us-f"]) == "espeak-ng-us-f"  # a register before clarity
     assert voices.choose(300.0, ["piper-joe", "flite-rms"]) == "flite-rms"  # none in register: the nearest
@@ -248,7 +248,7 @@ def test_auto_picks_the_clearest_voice_in_the_speakers_register(monkeypatch):
 def test_auto_never_picks_an_excluded_voice(obfuscators, clip):
     sub = obfuscators["substitute"]
     plan = sub.find(clip)
-    chosen = sub.render(clip, plan).voice  # piper's joe spoke the clip: auto picks it back
+    chosen = sub.render(clip, plan).voice
     other = SpeechObfuscator(dataclasses.replace(sub.settings, exclude_voices=(chosen,)), sub.recognizer)
     assert other.render(clip, plan).voice not in (None, chosen)
     everyone = SpeechObfuscator(dataclasses.replace(sub.settings, exclude_voices=tuple(voices.VOICES)), sub.recognizer)
