@@ -150,7 +150,8 @@ def add_parser(sub) -> None:
     p.add_argument("--model", default=None)
     p.add_argument("--method", choices=["top1", "topk"], default="top1")
     p.add_argument("--k", type=_positive, default=50, help="candidates the filler offers to the name rules")
-    p.add_argument("--voice", choices=["auto", *VOICES], default="auto", help="auto: the clearest voice in the speaker's pitch range")
+    p.add_argument("--voice", choices=["auto", *VOICES], default="auto",
+                   help="auto: the clearest voice in the speaker's pitch range")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--consistent", action="store_true", help="one original -> one substitute across all files")
     p.add_argument("--mapping", type=Path, default=None, metavar="FILE",
