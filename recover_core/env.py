@@ -108,6 +108,16 @@ def app_temp_dir(root: Path | None = None) -> Path:
     return mine
 
 
+def exit_on_sigterm() -> None:
+    """Make SIGTERM (how ``kill``, ``docker stop`` and service managers stop the app) a normal
+    exit, so that atexit handlers run and ``app_temp_dir``'s folder goes with the process;
+    Python's default for SIGTERM is to die without them."""
+    import signal
+    import sys
+
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+
+
 def _alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)

@@ -141,3 +141,22 @@ def test_an_app_process_that_exits_removes_its_own_folder(tmp_path):
                          cwd=Path(__file__).resolve().parent.parent)
     folder = Path(out.stdout.strip())
     assert folder.parent == tmp_path and folder.name.startswith(env.APP_TEMP_PREFIX) and not folder.exists()
+
+
+def test_an_app_process_stopped_with_sigterm_removes_its_own_folder(tmp_path):
+    """kill, docker stop and service managers send SIGTERM, which by default skips atexit."""
+    import signal
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = ("import sys, time; from pathlib import Path; from recover_core import env; "
+            "d = env.app_temp_dir(Path(sys.argv[1])); env.exit_on_sigterm(); (d / 'out.wav').write_bytes(b'RIFF'); "
+            "print(d, flush=True); time.sleep(120)")
+    p = subprocess.Popen([sys.executable, "-c", code, str(tmp_path)], stdout=subprocess.PIPE, text=True,
+                         cwd=Path(__file__).resolve().parent.parent)
+    folder = Path(p.stdout.readline().strip())
+    assert (folder / "out.wav").exists()
+    p.send_signal(signal.SIGTERM)
+    assert p.wait(timeout=30) == 0
+    assert not folder.exists()
