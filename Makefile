@@ -24,6 +24,7 @@ $(STAMP): $(REQS)
 # kept in ~/.cache/recover/lms). The app starts without them too, offering "none" only.
 lms: setup data
 	$(PY) -m recover_core build-lms --pretrain-epochs 1 oracle
+	$(PY) -m recover_core build-lms --family smollm2 pretrained
 
 demo: setup lms
 	$(PY) app.py

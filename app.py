@@ -415,7 +415,8 @@ def build_demo() -> gr.Blocks:
         with gr.Tab("Audio"):
             gr.Markdown(
                 "Recognize one utterance with Whisper tiny.en, alone and with each LM fused into its beam "
-                "search (vats2024 §4.2.2), and score each transcript against the reference. Both sides are "
+                "search (vats2024 §4.2.2; the smollm2 LMs, a real pretrained LM with its own tokenizer, rescore "
+                "the 8-best list instead), and score each transcript against the reference. Both sides are "
                 "normalized with Whisper's English normalizer (lower case, no punctuation, numbers as digits) "
                 "before WER and CER (jiwer). Up to 30 s; longer audio: `python -m recover_core transcribe`. "
                 "Uploaded audio is deleted when the request ends and never logged.")
@@ -431,7 +432,8 @@ def build_demo() -> gr.Blocks:
                                                  "is matched from the audio file's name", type="filepath")
                     a_lms = gr.CheckboxGroup(LM_CHOICES, value=LM_CHOICES[:4], label="LMs to compare",
                                              info="none = the recognizer alone; build the others with "
-                                                  "`python -m recover_core build-lms`")
+                                                  "`python -m recover_core build-lms` (add `--family smollm2` "
+                                                  "for SmolLM2)")
                     a_engine = gr.Radio(list(compare.ENGINES), value=compare.ENGINES[0], label="Recognizer",
                                         info="emformer-rnnt: the paper's Emformer RNN-T (torchaudio), with each LM "
                                              "rescoring its 10-best; in a Space only, as its weights download")

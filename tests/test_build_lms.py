@@ -4,13 +4,7 @@ import pytest
 from recover_core.errors import RecoverError
 
 
-def test_build_lms_makes_named_lms_with_cards(tmp_path, monkeypatch):
-    import torch
-
-    from recover_core.asr import build_lms, lms
-
-    cfg = tmp_path / "tiny.toml"
-    cfg.write_text("""
+TINY_GRID = """
 [grid]
 datasets = ["news"]
 maskings = ["vocabThres"]
@@ -22,7 +16,16 @@ pretrain_epochs = 0.2
 adapt_epochs = 0.5
 max_train = 64
 max_test = 16
-""")
+"""
+
+
+def test_build_lms_makes_named_lms_with_cards(tmp_path, monkeypatch):
+    import torch
+
+    from recover_core.asr import build_lms, lms
+
+    cfg = tmp_path / "tiny.toml"
+    cfg.write_text(TINY_GRID)
     monkeypatch.setenv("RECOVER_CACHE", str(tmp_path / "cache"))
     monkeypatch.setenv("RECOVER_LMS", str(tmp_path / "lms"))
     built = build_lms.build(["oracle", "vocabThres/baseline1"], cfg, pretrain_epochs=None, progress=False)
@@ -38,3 +41,26 @@ max_test = 16
         lms.card("entityTagger-baseline0")
     with pytest.raises(RecoverError, match="'oracle' or MASKING/METHOD"):
         build_lms.build(["baseline0"], cfg, pretrain_epochs=None, progress=False)
+
+
+def test_the_smollm2_family_builds_the_same_conditions_with_lora(tmp_path, monkeypatch, tiny_llama):
+    """--family smollm2 on a tiny causal LM in SmolLM2's place: the un-adapted LM and the
+    adapted ones, each with a card, only the adapters on disk."""
+    from recover_core.asr import build_lms, lms
+    from recover_core.lm.pretrained import PretrainedLM
+
+    cfg = tmp_path / "tiny.toml"
+    cfg.write_text(TINY_GRID)
+    monkeypatch.setenv("RECOVER_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("RECOVER_LMS", str(tmp_path / "lms"))
+    built = build_lms.build_smollm2(["oracle", "vocabThres/baseline1"], cfg, progress=False, base=tiny_llama)
+    assert built == ["smollm2", "smollm2-oracle", "smollm2-vocabThres-baseline1"]
+    assert lms.available() == ["none", "smollm2", "smollm2-oracle", "smollm2-vocabThres-baseline1"]
+    assert sorted(p.name for p in (tmp_path / "lms").glob("*.adapter")) == [
+        "smollm2-oracle.adapter", "smollm2-vocabThres-baseline1.adapter"]
+    card = lms.card("smollm2-vocabThres-baseline1")
+    assert card.family == "smollm2" and card.adapter and card.perplexity > 1
+    assert "masked by vocabThres and filled by baseline1" in card.description
+    assert (card.lm_weight, card.word_bonus) == build_lms.fusion_weights("smollm2-adapted")
+    assert isinstance(lms.load("smollm2"), PretrainedLM)
+    assert build_lms.build_smollm2(["pretrained"], cfg, progress=False, base=tiny_llama) == []

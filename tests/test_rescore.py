@@ -131,6 +131,55 @@ def test_the_real_lm_rescores_a_mishearing_to_what_was_said(recognizer):
         tokens = w.tokenizer.encode(" " + text, add_special_tokens=False).ids
         return Hypothesis(tokens, [-0.1] * len(tokens), -0.1)
 
+    lm = PretrainedLM.load()
     lists = [[hyp(heard), hyp(said)] for heard, said in MISHEARD]
-    best = rescore(w, lists, PretrainedLM.load(), lm_weight=1.0, word_bonus=0.0)
+    best = rescore(w, lists, lm, lm_weight=1.0, word_bonus=0.0)
     assert [w.token_text(h.tokens).strip() for h in best] == [said for _, said in MISHEARD]
+
+    # The paper's recognizer (where it downloads) writes lowercase words without punctuation;
+    # its n-best list goes through the same LM.
+    import re
+
+    from recover_core.asr import emformer
+
+    def plain(text: str) -> str:
+        return re.sub(r"[^a-z0-9' ]", "", text.lower())
+
+    for heard, said in MISHEARD:
+        n = emformer.NBest([plain(heard), plain(said)], [0.0, 0.0])
+        assert emformer.rescore(n, lm, 1.0, 0.0) == plain(said)
+        assert emformer.rescore(n, None, 1.0, 0.0) == plain(heard)  # no LM: the recognizer's own first
+
+
+def test_asr_eval_decodes_each_lm_and_shares_the_wide_search(recognizer, recordings, tiny_llama, tmp_path,
+                                                             monkeypatch):
+    """asr-eval's decoding: the rescoring LMs share one beam-8 search per batch, and the
+    recognizer alone at beam 8 is that search's own best (no second search)."""
+    from recover_core.asr import audio, evaluate, lms
+    from recover_core.asr.decode import beam_search
+
+    monkeypatch.setenv("RECOVER_LMS", str(tmp_path))
+    lms.save(None, lms.LMCard("smollm2", "tiny", {"base": tiny_llama}, 1.0, 0.0, family="smollm2"))
+    clips = [audio.load(p) for p in recordings[:3]]
+    configs = [("none", DecodeConfig()), ("smollm2", DecodeConfig(lm_weight=1.0)),
+               ("smollm2@0.2@0", DecodeConfig(lm_weight=0.2)), (evaluate.WIDE, DecodeConfig(beam_size=8))]
+    texts = evaluate.decode_all(recognizer, clips, configs, progress=False)
+    w = recognizer.whisper
+    enc, frames = recognizer.encode([c.samples for c in clips])
+    assert texts["none"] == recognizer.texts(enc, frames, DecodeConfig())
+    assert texts[evaluate.WIDE] == [w.token_text(h.tokens).strip() for h in beam_search(w, enc, DecodeConfig(beam_size=8))]
+    assert texts["smollm2"] == recognizer.texts(enc, frames, DecodeConfig(lm_weight=1.0), lms.load("smollm2"))
+    assert all(len(t) == 3 and all(t) for t in texts.values())
+
+
+def test_the_paired_bootstrap_resamples_both_systems_on_the_same_utterances():
+    from recover_core.asr import evaluate, wer
+
+    refs = [f"the ship left port number {i} at noon" for i in range(40)]
+    good = list(refs)
+    bad = [r.replace("ship", "sheep") if i % 4 == 0 else r for i, r in enumerate(refs)]  # 10 errors in 320 words
+    same = evaluate.paired_bootstrap(wer.score(refs, good), wer.score(refs, good))
+    assert same == (0.0, 0.0, 0.0)
+    diff, low, high = evaluate.paired_bootstrap(wer.score(refs, bad), wer.score(refs, good))
+    assert diff == pytest.approx(100 * 10 / 320)
+    assert 0 < low < diff < high  # the errors are all on one side: the interval never crosses zero

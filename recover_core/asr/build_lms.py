@@ -71,6 +71,8 @@ def wanted(conditions: list[str]) -> list[tuple[str, str]]:
     """(masking, method) for the pretrained LM and each condition, checked."""
     out = [("", "pretrained")]
     for c in conditions:
+        if c == "pretrained":  # always built: naming it alone builds nothing else
+            continue
         masking, _, method = c.rpartition("/") if c != "oracle" else ("", "", "oracle")
         if method != "oracle" and (not masking or not method):
             raise RecoverError(f"A condition is 'oracle' or MASKING/METHOD (e.g. vocabThres/baseline1); got {c!r}.")
@@ -107,18 +109,20 @@ def build(conditions: list[str], config: Path = CONFIG, pretrain_epochs: float |
 
 
 def build_smollm2(conditions: list[str], config: Path = CONFIG, dataset: str = "news", seed: int = 0,
-                  progress: bool = True) -> list[str]:
+                  progress: bool = True, base: str | None = None) -> list[str]:
     """The same conditions on the pretrained SmolLM2-135M: "smollm2" as it ships, and
-    "smollm2-oracle", "smollm2-MASKING-METHOD" adapted with LoRA on the cell's train text."""
+    "smollm2-oracle", "smollm2-MASKING-METHOD" adapted with LoRA on the cell's train text.
+    ``base``: another causal LM bundle or folder in its place (the tests' tiny one)."""
     from recover_core.lm.pretrained import BASE, AdaptConfig, PretrainedLM
 
+    base = base or BASE
     run = runner(config, None, progress)
     have, built = set(lms.available()), []
     for masking, method in wanted(conditions):
         name = SMOLLM2 if method == "pretrained" else f"{SMOLLM2}-{lm_name(masking, method)}"
         if name in have:
             continue
-        lm = PretrainedLM.load(BASE)
+        lm = PretrainedLM.load(base)
         what = "SmolLM2-135M-Instruct as it ships (offline: dequantized from GGUF Q4_1)"
         if method != "pretrained":
             texts, _ = run.train_text(dataset, masking, method, seed)
@@ -129,7 +133,7 @@ def build_smollm2(conditions: list[str], config: Path = CONFIG, dataset: str = "
                      + f" (seed {seed})")
         ppl = lm.perplexity(run.split(dataset)[1])["ppl_word"]
         lw, wb = fusion_weights(name)
-        lms.save(lm, lms.LMCard(name, what, {"base": BASE}, lw, wb, trained_on=what, perplexity=round(ppl, 1),
+        lms.save(lm, lms.LMCard(name, what, {"base": base}, lw, wb, trained_on=what, perplexity=round(ppl, 1),
                                 masking=masking, method=method, family=SMOLLM2, adapter=method != "pretrained"))
         built.append(name)
     return built
@@ -138,7 +142,8 @@ def build_smollm2(conditions: list[str], config: Path = CONFIG, dataset: str = "
 def add_parser(sub) -> None:
     p = sub.add_parser("build-lms", help="build the LMs that ASR fuses (pretrained, oracle, adapted) into the LM store")
     p.add_argument("conditions", nargs="*", default=["oracle"],
-                   help="oracle, or MASKING/METHOD as in the grid (e.g. vocabThres/baseline1); default: oracle")
+                   help="oracle, or MASKING/METHOD as in the grid (e.g. vocabThres/baseline1), or pretrained "
+                        "(only the pretrained LM); default: oracle")
     p.add_argument("--config", type=Path, default=CONFIG)
     p.add_argument("--pretrain-epochs", type=float, default=1.0,
                    help="1 for a demo (about 9 min on 2 cores); 5 = the grid's (reuses its cached LM)")

@@ -74,16 +74,8 @@ def rescore(n: NBest, lm, lm_weight: float, word_bonus: float) -> str:
         return ""
     if lm is None or lm_weight == 0.0:
         return n.texts[0]
-    from recover_core.lm import tokenizer as T
+    from recover_core.asr.rescore import text_logprobs
 
-    tok = T.load()
-    best, best_score = n.texts[0], float("-inf")
-    for text, score in zip(n.texts, n.scores):
-        ids = tok.encode(text[:1].upper() + text[1:])[: lm.config.block_size + 1]
-        x = torch.tensor([ids])
-        logits, _ = lm(x[:, :-1])
-        lp = torch.log_softmax(logits.float(), -1).gather(2, x[:, 1:, None]).sum().item()
-        fused = score + lm_weight * lp + word_bonus * len(text.split())
-        if fused > best_score:
-            best, best_score = text, fused
-    return best
+    lps = text_logprobs(lm, [text[:1].upper() + text[1:] for text in n.texts])
+    fused = [score + lm_weight * lp + word_bonus * len(text.split()) for text, score, lp in zip(n.texts, n.scores, lps)]
+    return n.texts[max(range(len(fused)), key=fused.__getitem__)]

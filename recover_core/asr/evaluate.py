@@ -90,6 +90,19 @@ def grid_for(name: str) -> list[tuple[float, float]]:
             for wb in (RESCORE_BETAS if rescoring else BETAS)]
 
 
+def paired_bootstrap(a: wer.Score, b: wer.Score, n: int = 1000, seed: int = 0) -> tuple[float, float, float]:
+    """WER of a minus WER of b, in points, with its 95% interval: both resampled on the same
+    utterances, which is what tells two systems apart (their own intervals overlap far more)."""
+    (ea, words), (eb, _) = per_utterance(a), per_utterance(b)
+    idx = np.random.default_rng(seed).integers(0, len(ea), size=(n, len(ea)))
+    diff = 100 * (ea[idx].sum(1) - eb[idx].sum(1)) / np.maximum(words[idx].sum(1), 1)
+    return a.wer - b.wer, float(np.percentile(diff, 2.5)), float(np.percentile(diff, 97.5))
+
+
+PAIRS = (("pretrained", "none"), ("oracle", "pretrained"), ("smollm2", "none"), ("smollm2-oracle", "none"),
+         ("smollm2-oracle", "smollm2"), ("smollm2", WIDE))
+
+
 def tune(rec: Recognizer, dev: list, refs: list[str], names: list[str], progress: bool = True) -> dict:
     configs = [(f"{n}@{lw}@{wb}", DecodeConfig(lm_weight=lw, word_bonus=wb)) for n in names for lw, wb in grid_for(n)]
     texts = decode_all(rec, dev, configs + [("none", DecodeConfig())], progress=progress)
@@ -172,13 +185,15 @@ def evaluate(names: list[str], output: Path, do_tune: bool, max_utts: int | None
     scale = (f"news speech stand-in: {len(test)} test utterances, {secs / 60:.1f} min, TTS voices "
              f"{'/'.join(speech_set.VOICES)}; Whisper tiny.en beam 4; LMs: {family}; λ, β tuned per LM on dev "
              f"(assets/asr/fusion.json)")
-    out_rows = []
+    out_rows, scores = [], {}
     for n, _ in configs:
-        s = wer.score(refs, texts[n])
+        s = scores[n] = wer.score(refs, texts[n])
         ci = bootstrap(*per_utterance(s))
         out_rows += _rows_for(n, s, ci, len(test), scale, command, cards[n])
         summary[n] = {"wer_percent": round(s.wer, 2), "ci95": [round(ci[0], 2), round(ci[1], 2)],
                       "cer_percent": round(s.cer, 2)}
+    summary["paired"] = {f"{a} - {b}": [round(x, 2) for x in paired_bootstrap(scores[a], scores[b])]
+                         for a, b in PAIRS if a in scores and b in scores}
     summary["seconds"] = round(time.time() - t0, 1)
     with atomic.writing(output, newline="") as f:
         w = csv.DictWriter(f, fieldnames=["dataset", "masking", "method", "metric", "value", "model", "scale", "seed",

@@ -13,8 +13,27 @@ from __future__ import annotations
 
 from typing import Sequence
 
+import torch
+
 from recover_core.asr.decode import Hypothesis
 from recover_core.asr.whisper import Whisper
+
+
+@torch.no_grad()
+def text_logprobs(lm, texts: Sequence[str]) -> list[float]:
+    """log p_LM(text) per text, for either LM family: a PretrainedLM scores with its own
+    tokenizer; a TransformerLM with Whisper's BPE, from the sentence start, within its block."""
+    if hasattr(lm, "logprob"):
+        return lm.logprob(texts)
+    from recover_core.lm import tokenizer as T
+
+    tok, out = T.load(), []
+    for text in texts:
+        ids = tok.encode(text)[: lm.config.block_size + 1]
+        x = torch.tensor([ids])
+        logits, _ = lm(x[:, :-1])
+        out.append(torch.log_softmax(logits.float(), -1).gather(2, x[:, 1:, None]).sum().item())
+    return out
 
 
 def rescore(w: Whisper, n_best: Sequence[Sequence[Hypothesis]], lm, lm_weight: float, word_bonus: float,
