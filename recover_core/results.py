@@ -90,6 +90,10 @@ def _chart_rows(df, metric: str, choice: str):
     names = pair_datasets(choice)
     rows = df[df["metric"].isin(METRICS[metric]) & df["dataset"].isin(names)].copy()
     rows["method"] = rows["method"].map(display_method)
+    # An LM of another family judges differently: its rows are bars of their own, never
+    # pooled with our TransformerLM's as if they were seeds of one cell.
+    rescored = rows["model"].fillna("").str.contains("smollm2")
+    rows.loc[rescored, "method"] = rows.loc[rescored, "method"] + " (SmolLM2)"
     # Several runs of one cell (seeds, files) are one bar: their mean, with the min-max range
     # over the runs as its error bar (none for a single run: its noise is unknown).
     keys = ["origin", "dataset", "method", "masking"]

@@ -125,6 +125,19 @@ def test_results_chart_holds_the_papers_numbers():
     assert "BERT (Top-1)" in paper_methods and not any("minilm" in m for m in paper_methods)
 
 
+def test_the_wer_chart_never_pools_two_lm_families():
+    """SmolLM2's rows (asr_news_smollm2.csv) are bars of their own, not a second "seed" of
+    our TransformerLM's."""
+    from recover_core import results
+
+    df = results.load()
+    ours = results._chart_rows(df[df.origin == "ours"], "WER", results.pair_label("WSJ", "news"))
+    labels = set(ours.method)
+    assert {"Pre-Trained-LM", "Pre-Trained-LM (SmolLM2)", "Oracle", "Oracle (SmolLM2)"} <= labels
+    smol = ours[ours.method == "Oracle (SmolLM2)"]
+    assert len(smol) == 1 and (smol.runs == 1).all() and (smol.source == "ours/asr_news_smollm2.csv").all()
+
+
 def test_import_builds_without_launching():
     code = "import app, gradio; assert isinstance(app.demo, gradio.Blocks); print('ok')"
     p = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)

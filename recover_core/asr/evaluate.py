@@ -153,11 +153,17 @@ def evaluate(names: list[str], output: Path, do_tune: bool, max_utts: int | None
             if oracle in tuned["weights"]:
                 tuned["weights"][adapted] = {k: tuned["weights"][oracle][k] for k in ("lm_weight", "word_bonus")}
         for entry in tuned["weights"].values():
-            entry |= {"command": command, "dev_utterances": len(dev)}
+            entry |= {"dev_wer_percent_no_lm": tuned["dev_wer_percent_no_lm"], "dev_utterances": len(dev),
+                      "command": command}
         path = env.assets_dir() / "asr" / "fusion.json"
         old = json.loads(path.read_text()) if path.exists() else {}
-        # A run tunes the LMs it names; the others keep the values (and commands) they had.
-        merged = old | {k: v for k, v in tuned.items() if k != "weights"} | {
+        # A run tunes the LMs it names; the others keep the values they had, and each entry
+        # carries the run that tuned it (older files kept that run's facts at the top).
+        context = {k: old.pop(k) for k in ("dev_wer_percent_no_lm", "dev_utterances", "command") if k in old}
+        for entry in old.get("weights", {}).values():
+            for k, v in context.items():
+                entry.setdefault(k, v)
+        merged = old | {
             "weights": old.get("weights", {}) | tuned["weights"], "speech_set": folder.name,
             "note": "λ, β chosen per LM by dev WER over the grid LAMBDAS x BETAS of recover_core/asr/evaluate.py "
                     "(RESCORE_LAMBDAS x RESCORE_BETAS for smollm2 LMs, which rescore the n-best list); adapted LMs "
