@@ -167,7 +167,8 @@ def test_asr_eval_decodes_each_lm_and_shares_the_wide_search(recognizer, recordi
     w = recognizer.whisper
     enc, frames = recognizer.encode([c.samples for c in clips])
     assert texts["none"] == recognizer.texts(enc, frames, DecodeConfig())
-    assert texts[evaluate.WIDE] == [w.token_text(h.tokens).strip() for h in beam_search(w, enc, DecodeConfig(beam_size=8))]
+    wide = beam_search(w, enc, DecodeConfig(beam_size=8))
+    assert texts[evaluate.WIDE] == [w.token_text(h.tokens).strip() for h in wide]
     assert texts["smollm2"] == recognizer.texts(enc, frames, DecodeConfig(lm_weight=1.0), lms.load("smollm2"))
     assert all(len(t) == 3 and all(t) for t in texts.values())
 

@@ -11,7 +11,7 @@ assets/asr/fusion.json, tuned on the spoken dev split by ``asr-eval --tune``.
 
 ``--family smollm2`` builds the same conditions on the pretrained SmolLM2-135M instead
 ("smollm2", "smollm2-oracle", ...; lm/pretrained.py): a real LM, which rescores the n-best
-list. The Oracle adaptation takes about 11 minutes on 2 cores.
+list. The Oracle adaptation took 13.7 minutes on 2 cores (2,000 sentences, 1 epoch).
 """
 from __future__ import annotations
 

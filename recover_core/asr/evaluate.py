@@ -120,8 +120,9 @@ def tune(rec: Recognizer, dev: list, refs: list[str], names: list[str], progress
 def _rows_for(name: str, score: wer.Score, ci: tuple[float, float], n: int, scale: str, command: str,
               card: lms.LMCard) -> list[dict]:
     # Table 6's row names; an adapted LM's card says which grid cell it comes from.
-    method = {"none": "ASR-without-LM", WIDE: f"ASR-without-LM-beam{DecodeConfig.rescore_beam}", "pretrained": "Pre-Trained-LM", "oracle": "Oracle", "smollm2": "Pre-Trained-LM",
-              "smollm2-oracle": "Oracle"}.get(name) or card.method
+    method = {"none": "ASR-without-LM", WIDE: f"ASR-without-LM-beam{DecodeConfig.rescore_beam}",
+              "pretrained": "Pre-Trained-LM", "oracle": "Oracle",
+              "smollm2": "Pre-Trained-LM", "smollm2-oracle": "Oracle"}.get(name) or card.method
     masking = card.masking
     # One scale for every row of a run (the claim checker compares rows of one scale); each
     # LM's own λ and β go with its model name.

@@ -87,9 +87,9 @@ def _load(name: str, stamp: float):
 
     c = card(name)
     if c.family == "smollm2":
-        from recover_core.lm.pretrained import PretrainedLM
+        from recover_core.lm.pretrained import BASE, PretrainedLM
 
-        return PretrainedLM.load(c.preset.get("base") or "smollm2-135m", adapter_dir(name) if c.adapter else None)
+        return PretrainedLM.load(c.preset.get("base") or BASE, adapter_dir(name) if c.adapter else None)
     model = TransformerLM(LMConfig(**c.preset))
     model.load_state_dict(torch.load(lm_dir() / f"{name}.pt", weights_only=True))
     return model.eval()
