@@ -350,8 +350,11 @@ def speech_demo_choices(name: str) -> list[str]:
 
 
 def build_demo() -> gr.Blocks:
-    # delete_cache: a backstop for uploads a request could not remove (a crashed worker).
-    with gr.Blocks(title="recover: masking and LLM recovery", delete_cache=(600, 600)) as demo:
+    # delete_cache: a backstop for uploads a request could not remove (a crashed worker, an
+    # input Gradio rejected before our handler ran). Its age is an hour, not ten minutes: a
+    # sweep 600 s after start broke the Audio tab's examples in the browser test (the example
+    # clicked again after the sweep did not decode); why the sweep reaches them is not traced.
+    with gr.Blocks(title="recover: masking and LLM recovery", delete_cache=(600, 3600)) as demo:
         gr.Markdown(
             "# recover\nMask private words, then let language models suggest substitutes "
             "(Vats et al., ICASSP 2024; Preiss, Findings of ACL 2023). Your text is processed in memory "
