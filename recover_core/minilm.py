@@ -23,13 +23,15 @@ PIECE_FACTOR = 0.01  # '##ing' is far rarer as a word's end than the word 'ing'
 PUNCT_FREQ = 1e-3  # wordfreq has no punctuation, yet '.' and ',' are common MLM targets
 
 
-def minilm_mlm() -> tuple[Any, Any]:
+def minilm_mlm(freq_bias: bool = True) -> tuple[Any, Any]:
     """(BertForMaskedLM, tokenizer): the MiniLM-L6 encoder with a new BERT MLM head.
 
     The decoder is tied to the word embeddings, as in BERT, so the head adds only the
     transform (384x384 + LayerNorm) and the output bias. The bias starts at the log
     unigram frequency of each vocabulary entry: the untrained head then predicts
-    frequent words rather than noise, which measurably speeds up training."""
+    frequent words rather than noise, which measurably speeds up training.
+    ``freq_bias=False`` leaves it at zero, for a caller that loads a trained head at once
+    (then wordfreq is not needed)."""
     import torch
     from transformers import AutoTokenizer, BertConfig, BertForMaskedLM
     from transformers.utils import logging as hf_logging
@@ -51,8 +53,9 @@ def minilm_mlm() -> tuple[Any, Any]:
     tok = AutoTokenizer.from_pretrained(str(src))
     if model.cls.predictions.decoder.weight.data_ptr() != model.bert.embeddings.word_embeddings.weight.data_ptr():
         raise RuntimeError("MiniLM MLM: the decoder is not tied to the word embeddings")
-    with torch.no_grad():
-        model.cls.predictions.bias.copy_(log_unigram_bias(tok))
+    if freq_bias:
+        with torch.no_grad():
+            model.cls.predictions.bias.copy_(log_unigram_bias(tok))
     return model, tok
 
 

@@ -142,3 +142,36 @@ def test_cli_commands_and_errors(tiny_bert, corpus, tmp_path, capsys):
     assert main(["finetune-mlm", "--model", tiny_bert, "--train-file", str(tmp_path / "missing.txt"),
                  "--out", str(tmp_path / "y")]) == 2
     assert "does not exist" in capsys.readouterr().err
+
+
+def test_heldout_file_is_evaluated_on_and_kept_out_of_training(tiny_bert, corpus, tmp_path):
+    """--heldout-file stands in for the corpora's held-out mix on a machine without their
+    packages: its sentences are scored and never trained on."""
+    from recover_core.training.sentences import training_sentences
+
+    held = sentence_file(tmp_path, SENTENCES[:3])
+    cfg = config(tiny_bert, corpus, tmp_path / "ft", heldout_file=held)
+    clean, _ = training_sentences(cfg)
+    assert set(clean) == set(SENTENCES) - set(SENTENCES[:3])
+    finetune_mlm(config(tiny_bert, corpus, tmp_path / "ft", heldout_file=held, steps=2))
+    first = json.loads((tmp_path / "ft" / "metrics.jsonl").read_text().splitlines()[0])
+    assert first["step"] == 0 and first["eval"]["items"] <= 3  # one masked word per held-out sentence
+    with pytest.raises(RecoverError, match="does not exist"):
+        finetune_mlm(config(tiny_bert, corpus, tmp_path / "ft2", heldout_file=tmp_path / "none.txt"))
+
+
+def test_device_flag_and_heldout_export(tiny_bert, corpus, tmp_path, capsys):
+    from recover_core.cli import main
+
+    assert main(["finetune-mlm", "--model", tiny_bert, "--train-file", str(corpus), "--device", "tpu",
+                 "--out", str(tmp_path / "x")]) == 2
+    assert "--device must be auto, cpu, cuda" in capsys.readouterr().err
+    if not torch.cuda.is_available():
+        assert main(["finetune-mlm", "--model", tiny_bert, "--train-file", str(corpus), "--device", "cuda",
+                     "--out", str(tmp_path / "y")]) == 2
+        assert "sees no CUDA GPU" in capsys.readouterr().err
+    out = tmp_path / "held.txt"
+    assert main(["evaluate-mlm", "--export-heldout", str(out), "--corpus", "news"]) == 0
+    from recover_core.training.evaluate import heldout_sentences
+
+    assert out.read_text(encoding="utf-8").splitlines() == heldout_sentences(("news",))

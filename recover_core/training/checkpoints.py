@@ -36,6 +36,7 @@ def save_checkpoint(cfg, model, opt, data, state: dict) -> None:
         torch.save({n: p.detach() for n, p in trainable(model).items()}, tmp / "trainable.pt")
         torch.save(opt.state_dict(), tmp / "optimizer.pt")
         torch.save({"torch": torch.get_rng_state(), "python": random.getstate(),
+                    "cuda": torch.cuda.get_rng_state_all() if torch.cuda.is_available() else None,  # dropout there
                     "masking": data.gen.get_state() if data else None}, tmp / "rng.pt")
         (tmp / "state.json").write_text(json.dumps({**state, "config": _resume_conf(cfg)}, indent=2))
 
@@ -73,5 +74,7 @@ def load_checkpoint(cfg, model, opt) -> tuple[dict, dict]:
     opt.load_state_dict(torch.load(ck / "optimizer.pt", weights_only=True))
     rng = torch.load(ck / "rng.pt", weights_only=False)
     torch.set_rng_state(rng["torch"])
+    if rng.get("cuda") is not None and torch.cuda.is_available():
+        torch.cuda.set_rng_state_all(rng["cuda"])
     random.setstate(rng["python"])
     return state, rng

@@ -37,7 +37,8 @@ def cmd_finetune_mlm(args) -> None:
         steps=args.steps, minutes=args.minutes, batch_size=args.batch_size, lr=args.lr,
         warmup_steps=args.warmup_steps, max_length=args.max_length, bf16=args.bf16, seed=args.seed, resume=args.resume,
         eval_every=args.eval_every, eval_items=args.eval_items, eval_seed=args.eval_seed, save_every=args.save_every,
-        threads=args.threads, quiet=args.quiet, command=command_line())
+        threads=args.threads, device=args.device, heldout_file=args.heldout_file, quiet=args.quiet,
+        command=command_line())
     mlm.finetune_mlm(cfg)
 
 
@@ -49,6 +50,13 @@ def cmd_evaluate_mlm(args) -> None:
 
     if args.threads:
         torch.set_num_threads(args.threads)
+    if args.export_heldout:  # for a machine without the corpora's packages: finetune-mlm --heldout-file
+        from recover_core import atomic
+
+        sents = heldout_sentences(tuple(c.strip() for c in args.corpus.split(",") if c.strip()))
+        atomic.write_text(args.export_heldout, "\n".join(sents) + "\n")
+        print(f"{len(sents)} held-out sentences ({args.corpus}) -> {args.export_heldout}")
+        return
     if args.from_minilm == bool(args.model):
         raise RecoverError("Give --model (a name, model folder or adapter folder) or --from-minilm.")
     if args.test_file:
@@ -124,12 +132,16 @@ def add_parser(sub) -> None:
     tr.add_argument("--bf16", action="store_true",
                     help="bfloat16 autocast in training steps: ~2x faster on CPUs with AVX512-BF16 or AMX")
     tr.add_argument("--threads", type=_positive, default=None, help="torch threads (default: all cores)")
+    tr.add_argument("--device", default="auto", help="auto (a CUDA GPU where there is one, else the CPU), cpu, cuda")
     io = p.add_argument_group("output")
     io.add_argument("--out", type=Path, required=True, help="output folder (model/, adapter/, checkpoint/)")
     io.add_argument("--resume", action="store_true", help="continue from OUT/checkpoint")
     io.add_argument("--save-every", type=_positive, default=200, help="steps between checkpoints")
     io.add_argument("--eval-every", type=int, default=500, help="steps between held-out evaluations (0: none)")
     io.add_argument("--eval-items", type=_positive, default=1000, help="held-out masked words per evaluation")
+    io.add_argument("--heldout-file", type=Path, default=None,
+                    help="held-out sentences, one per line, instead of the corpora's mix (see evaluate-mlm "
+                         "--export-heldout); kept out of training too")
     io.add_argument("--eval-seed", type=int, default=0,
                     help="which held-out words are masked (apart from --seed, so runs compare)")
     io.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -144,6 +156,8 @@ def add_parser(sub) -> None:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--threads", type=_positive, default=None)
     p.add_argument("--json", action="store_true")
+    p.add_argument("--export-heldout", type=Path, default=None, metavar="FILE",
+                   help="only write the held-out sentences of --corpus to FILE (for finetune-mlm --heldout-file)")
     p.set_defaults(fn=cmd_evaluate_mlm)
 
     p = sub.add_parser("finetune-llm", help="LoRA instruction tuning of a causal LM to fill masks (vats2024 §4.2.4)",

@@ -54,6 +54,13 @@ class FinetuneConfig:
     eval_seed: int = 0
     save_every: int = 200  # steps between checkpoints
     threads: int | None = None
+    # "auto": CUDA where a GPU is visible, else the CPU. Batches are built on the CPU either
+    # way; the artifacts are saved from the CPU, so they load the same everywhere.
+    device: str = "auto"
+    # Held-out sentences (one per line) instead of the corpora's held-out mix: for a machine
+    # without the corpora's packages (spaCy, gensim), given the mix as exported by
+    # `evaluate-mlm --export-heldout`. They are evaluated on and kept out of training alike.
+    heldout_file: Path | None = None
     quiet: bool = False
     stop_after: int | None = None  # stop (checkpointed) at this step, as a kill would: for tests
     command: str = ""  # the command line, for the model card
@@ -90,6 +97,7 @@ class LLMConfig:
     eval_items: int = 64  # held-out prompts for the loss
     save_every: int = 100
     threads: int | None = None
+    device: str = "cpu"  # the shared loop reads it; finetune-llm's batches and evaluation are CPU-only
     quiet: bool = False
     stop_after: int | None = None  # for tests: stop (checkpointed) here, as a kill would
     command: str = ""

@@ -27,6 +27,21 @@ class _Item:
     content: bool
 
 
+def heldout_for(cfg) -> list[str]:
+    """A run's held-out sentences: ``cfg.heldout_file`` where given (a machine without the
+    corpora's packages), else the corpora's held-out mix."""
+    path = getattr(cfg, "heldout_file", None)
+    if path is None:
+        return heldout_sentences()
+    path = Path(path)
+    if not path.is_file():
+        raise RecoverError(f"Held-out file {str(path)!r} does not exist.")
+    try:
+        return [ln.strip() for ln in path.read_text(encoding="utf-8").splitlines() if ln.strip()]
+    except UnicodeDecodeError:
+        raise RecoverError(f"{path} is not UTF-8 text.") from None
+
+
 def heldout_sentences(corpora: Sequence[str] = EVAL_CORPORA) -> list[str]:
     """The default held-out set: equal numbers of held-out sentences from each corpus."""
     from recover_core import corpora as C
@@ -109,18 +124,19 @@ def evaluate_mlm(model_or_folder: Any, sentences: Sequence[str] | None = None, n
     if not items:
         raise RecoverError("No held-out sentence has a single-piece word to mask.")
     encoder, head = split_head(unwrap(model))
-    special = torch.tensor(sorted(set(tok.all_special_ids)))
+    dev = next(model.parameters()).device  # a model training on a GPU is evaluated there
+    special = torch.tensor(sorted(set(tok.all_special_ids)), device=dev)
     was_training = model.training
     model.eval()
     hits1, hits10 = [], []
     with torch.inference_mode():
         for b in range(0, len(items), batch_size):
             batch = items[b : b + batch_size]
-            ids, attn = pad([it.ids for it in batch], tok.pad_token_id)
+            ids, attn = (t.to(dev) for t in pad([it.ids for it in batch], tok.pad_token_id))
             hidden = encoder(input_ids=ids, attention_mask=attn)[0]
             logits = head(hidden[torch.arange(len(batch)), torch.tensor([it.pos for it in batch])]).float()
             logits[:, special] = -math.inf  # [CLS], [MASK], ... are never the answer
-            top = logits.topk(10).indices
+            top = logits.topk(10).indices.cpu()
             gold = torch.tensor([it.gold for it in batch])[:, None]
             hits1 += (top[:, :1] == gold).any(1).tolist()
             hits10 += (top == gold).any(1).tolist()

@@ -24,14 +24,31 @@ if TYPE_CHECKING:
     import torch
 
 
+def resolve_device(name: str) -> str:
+    """"auto" becomes "cuda" where PyTorch sees a GPU, else "cpu"; a GPU asked for by name
+    must be there."""
+    import torch
+
+    if name == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    if name == "cpu":
+        return name
+    if not name.startswith("cuda"):
+        raise RecoverError(f"--device must be auto, cpu, cuda or cuda:N, not {name!r}.")
+    if not torch.cuda.is_available():
+        raise RecoverError(f"--device {name}: PyTorch sees no CUDA GPU here; use --device cpu (or auto).")
+    return name
+
+
 def start_run(cfg) -> RunLog:
-    """What every fine-tuning command does first: threads, refuse to overwrite a
-    checkpoint without --resume, the output folder and its metrics log."""
+    """What every fine-tuning command does first: threads, the device, refuse to overwrite
+    a checkpoint without --resume, the output folder and its metrics log."""
     import torch
 
     cfg.out = Path(cfg.out)
     if cfg.threads:
         torch.set_num_threads(cfg.threads)
+    cfg.device = resolve_device(cfg.device)
     if not cfg.resume and checkpoint_dir(cfg.out):
         raise RecoverError(f"{cfg.out} already has a checkpoint: add --resume to continue it, or pick another --out.")
     cfg.out.mkdir(parents=True, exist_ok=True)
@@ -77,7 +94,9 @@ def train_step(cfg, opt, params, state: dict, attn, loss_fn) -> "torch.Tensor":
     t_step = time.time()
     from recover_core import env
 
-    with torch.autocast("cpu", dtype=torch.bfloat16, enabled=env.bf16_autocast(cfg.bf16)):  # weights stay fp32
+    gpu = cfg.device != "cpu"  # GPUs have native bfloat16; a CPU only where env says so
+    with torch.autocast("cuda" if gpu else "cpu", dtype=torch.bfloat16,
+                        enabled=cfg.bf16 if gpu else env.bf16_autocast(cfg.bf16)):  # weights stay fp32
         loss = loss_fn()
     opt.zero_grad(set_to_none=True)
     loss.backward()
@@ -111,7 +130,7 @@ def train_round(cfg, state: dict, log: RunLog, *, opt, params, base_lr: float, b
         if budget is not None and elapsed >= budget:
             break
         lr = set_lr(cfg, opt, base_lr, state["step"], elapsed, budget, steps)
-        ids, attn, labels = batches.batch(state["step"])
+        ids, attn, labels = (t.to(cfg.device) for t in batches.batch(state["step"]))  # built on the CPU
         loss = train_step(cfg, opt, params, state, attn, lambda: loss_fn(ids, attn, labels))
         ema = loss.item() if ema is None else (1 - smoothing) * ema + smoothing * loss.item()
         bar.update(1)

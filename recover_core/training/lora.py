@@ -23,8 +23,8 @@ def mlm_base(cfg):
 
     from recover_core.minilm import MINILM_BASE, minilm_mlm
 
-    if cfg.from_minilm:
-        model, tok = minilm_mlm()
+    if cfg.from_minilm:  # a continued run's head (bias included) comes from --init-adapter
+        model, tok = minilm_mlm(freq_bias=cfg.init_adapter is None)
         return model, tok, MINILM_BASE
     if not cfg.model:
         raise RecoverError("Give --model (a masked LM name or folder) or --from-minilm.")

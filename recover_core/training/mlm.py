@@ -35,7 +35,7 @@ from recover_core.training.artifacts import save_mlm_adapter, save_model
 from recover_core.training.batches import MLMBatches
 from recover_core.training.checkpoints import load_checkpoint, save_checkpoint
 from recover_core.training.config import MLM_LR, FinetuneConfig
-from recover_core.training.evaluate import evaluate_mlm, format_eval, heldout_sentences, unwrap
+from recover_core.training.evaluate import evaluate_mlm, format_eval, heldout_for, unwrap
 from recover_core.training.log import RunLog
 from recover_core.training.lora import load_init_adapter, merged, mlm_base, prepare_mlm, trainable
 from recover_core.training.loop import new_state, start_run, train_round
@@ -99,11 +99,11 @@ def finetune_mlm(cfg: FinetuneConfig) -> Path:
     model = prepare_mlm(base_model, cfg)
     if cfg.init_adapter is not None and not cfg.resume:  # a resume reads the checkpoint instead
         load_init_adapter(model, cfg, base_name)
-    model.train()
+    model.to(cfg.device).train()
     params = list(trainable(model).values())
     base_lr = cfg.lr or MLM_LR["lora" if cfg.lora_r else "full"]
     opt = torch.optim.AdamW(params, lr=base_lr, weight_decay=cfg.weight_decay)
-    held = heldout_sentences()
+    held = heldout_for(cfg)
 
     state = new_state(cfg)
     rng = None
@@ -156,6 +156,7 @@ def finetune_mlm(cfg: FinetuneConfig) -> Path:
 
 
 def _finish(cfg: FinetuneConfig, model, tok, base_name: str, held: list[str], state: dict, log: RunLog) -> Path:
+    model.to("cpu")  # scored and saved as every user loads it
     after = evaluate_mlm(model, held, cfg.eval_items, cfg.eval_seed, tokenizer=tok)
     log.write({"round": cfg.rounds, "step": "final", "eval": after})
     stats = run_stats(state)

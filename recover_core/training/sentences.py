@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from recover_core import atomic
 from recover_core.errors import RecoverError
-from recover_core.training.evaluate import heldout_sentences
+from recover_core.training.evaluate import heldout_for
 
 
 def training_sentences(cfg) -> tuple[list[str], list[str]]:
@@ -22,7 +22,7 @@ def training_sentences(cfg) -> tuple[list[str], list[str]]:
     from recover_core import corpora as C
     from recover_core.filling.base import MARKER_RE
 
-    held = set(heldout_sentences()) if cfg.exclude_heldout else set()
+    held = set(heldout_for(cfg)) if cfg.exclude_heldout else set()
     if cfg.train_file is not None:
         if not cfg.train_file.is_file():
             raise RecoverError(f"Training file {str(cfg.train_file)!r} does not exist.")
