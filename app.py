@@ -351,10 +351,8 @@ def speech_demo_choices(name: str) -> list[str]:
 
 def build_demo() -> gr.Blocks:
     # delete_cache: a backstop for uploads a request could not remove (a crashed worker, an
-    # input Gradio rejected before our handler ran). Its age is an hour, not ten minutes: a
-    # sweep 600 s after start broke the Audio tab's examples in the browser test (the example
-    # clicked again after the sweep did not decode); why the sweep reaches them is not traced.
-    with gr.Blocks(title="recover: masking and LLM recovery", delete_cache=(600, 3600)) as demo:
+    # input Gradio rejected before our handler ran): every 10 minutes, files over 10 minutes old.
+    with gr.Blocks(title="recover: masking and LLM recovery", delete_cache=(600, 600)) as demo:
         gr.Markdown(
             "# recover\nMask private words, then let language models suggest substitutes "
             "(Vats et al., ICASSP 2024; Preiss, Findings of ACL 2023). Your text is processed in memory "
@@ -521,7 +519,17 @@ def build_demo() -> gr.Blocks:
         resample_btn.click(on_resample, seed, seed, api_name="resample").then(
             on_fill_mlm, fill_inputs, mlm_outputs, api_name="fill_mlm_after_resample", **FAST).success(
             on_fill_causal, fill_inputs, causal_outputs, api_name="fill_causal_after_resample", **MODELS)
+    keep_built_files(demo)
     return demo.queue(max_size=QUEUE_SIZE, default_concurrency_limit=1)
+
+
+def keep_built_files(demo: gr.Blocks) -> None:
+    """Gradio copies the examples into its cache while the app is built, without marking them
+    to keep, so the delete_cache sweep removed them once they were older than its age, and an
+    example clicked after that failed. Whatever is in the cache at build time is the app's own
+    (no user has sent anything yet): keep it."""
+    for block in demo.blocks.values():
+        block.keep_in_cache.update(getattr(block, "temp_files", ()))
 
 
 demo = build_demo()

@@ -1,5 +1,8 @@
 """Nothing a user types stays in the process after the request: not in spaCy's shared
 vocabulary, not in a tokenizer's word cache."""
+import os
+import tempfile
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -160,3 +163,22 @@ def test_an_app_process_stopped_with_sigterm_removes_its_own_folder(tmp_path):
     p.send_signal(signal.SIGTERM)
     assert p.wait(timeout=30) == 0
     assert not folder.exists()
+
+
+def test_the_cache_sweep_removes_a_leftover_upload_and_keeps_the_examples():
+    """Gradio's delete_cache sweep is the backstop for uploads a request could not remove.
+    It once removed the examples' cached copies too (Gradio copies them at build time without
+    marking them to keep), and an example clicked after the first sweep failed."""
+    from gradio.route_utils import delete_files_created_by_app
+
+    import app
+
+    built = set().union(*app.demo.temp_file_sets)
+    assert {Path(p).name for p in built} >= {"austen-0880.flac", "austen.dot", "dashwood-0870.flac"}
+    audio = next(b for b in app.demo.blocks.values() if b.temp_files & built)
+    upload = Path(tempfile.mkdtemp(dir=os.environ["GRADIO_TEMP_DIR"])) / "my-private-upload.wav"
+    upload.write_bytes(b"RIFF private")
+    audio.temp_files.add(str(upload))  # as Gradio records an upload it cached
+    delete_files_created_by_app(app.demo, age=0)
+    assert not upload.exists()
+    assert all(Path(p).exists() for p in built)
