@@ -20,7 +20,7 @@ from recover_core.training.lora import trainable
 # Settings a checkpoint must share with the run that resumes it (a key an older checkpoint
 # lacks is not compared).
 RESUME_KEYS = ("model", "from_minilm", "lora_r", "lora_targets", "mode", "rounds", "seed", "batch_size",
-               "corpus", "train_file", "max_length", "mask_prob", "max_masks", "init_adapter")
+               "corpus", "train_file", "max_length", "mask_prob", "max_masks", "init_adapter", "heldout_file")
 
 
 def _resume_conf(cfg) -> dict:

@@ -67,7 +67,7 @@ def mlm_card(cfg, base_name: str, state: dict, after: dict, stats: dict) -> str:
 - objective: whole-word masking, {cfg.mask_prob:.0%} of words (80% [MASK], 10% random, 10% kept)
 - rounds: {cfg.rounds}; steps per round: {max_steps(cfg) or 'as the time budget allows'}{budget}
 - trained: {stats['steps']} steps, batch {cfg.batch_size}, {precision}, lr {lr}, seed {cfg.seed}
-- time: {stats['seconds']} s ({stats['steps_per_s']} steps/s, {stats['tokens_per_s']} tokens/s, peak memory {stats['peak_rss_mb']} MB)
+- time: {stats['seconds']} s on {_device(cfg)} ({stats['steps_per_s']} steps/s, {stats['tokens_per_s']} tokens/s, peak memory {stats['peak_rss_mb']} MB)
 - date: {time.strftime('%Y-%m-%d %H:%M')}
 
 ## Held-out accuracy
@@ -87,6 +87,15 @@ One single-piece word masked per held-out sentence, {after['items']} sentences i
 
     {state.get('command') or '(called from Python)'}
 {_resumed(state)}"""
+
+
+def _device(cfg) -> str:
+    """Where a run trained, as its card says it: throughput means little without it."""
+    if cfg.device == "cpu":
+        return "the CPU"
+    import torch
+
+    return torch.cuda.get_device_name(cfg.device) if torch.cuda.is_available() else cfg.device
 
 
 def llm_card(cfg, state: dict, after: float, stats: dict, n_heldout: int) -> str:
