@@ -310,7 +310,8 @@ def on_speech_render(state, edited, technique, filler, mode, voice):
     second = result.second.text if result.second else "(no second pass: nothing was replaced)"
     pcm = lambda x: (np.clip(x, -1, 1) * 32767).astype(np.int16)  # noqa: E731  (what Gradio plays, without its warning)
     return ((result.rate, pcm(original)), (result.rate, pcm(result.samples)), speech_demo.waveform(original, result),
-            second, speech_demo.checks(result), speech_demo.verdict(result), speech_demo.highlighted(plan))
+            second, speech_demo.checks(result), speech_demo.verdict(result), speech_demo.highlighted(plan),
+            speech_demo.table(plan))  # a retry may have changed a substitute: the table shows what was rendered
 
 
 RESULTS = results.load()  # read once at start: precomputed/ does not change while the app runs
@@ -486,7 +487,7 @@ def build_demo() -> gr.Blocks:
             s_checks = gr.Dataframe(label="Per-span checks", interactive=False)
             s_state = gr.State(time_to_live=600)
         speech_inputs = [s_technique, s_filler, s_mode, s_voice]
-        render_outputs = [s_original, s_output, s_plot, s_second, s_checks, s_verdict, s_found]
+        render_outputs = [s_original, s_output, s_plot, s_second, s_checks, s_verdict, s_found, s_table]
         s_button.click(on_speech_find, [s_audio] + speech_inputs, [s_state, s_found, s_table, s_status],
                        api_name="speech_find", **MODELS).then(
             on_speech_render, [s_state, s_table] + speech_inputs, render_outputs, api_name="speech_render", **MODELS)

@@ -186,7 +186,7 @@ def run_set(ob, folder: Path, items: list[dict], mode: str, dump: Path | None = 
 
     from recover_core.asr import audio, wer
 
-    found = exact = total = precise = n_found = leaks = heard = n_subs = flagged = 0
+    found = exact = total = precise = n_found = leaks = heard = heard_first = retried = n_subs = flagged = 0
     seams = clean = 0
     confidences, second_wers, asr_acc, rtfs = [], [], [], []
     outside_words = before_errors = after_errors = own_voice = 0
@@ -224,6 +224,8 @@ def run_set(ob, folder: Path, items: list[dict], mode: str, dump: Path | None = 
         if mode == "substitute":
             n_subs += len(res.entities)
             heard += sum(bool(e.substitute_heard) for e in res.entities)
+            heard_first += sum(bool(e.heard_first) for e in res.entities)
+            retried += res.retries > 0
         seams += 2 * len(res.entities)
         clean += sum(2 if e.click_free else 1 if min(e.clicks) <= 2 else 0 for e in res.entities)
         flagged += res.needs_review
@@ -249,6 +251,10 @@ def run_set(ob, folder: Path, items: list[dict], mode: str, dump: Path | None = 
     return {"name_recall": found / total, "name_precision": precise / max(n_found, 1),
             "ne_exact_match_correct": exact, "ne_exact_match_total": total, "leak_rate": leaks / len(items),
             "substitute_heard_rate": heard / n_subs if n_subs else None,
+            # before any retry: the figure to compare with runs before retries existed (and the
+            # recognizer's judgement of its own choice is not a listener's: see the docs)
+            "substitute_heard_first_try_rate": heard_first / n_subs if n_subs else None,
+            "retried_share": retried / len(items) if mode == "substitute" else None,
             "wer_outside_before_percent": w_before, "wer_outside_after_percent": w_after,
             "wer_outside_delta_points": w_after - w_before,
             "avg_confidence": statistics.mean(confidences) if confidences else None,

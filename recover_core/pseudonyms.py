@@ -153,6 +153,20 @@ class Pseudonyms:
         key = sound(w)
         return not key or (key not in self._sounds and key != sound(original))
 
+    def key_of(self, original: str, label: str) -> str:
+        """The mapping's key for a non-person original (``other``)."""
+        if label in shapes.SHAPED_LABELS and shapes.has_shape(original):
+            return original.strip().lower()
+        return bare(original)
+
+    def forget(self, keys: Sequence[str]) -> dict[str, str]:
+        """Unmap these originals so the rules choose again; their old substitutes stay used
+        (never chosen again). Returns what ``restore`` needs to undo it."""
+        return {k: self.mapping.pop(k) for k in keys if k in self.mapping}
+
+    def restore(self, undo: dict[str, str]) -> None:
+        self.mapping.update(undo)
+
     def _take(self, original: str, word: str) -> str:
         self.mapping[original] = word
         self.used.add(word.lower())
@@ -188,7 +202,7 @@ class Pseudonyms:
         everyday words may share a substitute, as long as it is not one of the originals."""
         if label in shapes.SHAPED_LABELS and shapes.has_shape(original):
             return self._shaped(original, candidates)
-        key = bare(original)
+        key = self.key_of(original, label)
         if key not in self.mapping:
             rng = self._rng(key)
             kind = place_kind(key) if label in PLACE_LABELS else None

@@ -155,12 +155,12 @@ def test_obfuscate_speech_then_edit_a_substitute(client, tmp_path):
     assert "Found 1 private span" in status
     assert table["data"][0][2] == "John Dashwood" and table["data"][0][1] == "PERSON"
     assert any("PERSON →" in (t["class_or_confidence"] or "") for t in found)
-    original, output, plot, second, checks, verdict, _ = render(client, table)
+    original, output, plot, second, checks, verdict, _, table = render(client, table)
     assert Path(output).exists() and Path(original).exists() and plot is not None
     assert "dashwood" not in second.lower() and "Confidence" in verdict
     assert checks["data"][0][3] == "no"  # the original is not heard
     table["data"][0][3] = "Peter Brown"
-    _, output2, _, second2, checks2, verdict2, found2 = render(client, table, api="/speech_rerender")
+    _, output2, _, second2, checks2, verdict2, found2, _ = render(client, table, api="/speech_rerender")
     assert checks2["data"][0][1] == "Peter Brown"  # the user's substitute was rendered
     assert any("PERSON → Peter Brown" in (t["class_or_confidence"] or "") for t in found2)
     assert "dashwood" not in second2.lower()
@@ -191,7 +191,7 @@ def test_obfuscate_speech_bad_input(client, recordings, tmp_path, case, message)
     found, table, status = speech(client, path)
     if case == "no names":
         assert "output equals the input" in status
-        *_, verdict, _ = render(client, table)
+        *_, verdict, _, _ = render(client, table)
         assert "output equals the input" in verdict
         return
     table["data"][0][3] = "<script>alert(1)</script>"

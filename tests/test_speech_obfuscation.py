@@ -227,6 +227,44 @@ def test_a_shared_mapping_keeps_a_batch_consistent():
     assert Pseudonyms(seed=0).person(["Kevin"], ["Brian"]) == one  # deterministic for a seed
 
 
+def with_candidates(ob: SpeechObfuscator, words: list[str], **settings) -> SpeechObfuscator:
+    """The same models, with the filler's candidates fixed (which names the rules may choose)."""
+    fixed = SpeechObfuscator(dataclasses.replace(ob.settings, **settings), ob.recognizer)
+    fixed._candidates = lambda text, groups: [list(words) for _ in groups]
+    return fixed
+
+
+def test_an_unheard_substitute_is_rendered_again_with_the_next_choice(obfuscators, clip):
+    # In this sentence piper-joe's "Meyer" is written "Mayor" and its "Schultz" "Schulz"; "Davis" is
+    # heard. None is a woman's first name: Margaret's substitute is drawn (Barbara, for seed 0).
+    ob = obfuscators["substitute"]
+    r = with_candidates(ob, ["Meyer", "Davis", "Johnston"]).run(clip)
+    e = r.entities[0]
+    assert e.heard_first is False and r.retries == 1
+    assert e.substitute.split()[1] == "Davis" and e.substitute_heard, (e.substitute, r.second.text)
+    assert "meyer" not in heard(r) and not e.original_heard
+    assert not any("substitute is not heard" in x for x in r.reasons)
+    assert r.public()["entities"][0]["substitute_heard_first_try"] is False and "retry" in r.seconds
+
+    # A retry that does no better is dropped: the first choice, and its mapping, stand.
+    pseudonyms = Pseudonyms(0)
+    r = with_candidates(ob, ["Meyer", "Schultz"]).run(clip, pseudonyms)
+    assert r.retries == 1 and r.entities[0].substitute.split()[1] == "Meyer", r.second.text
+    assert pseudonyms.mapping["thompson"] == "meyer" and "schultz" in pseudonyms.used  # never offered again
+    assert "entity 1: the substitute is not heard" in r.reasons
+
+
+def test_no_retry_replaces_a_persons_edit_an_earlier_files_choice_or_a_bleep(obfuscators, clip):
+    ob = with_candidates(obfuscators["substitute"], ["Meyer", "Davis"])
+    assert ob.run(clip, Pseudonyms(0, {"thompson": "meyer"})).retries == 0  # a batch stays consistent
+    assert with_candidates(ob, ["Meyer", "Davis"], retries=0).run(clip).retries == 0
+    plan = ob.find(clip)
+    plan.entities[0].chosen = False  # what the Audio tab sets for an edited substitute
+    r = ob.render(clip, plan)
+    assert r.retries == 0 and r.entities[0].substitute.endswith("Meyer")
+    assert obfuscators["bleep"].run(clip).retries == 0
+
+
 def test_bad_settings_get_a_message():
     with pytest.raises(RecoverError, match="mode"):
         Settings(mode="whistle").check()
@@ -234,6 +272,8 @@ def test_bad_settings_get_a_message():
         Settings(voice="darth").check()
     with pytest.raises(RecoverError, match="voice"):
         Settings(exclude_voices=("darth",)).check()
+    with pytest.raises(RecoverError, match="Retries"):
+        Settings(retries=9).check()
 
 
 def test_auto_picks_the_clearest_voice_in_the_speakers_register(monkeypatch):

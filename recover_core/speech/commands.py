@@ -27,7 +27,7 @@ def _settings(args):
     return Settings(technique=args.technique, types=types if "entityTagger" in args.technique else (), n=args.n,
                     ner_model=args.ner_model, filler=args.filler, model=args.model, method=args.method, k=args.k,
                     mode=args.mode, voice=args.voice, seed=args.seed, review_below=args.review_below,
-                    second_pass=not args.no_second_pass).check()
+                    second_pass=not args.no_second_pass, retries=0 if args.no_second_pass else args.retries).check()
 
 
 def _fingerprint(settings, args) -> dict:
@@ -159,6 +159,9 @@ def add_parser(sub) -> None:
                         "refused if others can read it")
     p.add_argument("--review-below", type=float, default=0.8, help="confidence under which a file needs review")
     p.add_argument("--no-second-pass", action="store_true", help="skip the checking recognition pass (faster)")
+    p.add_argument("--retries", type=int, default=1, metavar="N",
+                   help="substitute mode: where the second pass does not hear a substitute, render again with the "
+                        "rules' next choice, at most N times (0-5; default 1); kept only when it does better")
     p.add_argument("--keep-originals", action="store_true", help="also write the original words and transcript")
     p.add_argument("--skip-bad", action="store_true", help="record an unreadable file in the manifest and go on")
     p.add_argument("--quiet", action="store_true")

@@ -74,7 +74,8 @@ def apply_edits(plan: "Plan", edited) -> "Plan":
         if not value or len(value) > MAX_SUBSTITUTE or not _SUBSTITUTE_RE.match(value):
             raise RecoverError(f"Substitute {value[:20]!r}: use words (letters, digits, spaces, . ' -), "
                                f"at most {MAX_SUBSTITUTE} characters.")
-        e.substitute = value
+        if value != e.substitute:  # a person's choice: no retry replaces it
+            e.substitute, e.chosen = value, False
     return plan
 
 
@@ -92,6 +93,10 @@ def verdict(result: "Result") -> str:
     conf = "—" if result.confidence is None else f"{result.confidence:.2f}"
     head = (f"**Confidence {conf}** (1 − WER of the second pass against the intended text; preiss2023) · "
             f"voice {result.voice or '—'}" + (f" (speaker F0 {result.speaker_f0:.0f} Hz)" if result.speaker_f0 else ""))
+    if result.retries:
+        kept = [str(n) for n, e in enumerate(result.entities, 1) if e.heard_first is False and e.substitute_heard]
+        head += ("\n\nRendered again where the recognizer missed a substitute: " +
+                 (f"span {', '.join(kept)} is now heard." if kept else "no better, so the first choice stands."))
     if result.needs_review:
         return head + "\n\n⚠️ **Needs review:** " + "; ".join(result.reasons) + "."
     return head + "\n\n✅ No review needed: every check passed."

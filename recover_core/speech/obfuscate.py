@@ -15,6 +15,7 @@ writes them anywhere.
 """
 from __future__ import annotations
 
+import dataclasses
 import random
 import time
 from dataclasses import dataclass, field
@@ -53,6 +54,10 @@ class Settings:
     review_below: float = 0.8  # confidence (1 - WER of the second pass) under this: review
     unsure_below: float = 0.5  # a private word the recognizer heard with less probability: review
     second_pass: bool = True
+    # A substitute the second pass does not hear is replaced by the rules' next choice and
+    # the file rendered again, this many times at most (a voice and Whisper carry some
+    # names badly: "Morrow" is written "Murrow"). The retry is kept only when it is better.
+    retries: int = 1
     name_cues: bool = True  # add census names the tagger missed, from their context (speech/cues.py)
 
     def check(self) -> "Settings":
@@ -63,6 +68,8 @@ class Settings:
             voices.check_voice(v)
         if not 0.0 <= self.review_below <= 1.0:
             raise RecoverError("The review threshold is a confidence between 0 and 1.")
+        if not 0 <= self.retries <= 5:
+            raise RecoverError("Retries: a number from 0 to 5.")
         return self
 
 
@@ -84,12 +91,18 @@ class Entity:
     original_heard: bool | None = None
     clicks: tuple[float, float] = (0.0, 0.0)  # splice.click_ratio at the entry and exit seams
     click_free: bool = True
+    candidates: list[str] = field(default_factory=list, repr=False)  # the filler's, best first
+    title_before: bool = False
+    chosen: bool = True  # the substitute is the rules' choice, not a person's edit: a retry may change it
+    heard_first: bool | None = None  # substitute_heard before any retry
+    unheard: tuple[str, ...] = ()  # the substitute's words the second pass missed
 
     def public(self, keep_originals: bool = False) -> dict:
         d = {"label": self.label, "substitute": self.substitute, "start": round(self.start, 3),
              "end": round(self.end, 3), "edges": self.edges, "asr_probability": round(self.probability, 3),
              "out_start": round(self.out_start, 3), "out_end": round(self.out_end, 3),
-             "substitute_heard": self.substitute_heard, "original_heard": self.original_heard,
+             "substitute_heard": self.substitute_heard, "substitute_heard_first_try": self.heard_first,
+             "original_heard": self.original_heard,
              "click_ratios": [round(c, 2) for c in self.clicks], "click_free": self.click_free}
         return {"original": self.original} | d if keep_originals else d
 
@@ -98,6 +111,8 @@ class Entity:
 class Plan:
     transcript: Transcript  # the first pass: holds the original words
     entities: list[Entity]
+    pseudonyms: Pseudonyms | None = None
+    renewable: frozenset[str] = frozenset()  # mapping keys first given a substitute here (a retry may change them)
 
 
 @dataclass
@@ -116,6 +131,7 @@ class Result:
     needs_review: bool = False
     reasons: list[str] = field(default_factory=list)
     seconds: dict[str, float] = field(default_factory=dict)
+    retries: int = 0  # renders again with other substitutes (kept or not)
 
     @property
     def entities(self) -> list[Entity]:
@@ -127,7 +143,7 @@ class Result:
              "entities": [e.public(keep_originals) for e in self.entities], "intended": self.intended,
              "second_pass": self.second.text if self.second else None,
              "wer": _r(self.wer), "cer": _r(self.cer), "confidence": _r(self.confidence),
-             "needs_review": self.needs_review, "reasons": self.reasons,
+             "needs_review": self.needs_review, "reasons": self.reasons, "retries": self.retries,
              "timings": {k: round(v, 3) for k, v in self.seconds.items()}}
         if keep_originals:
             d["transcript"] = self.plan.transcript.text
@@ -136,6 +152,25 @@ class Result:
 
 def _r(x: float | None) -> float | None:
     return None if x is None else round(x, 4)
+
+
+def _choose(e: Entity, pseudonyms: Pseudonyms) -> str:
+    """The rules' substitute for an entity (the same for an original already mapped)."""
+    if e.label == "PERSON":
+        return " ".join(pseudonyms.person(e.original.split(), e.candidates, e.title_before))
+    return pseudonyms.other(e.original, e.label, e.candidates)
+
+
+def _missed_keys(e: Entity, pseudonyms: Pseudonyms) -> list[str]:
+    """The mapping keys behind the substitute words the second pass missed."""
+    if e.label != "PERSON":
+        return [pseudonyms.key_of(e.original, e.label)]
+    return [bare(t) for t, sub in zip(e.original.split(), e.substitute.split()) if bare(sub) in e.unheard]
+
+
+def _misses(r: Result) -> tuple[int, int]:
+    """Originals heard, then substitutes not heard: fewer is better."""
+    return (sum(bool(e.original_heard) for e in r.entities), sum(e.substitute_heard is False for e in r.entities))
 
 
 def _layout(words: list[Word]) -> tuple[str, list[tuple[int, int]]]:
@@ -181,21 +216,19 @@ class SpeechObfuscator:
         originals = [text[s:e] for s, e, _, _, _ in groups]
         pseudonyms = pseudonyms or Pseudonyms(self.settings.seed)
         pseudonyms.reserve([t for o in originals for t in o.split()])
+        before = set(pseudonyms.mapping)
         candidates = self._candidates(text, groups)
         cuts = boundaries.refine_many(clip.samples, words, [(first, last) for _, _, first, last, _ in groups])
         entities = []
         for (s, e, first, last, label), original, cands, edges in zip(groups, originals, candidates, cuts):
-            tokens = original.split()
-            title_before = first > 0 and bare(words[first - 1].word).rstrip(".") in TITLES
-            if label == "PERSON":
-                substitute = " ".join(pseudonyms.person(tokens, cands, title_before))
-            else:
-                substitute = pseudonyms.other(original, label, cands)
             last_word_end = where[last - 1][1]
             suffix = text[e:last_word_end] if e < last_word_end and text[e:last_word_end][:1] in "'’" else ""
-            entities.append(Entity(first, last, label, original, substitute, edges.start, edges.end, edges.method,
-                                   min(w.probability for w in words[first:last]), suffix))
-        return Plan(transcript, entities)
+            entity = Entity(first, last, label, original, "", edges.start, edges.end, edges.method,
+                            min(w.probability for w in words[first:last]), suffix, candidates=cands,
+                            title_before=first > 0 and bare(words[first - 1].word).rstrip(".") in TITLES)
+            entity.substitute = _choose(entity, pseudonyms)
+            entities.append(entity)
+        return Plan(transcript, entities, pseudonyms, frozenset(set(pseudonyms.mapping) - before))
 
     def _groups(self, text: str, where: list[tuple[int, int]]) -> list[tuple[int, int, int, int, str]]:
         """(char start, char end, first word, last word, label) per entity: the masker's spans,
@@ -247,7 +280,33 @@ class SpeechObfuscator:
         return out + [[] for _ in range(len(groups) - len(out))]
 
     def render(self, clip: Audio, plan: Plan) -> Result:
-        """Steps 4-7 for a plan whose substitutes may have been edited."""
+        """Steps 4-7 for a plan whose substitutes may have been edited; then, where the
+        second pass missed a substitute the rules chose, again with their next choice."""
+        made: dict = {}  # inserts by (text, voice, span): an unchanged entity is not synthesized again
+        result = self._render_once(clip, plan, made)
+        for e in plan.entities:
+            e.heard_first = e.substitute_heard
+        t0 = time.perf_counter()
+        for _ in range(self.settings.retries):
+            misses = _misses(result)  # now: the next render changes these entities in place
+            kept = [dataclasses.replace(e) for e in plan.entities]
+            undo = self._renew(plan)
+            if undo is None:
+                break
+            again = self._render_once(clip, plan, made)
+            result.retries += 1
+            if _misses(again) >= misses:  # no better: the first choice stands
+                plan.pseudonyms.restore(undo)  # type: ignore[union-attr]
+                plan.entities[:] = kept
+                break
+            again.retries, again.seconds = result.retries, result.seconds
+            result = again
+        if result.retries:
+            result.seconds["retry"] = time.perf_counter() - t0
+        self._review(result)
+        return result
+
+    def _render_once(self, clip: Audio, plan: Plan, made: dict) -> Result:
         s = self.settings
         t0 = time.perf_counter()
         x = clip.native if clip.native is not None else clip.samples
@@ -260,8 +319,12 @@ class SpeechObfuscator:
         if s.mode == "substitute":
             f0 = voices.median_f0(clip.samples, SAMPLE_RATE)
             voice = voices.choose(f0, exclude=s.exclude_voices) if s.voice == "auto" else s.voice
-        cuts = [splice.Cut(int(e.start * rate), int(e.end * rate), self._insert(e, x, rate, voice))
-                for e in plan.entities]
+        cuts = []
+        for e in plan.entities:
+            key = (e.substitute + e.suffix, voice, e.start, e.end)
+            if key not in made:
+                made[key] = self._insert(e, x, rate, voice)
+            cuts.append(splice.Cut(int(e.start * rate), int(e.end * rate), made[key]))
         out, placed, clicks = splice.replace_click_free(x, rate, cuts)
         for e, (a, b), c in zip(plan.entities, placed, clicks):
             e.out_start, e.out_end = a / rate, b / rate
@@ -273,8 +336,24 @@ class SpeechObfuscator:
             t1 = time.perf_counter()
             self._second_pass(result)
             result.seconds["second_pass"] = time.perf_counter() - t1
-        self._review(result)
         return result
+
+    def _renew(self, plan: Plan) -> dict[str, str] | None:
+        """The rules' next choice for each substitute word the second pass missed; the old
+        words stay used, so no retry picks them again. None when there is nothing to renew:
+        a person's edit, a substitute kept from an earlier file or mapping, bleep or silence."""
+        p = plan.pseudonyms
+        if self.settings.mode != "substitute" or p is None:
+            return None
+        keys = {k for e in plan.entities if e.substitute_heard is False and e.chosen
+                for k in _missed_keys(e, p) if k in plan.renewable}
+        if not keys:
+            return None
+        undo = p.forget(keys)
+        for e in plan.entities:
+            if e.chosen:
+                e.substitute = _choose(e, p)
+        return undo
 
     def run(self, clip: Audio, pseudonyms: Pseudonyms | None = None) -> Result:
         t0 = time.perf_counter()
@@ -323,7 +402,8 @@ class SpeechObfuscator:
             e.original_heard = any(n in near for n in names)
             if r.mode == "substitute":
                 subs = [bare(t) for t in e.substitute.split() if bare(t).rstrip(".") not in TITLES]
-                e.substitute_heard = all(n in near for n in subs)
+                e.unheard = tuple(n for n in subs if n not in near)
+                e.substitute_heard = not e.unheard
         intended, hyp = wer.normalize(r.intended), wer.normalize(r.second.text)
         if not intended:
             r.wer = r.cer = 0.0 if not hyp else 1.0
