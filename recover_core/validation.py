@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from pathlib import Path
 
 from recover_core.env import MAX_CHARS, MAX_MASKS
 from recover_core import spans
@@ -95,3 +96,15 @@ def check_choice(kind: str, name: object, known: list[str]) -> str:
     if name not in known:
         raise RecoverError(f"Unknown {kind} {name!r}. Known: {', '.join(known)}.")
     return str(name)
+
+
+def read_lines(path: Path, what: str = "Input file") -> list[str]:
+    """The non-empty lines of a UTF-8 sentence file, stripped; a clear message if it is
+    missing or not text."""
+    path = Path(path)
+    if not path.is_file():
+        raise RecoverError(f"{what} {str(path)!r} does not exist.")
+    try:
+        return [ln.strip() for ln in path.read_text(encoding="utf-8").splitlines() if ln.strip()]
+    except UnicodeDecodeError:
+        raise RecoverError(f"{path} is not UTF-8 text.") from None

@@ -142,6 +142,13 @@ def test_cli_commands_and_errors(tiny_bert, corpus, tmp_path, capsys):
     assert main(["finetune-mlm", "--model", tiny_bert, "--train-file", str(tmp_path / "missing.txt"),
                  "--out", str(tmp_path / "y")]) == 2
     assert "does not exist" in capsys.readouterr().err
+    latin = tmp_path / "latin.txt"
+    latin.write_bytes(b"caf\xe9 au lait\n")
+    for flag in ("--test-file", "--heldout-file"):  # every sentence file: one reader, one message
+        cmd = ["evaluate-mlm", "--model", tiny_bert, flag, str(latin), "--items", "5"] if flag == "--test-file" else \
+            ["finetune-mlm", "--model", tiny_bert, "--train-file", str(corpus), flag, str(latin), "--out", str(tmp_path / "z")]
+        assert main(cmd) == 2
+        assert "latin.txt is not UTF-8 text" in capsys.readouterr().err
 
 
 def test_heldout_file_is_evaluated_on_and_kept_out_of_training(tiny_bert, corpus, tmp_path):

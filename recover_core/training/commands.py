@@ -12,6 +12,7 @@ import shlex
 import sys
 from pathlib import Path
 
+from recover_core import validation
 from recover_core.errors import RecoverError
 from recover_core.training import llm, mlm
 from recover_core.training.config import DEFAULT_STEPS, EVAL_CORPORA, LLM_LR, FinetuneConfig, LLMConfig
@@ -60,12 +61,7 @@ def cmd_evaluate_mlm(args) -> None:
     if args.from_minilm == bool(args.model):
         raise RecoverError("Give --model (a name, model folder or adapter folder) or --from-minilm.")
     if args.test_file:
-        if not args.test_file.is_file():
-            raise RecoverError(f"Test file {str(args.test_file)!r} does not exist.")
-        try:
-            sents = [ln.strip() for ln in args.test_file.read_text(encoding="utf-8").splitlines() if ln.strip()]
-        except UnicodeDecodeError:
-            raise RecoverError(f"{args.test_file} is not UTF-8 text.") from None
+        sents = validation.read_lines(args.test_file, "Test file")
     else:
         sents = heldout_sentences(tuple(c.strip() for c in args.corpus.split(",") if c.strip()))
     if args.from_minilm:

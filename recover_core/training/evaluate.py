@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
+from recover_core import validation
 from recover_core.errors import RecoverError
 from recover_core.training.config import EVAL_CORPORA
 
@@ -33,13 +34,7 @@ def heldout_for(cfg) -> list[str]:
     path = getattr(cfg, "heldout_file", None)
     if path is None:
         return heldout_sentences()
-    path = Path(path)
-    if not path.is_file():
-        raise RecoverError(f"Held-out file {str(path)!r} does not exist.")
-    try:
-        return [ln.strip() for ln in path.read_text(encoding="utf-8").splitlines() if ln.strip()]
-    except UnicodeDecodeError:
-        raise RecoverError(f"{path} is not UTF-8 text.") from None
+    return validation.read_lines(path, "Held-out file")
 
 
 def heldout_sentences(corpora: Sequence[str] = EVAL_CORPORA) -> list[str]:

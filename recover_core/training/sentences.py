@@ -10,7 +10,7 @@ resumed run trains on exactly the same text.
 """
 from __future__ import annotations
 
-from recover_core import atomic
+from recover_core import atomic, validation
 from recover_core.errors import RecoverError
 from recover_core.training.evaluate import heldout_for
 
@@ -24,13 +24,7 @@ def training_sentences(cfg) -> tuple[list[str], list[str]]:
 
     held = set(heldout_for(cfg)) if cfg.exclude_heldout else set()
     if cfg.train_file is not None:
-        if not cfg.train_file.is_file():
-            raise RecoverError(f"Training file {str(cfg.train_file)!r} does not exist.")
-        try:
-            lines = [ln.strip() for ln in cfg.train_file.read_text(encoding="utf-8").splitlines()]
-        except UnicodeDecodeError:
-            raise RecoverError(f"{cfg.train_file} is not UTF-8 text.") from None
-        lines = [ln for ln in lines if ln and ln not in held]
+        lines = [ln for ln in validation.read_lines(cfg.train_file, "Training file") if ln not in held]
         cfg.corpora_used = [str(cfg.train_file)]
         return [ln for ln in lines if not MARKER_RE.search(ln)], [ln for ln in lines if MARKER_RE.search(ln)]
     names = [c.strip() for c in cfg.corpus.split(",") if c.strip()]
