@@ -190,7 +190,8 @@ SPEECH_COLUMNS = {  # metric -> column title; preiss2023 Table 2's three, then o
     "avg_confidence": "2nd-pass WER vs intended (preiss2023's confidence)",
     "name_recall": "names found (recall)",
     "leak_rate": "original still heard",
-    "substitute_heard_rate": "substitute heard",
+    "substitute_heard_rate": "substitute heard (after retries)",
+    "substitute_heard_first_try_rate": "substitute heard at the first try",
     "needs_review_share": "flagged for review",
 }
 
