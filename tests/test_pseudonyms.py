@@ -79,16 +79,24 @@ def test_originals_are_never_substitutes():
 
 
 
+def test_a_fillers_rare_first_name_is_not_taken():
+    """The MLM's rarer favourites ("Moses", "Athena") read as famous one-offs: a candidate
+    first name must be among the commonest (pseudonyms.ACCEPT_FIRST); rarer ones are passed over."""
+    f, _ = filled_as("{} met {}.", ["Adam", "Doris"], ["PERSON", "PERSON"], [["Moses", "Frank"], ["Athena", "Judith"]])
+    g = consistent(f, ["Adam", "Doris"], Pseudonyms(0))
+    assert [x.word for x in g.fills] == ["Frank", "Judith"]
+
+
 def test_no_substitute_sounds_like_an_original():
     """A listener must not hear the original in its substitute: the speech bench's first pass
     heard "Elaine Lewis" as "Ren Luis", and the MLM offered "Lewis" for it."""
     assert sound("Lewis") == sound("Luis") and sound("Jon") == sound("John") and sound("Brian") == sound("Bryan")
     assert sound("William") != sound("Liam") and sound("Mary") != sound("David") and sound("2024") == ""
     f, _ = filled_as("{} {} met {}.", ["Ren", "Luis", "Jon"], ["PERSON", "PERSON", "PERSON"],
-                     [["Davis"], ["Lewis", "Louis", "Clark"], ["Jon", "John", "Jonathan"]])
+                     [["Davis"], ["Lewis", "Louis", "Carl"], ["Jon", "John", "Jonathan"]])
     g = consistent(f, ["Ren", "Luis", "John"], Pseudonyms(0))
     first, last, other = (x.word for x in g.fills)
-    assert last == "Clark" and sound(other) != sound("John")
+    assert last == "Carl" and sound(other) != sound("John")
 
 @pytest.fixture(scope="module")
 def app_fill():
