@@ -454,7 +454,8 @@ def build_demo() -> gr.Blocks:
             gr.Markdown(
                 "## Obfuscate speech (preiss2023)\nFind the names in an utterance, replace each with a substitute "
                 "spoken by the clearest offline voice in the speaker's pitch range (or a bleep, or silence), spliced in "
-                "with matched loudness and crossfades; then a second recognition pass checks the result. "
+                "with matched loudness and crossfades; then a second recognition pass checks the result (a substitute "
+                "it does not hear is replaced once by the next choice, kept if it does better). "
                 "Voice cloning needs hub weights (in a Space: Coqui XTTS-v2 or YourTTS), so offline the voice is "
                 "not the speaker's. Your audio is deleted when the request ends; the clip stays in this session's "
                 "memory (10 minutes) so you can edit the substitutes and render again.")

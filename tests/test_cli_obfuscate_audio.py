@@ -47,6 +47,7 @@ def test_a_corrupt_file_stops_the_run_and_skip_bad_goes_on(folder, tmp_path):
     assert [r["output"] for r in records(out)] == ["a_call.wav"]  # finished work is kept
     p = run("obfuscate-audio", folder, "-o", out, "--skip-bad")
     assert "1 already done" in p.stderr and "1 unreadable" in p.stderr and "file" in p.stderr  # tqdm
+    assert "rendered again where a substitute was not heard" in p.stderr
     rows = records(out)
     assert [Path(r["path"]).name for r in rows] == ["a_call.wav", "b_broken.wav", "c_trip.wav", "d_plain.wav",
                                                     "e_letter.wav"]
@@ -61,6 +62,9 @@ def test_a_corrupt_file_stops_the_run_and_skip_bad_goes_on(folder, tmp_path):
         assert word not in text  # no original word without --keep-originals
     call = rows[0]
     assert call["entities"][0]["label"] == "PERSON" and call["entities"][0]["original_heard"] is False
+    assert call["retries"] in (0, 1) and "substitute_heard_first_try" in call["entities"][0]
+    p = run("obfuscate-audio", folder, "-o", out, "--skip-bad", "--retries", "0", check=False)
+    assert p.returncode == 2 and "other settings (retries)" in p.stderr
     p = run("obfuscate-audio", folder, "-o", out, "--skip-bad", "--mode", "bleep", check=False)
     assert p.returncode == 2 and "other settings (mode)" in p.stderr
 

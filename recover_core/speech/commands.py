@@ -103,7 +103,7 @@ def cmd_obfuscate_audio(args) -> None:
     # --mapping: the substitutes of earlier runs (mode 600), saved after each file
     pseudonyms = (load_pseudonyms(args.mapping, settings.seed) if args.mapping else Pseudonyms(settings.seed)) \
         if args.consistent or args.mapping else None
-    bad = flagged = 0
+    bad = flagged = retried = 0
     seconds = work = 0.0
     for p in tqdm(todo, desc=f"obfuscate-audio ({settings.mode})", unit="file", disable=args.quiet):
         t0 = time.perf_counter()
@@ -127,9 +127,11 @@ def cmd_obfuscate_audio(args) -> None:
         seconds += clip.seconds
         work += time.perf_counter() - t0
         flagged += result.needs_review
+        retried += result.retries > 0
     print(f"{len(todo) - bad} files obfuscated ({len(paths) - len(todo)} already done, {bad} unreadable), "
           f"{seconds:.1f} s of audio in {work:.1f} s (RTF {work / seconds if seconds else 0:.2f}); "
-          f"{flagged} need review. Output: {out_dir}", file=sys.stderr)
+          f"{flagged} need review; {retried} rendered again where a substitute was not heard. Output: {out_dir}",
+          file=sys.stderr)
 
 
 def add_parser(sub) -> None:
