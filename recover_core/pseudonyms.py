@@ -212,9 +212,9 @@ class Pseudonyms:
         """A substitute for any other private word: the first acceptable, free candidate. A
         place keeps its kind. Plain masked words ([MASK]) only need to be consistent: two
         everyday words may share a substitute, as long as it is not one of the originals."""
-        if label in shapes.SHAPED_LABELS and shapes.has_shape(original):
-            return self._shaped(original, candidates)
         key = self.key_of(original, label)
+        if label in shapes.SHAPED_LABELS and shapes.has_shape(original):
+            return self._shaped(key, original, candidates)
         if key not in self.mapping:
             rng = self._rng(key)
             kind = place_kind(key) if label in PLACE_LABELS else None
@@ -254,10 +254,9 @@ class Pseudonyms:
             return word
         return _cased(word, original) if original[:1].isupper() else word
 
-    def _shaped(self, original: str, candidates: Sequence[str]) -> str:
+    def _shaped(self, key: str, original: str, candidates: Sequence[str]) -> str:
         """A numeric entity: the filler's word where it has the original's shape, else the
         original redrawn piece by piece (``shapes.reshape``)."""
-        key = original.strip().lower()
         if key not in self.mapping:
             pick = next((c for c in candidates if shapes.same_shape(c, original) and self._free(c.lower(), key)), None)
             rng = self._rng(key)
