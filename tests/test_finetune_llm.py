@@ -13,7 +13,7 @@ from recover_core.adapters import causal_lm, load_causal_adapter
 from recover_core.training.config import LLMConfig
 from recover_core.training.examples import encode, mask_example
 from recover_core.training.llm import finetune_llm
-from recover_core.filling.instruct import InstructFiller, prompt, validate
+from recover_core.filling.instruct import InstructFiller, _Hopeless, prompt, validate, viable
 from recover_core.filling.base import merge_consecutive
 
 
@@ -25,7 +25,7 @@ pytestmark = pytest.mark.usefixtures("one_thread")
 
 # --- the validator ----------------------------------------------------------------------------
 
-@pytest.mark.parametrize("masked,output,subs", [
+VALID = [
     ("[PERSON] moved to [GPE] in 1998.", "Anna moved to Lyon in 1998.", ["Anna", "Lyon"]),
     ("The [MASK] was too hot to drink.", "The tea was too hot to drink.", ["tea"]),
     ("The [MASK] was too hot to drink.", "The  tea was too hot  to drink. ", ["tea"]),  # spacing is not content
@@ -34,7 +34,10 @@ pytestmark = pytest.mark.usefixtures("one_thread")
     ("The  [MASK] sat\ton it.", "The cat sat on it.", ["cat"]),  # whitespace runs compare equal
     ("[MASK] and [MASK] went home.", "Tom and Jerry went home.", ["Tom", "Jerry"]),
     ("She flew to [GPE] today.", "She flew to New York City today.", ["New York City"]),  # entities: + 2 words
-])
+]
+
+
+@pytest.mark.parametrize("masked,output,subs", VALID)
 def test_validator_accepts_outputs_equal_outside_the_masks(masked, output, subs):
     assert validate(merge_consecutive(MaskInput.parse(masked)), output) == subs
 
@@ -53,6 +56,78 @@ def test_validator_accepts_outputs_equal_outside_the_masks(masked, output, subs)
 ])
 def test_validator_rejects_everything_else(masked, output):
     assert validate(merge_consecutive(MaskInput.parse(masked)), output) is None
+
+
+@pytest.mark.parametrize("masked,output,subs", VALID)
+def test_every_prefix_of_a_valid_output_is_viable(masked, output, subs):
+    """Beam search is stopped only where no beam is viable, so a prefix of an output that
+    validates must never be called hopeless, cut anywhere, a character at a time."""
+    item = merge_consecutive(MaskInput.parse(masked))
+    assert all(viable(item, output[:j]) for j in range(len(output) + 1))
+
+
+@pytest.mark.parametrize("masked,prefix", [
+    ("[PERSON] moved to [GPE] in 1998.", "Anna moved to Lyon in the spring of"),  # past the word limit of [GPE]
+    ("The [MASK] was too hot to drink.", "The tea that my"),  # a rewrite, past the word limit
+    ("The [MASK] was hot.", "Sure!"),  # chatter
+    ("The [MASK] sat.", "The very big"),
+    ("She flew to [GPE] today.", "She flew to the old city of"),
+    ("[MASK] and [MASK] went home.", "Tom and Jerry and Ann"),
+    # the demo sentence's beams, as the LoRA filler wrote them
+    ("[PERSON] [PERSON] flew from [GPE] to [GPE] last week to meet [PERSON] [PERSON], who works for [ORG].",
+     "He flew from New York to Los Angeles last week to meet up with his family and"),
+])
+def test_a_prefix_that_left_the_input_is_not_viable(masked, prefix):
+    item = merge_consecutive(MaskInput.parse(masked))
+    assert not viable(item, prefix)
+    assert all(validate(item, prefix + rest) is None for rest in ("", ".", " today.", " went home.", " 1998."))
+
+
+def test_a_hopeless_search_stops_but_not_after_a_valid_beam_ended(trained, tiny_llama):
+    f = InstructFiller(str(trained / "adapter"), beams=4, fallback_model=tiny_llama)
+    item = merge_consecutive(MaskInput.parse("The [MASK] sat on the mat."))
+    stop = f._stop_ids()[0]
+
+    def row(text: str, *, ended: bool = False, after: str = "") -> torch.Tensor:
+        ids = [7, 8, 9] + f.tok(text, add_special_tokens=False)["input_ids"] + ([stop] if ended else [])
+        return torch.tensor([ids + f.tok(after, add_special_tokens=False)["input_ids"]])  # [1, 3 + generated]
+
+    hopeless = _Hopeless(item, f.tok, 3, f._stop_ids())
+    assert not hopeless(row("The cat sat")).any()
+    assert not hopeless(row("The cat")).any()
+    assert hopeless(row("The cat stood")).all() and hopeless.fired
+
+    # A beam that ended valid: the search goes on to its end, whatever the others do.
+    once_valid = _Hopeless(item, f.tok, 3, f._stop_ids())
+    assert not once_valid(row("The cat sat on the mat.", ended=True)).any()
+    assert not once_valid(row("The cat stood")).any() and not once_valid.fired
+    # An ended beam is read only up to its end: what beam search pads it with is not text.
+    ended_bad = _Hopeless(item, f.tok, 3, f._stop_ids())
+    assert ended_bad(row("The cat stood.", ended=True, after=" sat on the mat.")).all()
+
+
+def test_stopping_a_hopeless_search_changes_no_valid_beam(monkeypatch, trained, tiny_llama):
+    """The tiny model writes nothing valid: the search stops early, with fewer passes, and
+    the beams that validate are the same as without the stop (none)."""
+    import recover_core.filling.instruct as instruct
+
+    f = InstructFiller(str(trained / "adapter"), beams=4, fallback_model=tiny_llama)
+    text = "The [MASK] sat on the mat with a [MASK] all day."
+    item = merge_consecutive(MaskInput.parse(text))
+    passes, forward = [], f.model.forward
+    monkeypatch.setattr(f.model, "forward", lambda *a, **kw: passes.append(1) or forward(*a, **kw))
+    stopped = f._generate(text, 4)
+    n_stopped = len(passes)
+    assert f.stats["stopped_hopeless"] == 1
+
+    class Never(_Hopeless):
+        def __call__(self, input_ids, scores=None, **kwargs):
+            return torch.zeros(input_ids.shape[0], dtype=torch.bool)
+
+    monkeypatch.setattr(instruct, "_Hopeless", Never)
+    full = f._generate(text, 4)
+    assert n_stopped < len(passes) - n_stopped
+    assert [o for o, _ in stopped if validate(item, o)] == [o for o, _ in full if validate(item, o)]
 
 
 def test_validator_stays_fast_on_many_masks():
@@ -158,7 +233,7 @@ def test_valid_generations_become_candidates(monkeypatch, trained, tiny_llama):
     f = InstructFiller(str(trained / "adapter"), beams=3, fallback_model=tiny_llama)
     beams = [("Anna moved to Lyon last year.", -1.0), ("Anna moved to Paris last year.", -2.0),
              ("Somebody moved away.", -0.5)]  # the best-scored beam is invalid and ignored
-    monkeypatch.setattr(f, "generate", lambda text, n=None: beams)
+    monkeypatch.setattr(f, "generate", lambda text, n=None, item=None: beams)
     out = f.fill([MaskInput.parse("[PERSON] moved to [GPE] last year.")])[0]
     assert out.fallback is None and out.text == "Anna moved to Lyon last year."
     assert [c.word for c in out.fills[1].candidates] == ["Lyon", "Paris"]

@@ -25,7 +25,7 @@ from recover_core.filling.base import (
     DEFAULT_K, MARKER_RE, Candidate, Fill, Filled, Filler, MaskInput, Method, at_sentence_start, choose,
     DEFAULT_SAMPLING, Sampling, item_ids, merge_consecutive, rng_for, surface,
 )
-from recover_core.spans import GENERIC_LABELS
+from recover_core.spans import GENERIC_LABELS, Span
 
 INSTRUCTION = "Predict the [MASK] tokens in the given sentence."
 ENTITY_EXTRA_WORDS = 2  # a name or place may take more words than its markers: 'New York City'
@@ -57,14 +57,7 @@ def validate(item: MaskInput, output: str) -> list[str] | None:
     if "\n" in output.strip():
         return None
     out = _ws(output).strip()
-    lits, limits, pos = [], [], 0
-    for m in item.markers:
-        lits.append(_ws(item.text[pos : m.start]))
-        extra = 0 if m.label in GENERIC_LABELS or m.label == "NUMBER" else ENTITY_EXTRA_WORDS
-        limits.append(max(1, len(MARKER_RE.findall(m.text))) + extra)
-        pos = m.end
-    lits.append(_ws(item.text[pos:]))
-    lits[0], lits[-1] = lits[0].lstrip(), lits[-1].rstrip()
+    lits, limits = _template(item)
     n = len(limits)
 
     # Forward: starts[i] = positions where literal i may start; ends[i][p] = the ends of the
@@ -98,15 +91,69 @@ def validate(item: MaskInput, output: str) -> list[str] | None:
     return subs
 
 
+def _template(item: MaskInput) -> tuple[list[str], list[int]]:
+    """The text between the markers (one more than the markers, whitespace collapsed) and
+    the most words each marker's substitute may have."""
+    lits, limits, pos = [], [], 0
+    for m in item.markers:
+        lits.append(_ws(item.text[pos : m.start]))
+        extra = 0 if m.label in GENERIC_LABELS or m.label == "NUMBER" else ENTITY_EXTRA_WORDS
+        limits.append(max(1, len(MARKER_RE.findall(m.text))) + extra)
+        pos = m.end
+    lits.append(_ws(item.text[pos:]))
+    lits[0], lits[-1] = lits[0].lstrip(), lits[-1].rstrip()
+    return lits, limits
+
+
+def viable(item: MaskInput, partial: str) -> bool:
+    """Whether some continuation of ``partial`` (an output being generated) could pass
+    ``validate``: False once it has left the input outside the markers for good.
+
+    The forward pass of ``validate`` on a prefix, which may end inside a literal or inside
+    a substitute still within its word limit. Where this says False, no continuation
+    validates; where it says True, one may."""
+    out = _ws(partial).lstrip().rstrip("\ufffd")  # a character the last token cut in two: not yet known
+    lits, limits = _template(item)
+    n, starts = len(limits), {0}
+    for i in range(n + 1):
+        nxt: set[int] = set()
+        for p in starts:
+            rest = out[p:]
+            if i == n or len(rest) <= len(lits[i]):  # the output ends inside literal i
+                if lits[i].startswith(rest.rstrip() if i == n else rest):
+                    return True
+                continue
+            if not rest.startswith(lits[i]):
+                continue
+            q = p + len(lits[i])
+            sub = out[q:]
+            if "[" not in sub and "]" not in sub and len(sub.split()) <= limits[i]:
+                return True  # it ends inside substitute i
+            nxt.update(e for e in _substitute_ends(out, q, limits[i]) if e < len(out))
+        if not nxt:
+            return False
+        starts = nxt
+    return False
+
+
 def _substitute_ends(out: str, q: int, limit: int) -> list[int]:
     """Every e for which out[q:e] may stand for one marker: non-empty, no marker bracket,
-    no outer whitespace, at most ``limit`` words. Shortest first."""
-    found = []
+    no outer whitespace, at most ``limit`` words. Shortest first. One pass: a beam's
+    prefix is checked at every step of the search (``viable``)."""
+    found: list[int] = []
+    if q >= len(out) or out[q].isspace():
+        return found
+    words, gap = 0, True
     for e in range(q + 1, len(out) + 1):
-        sub = out[q:e]
-        if len(sub.split()) > limit or "[" in sub or "]" in sub:
+        ch = out[e - 1]
+        if ch in "[]":
+            break
+        space = ch.isspace()
+        words += gap and not space
+        if words > limit:
             break  # longer substitutes only get worse
-        if sub.strip() == sub:
+        gap = space
+        if not space:
             found.append(e)
     return found
 
@@ -126,22 +173,30 @@ class InstructFiller(Filler):
         self.stats: Counter = Counter()  # sentences generated / validated / sent to the infill filler
 
     @torch.inference_mode()
-    def generate(self, text: str, n: int | None = None) -> list[tuple[str, float]]:
+    def generate(self, text: str, n: int | None = None, item: MaskInput | None = None) -> list[tuple[str, float]]:
         """Up to ``n`` completed sentences for masked ``text`` by beam search, with their
-        log-probabilities, best first."""
+        log-probabilities, best first. ``item``: ``text`` with its markers merged (read
+        from ``text`` when not given), for stopping a search that can no longer succeed."""
         n = n or self.beams
-        return memo.reuse(("instruct", self.model_name, text, n), lambda: self._generate(text, n))
+        return memo.reuse(("instruct", self.model_name, text, n), lambda: self._generate(text, n, item))
 
-    def _generate(self, text: str, n: int) -> list[tuple[str, float]]:
+    def _generate(self, text: str, n: int, item: MaskInput | None = None) -> list[tuple[str, float]]:
+        from transformers import StoppingCriteriaList
+
         ids = self.tok(prompt(text), return_tensors="pt", add_special_tokens=False)  # as training.examples.encode
         n_in = ids["input_ids"].shape[1]
         budget = len(self.tok(text, add_special_tokens=False)["input_ids"]) + 8 * text.count("[") + 8
+        item = item or merge_consecutive(MaskInput(text, [Span(m.start(), m.end(), m.group(), m.group(1))
+                                                          for m in MARKER_RE.finditer(text)]))
+        hopeless = _Hopeless(item, self.tok, n_in, self._stop_ids())
         out = self.model.generate(
             **ids, past_key_values=self._prompt_cache(ids["input_ids"], n), max_new_tokens=budget, num_beams=n,
             num_return_sequences=n, do_sample=False, early_stopping=True, output_scores=True,
             return_dict_in_generate=True, eos_token_id=self._stop_ids(),
+            stopping_criteria=StoppingCriteriaList([hopeless]),
             pad_token_id=self.tok.pad_token_id or self.tok.eos_token_id,
             length_penalty=0.0)  # sum of log-probs: beams of different length compare fairly
+        self.stats["stopped_hopeless"] += hopeless.fired
         texts = self.tok.batch_decode(out.sequences[:, n_in:], skip_special_tokens=True)
         scores = out.sequences_scores.tolist() if out.sequences_scores is not None else [0.0] * len(texts)
         return [(t.split("\n")[0].strip(), s) for t, s in zip(texts, scores)]
@@ -177,7 +232,7 @@ class InstructFiller(Filler):
         merged = merge_consecutive(item)
         self.stats["sentences"] += 1
         per_mask: list[Counter] = [Counter() for _ in merged.markers]
-        beams = self.generate(item.text, max(self.beams, 1))
+        beams = self.generate(item.text, max(self.beams, 1), merged)
         top = max((lp for _, lp in beams), default=0.0)  # exp(logp - top): no underflow to 0
         for out, logp in beams:
             subs = validate(merged, out)
@@ -216,6 +271,38 @@ class InstructFiller(Filler):
             markers[t + 1 :] = [type(s)(s.start + delta, s.end + delta, s.text, s.label) for s in markers[t + 1 :]]
             fills.append(Fill(m.start, m.start + len(word), m.label, word, cands, fallback or fb))
         return Filled(text, fills)
+
+
+class _Hopeless:
+    """A stopping criterion for beam search: stop once every candidate beam has left the
+    input for good (``viable`` is False, or it ended and fails ``validate``) and no beam
+    has ended valid. Every later beam would descend from these, so the search could only
+    end with no valid beam, and the sentence would go to the infill filler anyway: the
+    result is the same, sooner. On "Maria Kowalski flew from Chicago ..." every beam had
+    rewritten the sentence by its 20th token; the search used to go on to its 40th.
+
+    Conservative by construction: it never stops a search in which a valid beam has ended
+    (even one that beam search then drops), nor while any beam may still become valid."""
+
+    def __init__(self, item: MaskInput, tok, n_prompt: int, stop_ids: Sequence[int]):
+        self.item, self.tok, self.n_prompt, self.stop_ids = item, tok, n_prompt, set(stop_ids)
+        self.valid_ended = False
+        self.fired = False
+
+    def __call__(self, input_ids: torch.Tensor, scores=None, **kwargs) -> torch.Tensor:
+        # [rows, n_prompt + generated]: this step's candidates. Every ended row is read: a
+        # beam that ended valid must be seen, or the search could stop after it.
+        running = []
+        for row in input_ids[:, self.n_prompt :].tolist():
+            end = next((j for j, t in enumerate(row) if t in self.stop_ids), None)
+            text = self.tok.decode(row if end is None else row[:end], skip_special_tokens=True)
+            if end is None and "\n" not in text:
+                running.append(text)
+            elif validate(self.item, text.split("\n")[0]) is not None:  # as _generate reads an ended beam
+                self.valid_ended = True
+        if not self.valid_ended and not any(viable(self.item, text) for text in running):
+            self.fired = True
+        return torch.full((input_ids.shape[0],), self.fired, dtype=torch.bool, device=input_ids.device)
 
 
 @functools.lru_cache(maxsize=2)
