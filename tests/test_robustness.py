@@ -13,7 +13,7 @@ import time
 from recover_core.env import MAX_MASKS
 from recover_core.filling import MaskInput
 from recover_core.filling.base import MARKER_RE, merge_consecutive
-from recover_core.filling.instruct import ENTITY_EXTRA_WORDS, _ws, validate
+from recover_core.filling.instruct import ENTITY_EXTRA_WORDS, _ws, validate, viable
 from recover_core.masking import build, mask_many, mask_rate, mask_text
 from recover_core.spans import GENERIC_LABELS, Span
 
@@ -98,6 +98,13 @@ def test_iterative_validator_answers_as_the_recursive_one():
         assert validate(item, out) == want, (text, out)
         matched += want is not None
         rejected += want is None
+        # The beam search's stop (instruct._Hopeless) trusts ``viable``: a prefix it calls
+        # hopeless must have no continuation that validates, this output included.
+        if want is not None:
+            assert all(viable(item, out[:j]) for j in range(len(out) + 1)), (text, out)
+        else:
+            dead_at = next((j for j in range(len(out) + 1) if not viable(item, out[:j])), None)
+            assert dead_at is None or all(viable(item, out[:j]) is False for j in range(dead_at, len(out) + 1))
     assert matched > 300 and rejected > 300  # both answers were exercised
 
 
