@@ -25,7 +25,7 @@ from recover_core.filling.base import (
     DEFAULT_K, MARKER_RE, Candidate, Fill, Filled, Filler, MaskInput, Method, at_sentence_start, choose,
     DEFAULT_SAMPLING, Sampling, item_ids, merge_consecutive, rng_for, surface,
 )
-from recover_core.spans import GENERIC_LABELS, Span
+from recover_core.spans import GENERIC_LABELS
 
 INSTRUCTION = "Predict the [MASK] tokens in the given sentence."
 ENTITY_EXTRA_WORDS = 2  # a name or place may take more words than its markers: 'New York City'
@@ -112,8 +112,13 @@ def viable(item: MaskInput, partial: str) -> bool:
     The forward pass of ``validate`` on a prefix, which may end inside a literal or inside
     a substitute still within its word limit. Where this says False, no continuation
     validates; where it says True, one may."""
+    return _viable(_template(item), partial)
+
+
+def _viable(template: tuple[list[str], list[int]], partial: str) -> bool:
+    """``viable`` on a template already built: the search asks at every step."""
     out = _ws(partial).lstrip().rstrip("\ufffd")  # a character the last token cut in two: not yet known
-    lits, limits = _template(item)
+    lits, limits = template
     n, starts = len(limits), {0}
     for i in range(n + 1):
         nxt: set[int] = set()
@@ -186,8 +191,7 @@ class InstructFiller(Filler):
         ids = self.tok(prompt(text), return_tensors="pt", add_special_tokens=False)  # as training.examples.encode
         n_in = ids["input_ids"].shape[1]
         budget = len(self.tok(text, add_special_tokens=False)["input_ids"]) + 8 * text.count("[") + 8
-        item = item or merge_consecutive(MaskInput(text, [Span(m.start(), m.end(), m.group(), m.group(1))
-                                                          for m in MARKER_RE.finditer(text)]))
+        item = item or merge_consecutive(MaskInput.parse(text))
         hopeless = _Hopeless(item, self.tok, n_in, self._stop_ids())
         out = self.model.generate(
             **ids, past_key_values=self._prompt_cache(ids["input_ids"], n), max_new_tokens=budget, num_beams=n,
@@ -287,6 +291,7 @@ class _Hopeless:
 
     def __init__(self, item: MaskInput, tok, n_prompt: int, stop_ids: Sequence[int]):
         self.item, self.tok, self.n_prompt, self.stop_ids = item, tok, n_prompt, set(stop_ids)
+        self.template = _template(item)  # the same for every row at every step
         self.valid_ended = False
         self.fired = False
 
@@ -301,7 +306,7 @@ class _Hopeless:
                 running.append(text)
             elif validate(self.item, text.split("\n")[0]) is not None:  # as _generate reads an ended beam
                 self.valid_ended = True
-        if not self.valid_ended and not any(viable(self.item, text) for text in running):
+        if not self.valid_ended and not any(_viable(self.template, text) for text in running):
             self.fired = True
         return torch.full((input_ids.shape[0],), self.fired, dtype=torch.bool, device=input_ids.device)
 
