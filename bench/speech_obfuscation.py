@@ -379,6 +379,8 @@ def main() -> None:
     ap.add_argument("--output", type=Path, default=OUT)
     ap.add_argument("--dump", type=Path, default=None, help="per-utterance JSONL, for reading failures")
     ap.add_argument("--only-substitute", action="store_true", help="skip 10 s RTF, boundaries, real, bleep")
+    ap.add_argument("--no-respeak", action="store_true",
+                    help="cut the name alone: its neighbouring 'to'/'at' is not said again (the default before 2026-11-25)")
     ap.add_argument("--unseen-voice", action="store_true",
                     help="also substitute with the speaker's own voice never chosen (method 'substitute-unseen-voice')")
     args = ap.parse_args()
@@ -390,7 +392,7 @@ def main() -> None:
 
     folder, items = build_set(args.utterances)
     rec = Recognizer()
-    sub = SpeechObfuscator(Settings(mode="substitute"), rec)
+    sub = SpeechObfuscator(Settings(mode="substitute", respeak=not args.no_respeak), rec)
     results = {"substitute": run_set(sub, folder, items, "substitute", args.dump)}
     if args.unseen_voice:
         dump = args.dump.with_name(args.dump.stem + "-unseen-voice.jsonl") if args.dump else None

@@ -92,6 +92,43 @@ def test_each_mode_changes_the_span_and_nothing_else(obfuscators, clip):
         assert "margaret" not in heard(r) and "thompson" not in heard(r), mode
 
 
+@pytest.mark.parametrize("text, spans, want", [
+    ("send the report to Danielle before noon", [(4, 5)], [(1, 0)]),
+    ("meet Ross Johnston at the station", [(1, 3)], [(0, 1)]),
+    ("meet Ross Johnston, at the station", [(1, 3)], [(0, 0)]),  # a comma: a pause, a clean cut
+    ("from Laura Duncan to Carl Jones", [(1, 3), (4, 6)], [(0, 1), (0, 0)]),  # "to" goes once
+    ("the car with Carl and Anna", [(3, 4), (5, 6)], [(0, 0), (0, 0)]),  # "with", "and" glide: not said again
+    ("ask Dr. Nelson to send", [(2, 3)], [(0, 1)]),  # a title is no RESPOKEN word
+    ("to Anna", [(1, 2)], [(1, 0)]),
+    ("Anna", [(0, 1)], [(0, 0)]),
+])
+def test_a_short_word_spoken_with_a_name_is_said_again_with_its_substitute(text, spans, want):
+    from recover_core.asr.alignment import Word
+    from recover_core.speech.obfuscate import _respoken
+
+    words = [Word(w, i * 0.3, i * 0.3 + 0.3, 0.9) for i, w in enumerate(text.split())]
+    assert _respoken(words, spans) == want
+
+
+def test_the_word_before_a_name_is_heard_after_the_splice(obfuscators, tmp_path):
+    """"to" spoken into "Danielle" has no quiet edge: cut with the name, it was lost in the
+    second pass ("send the report Sarah"); said again with the substitute, it is heard."""
+    x = speak(tmp_path, "Please send the report to Danielle before noon.")
+    r = obfuscators["substitute"].run(x)
+    e = r.entities[0]
+    assert (e.original, e.lead, e.trail) == ("Danielle", "to", "")
+    assert e.cut[0] < e.start and e.cut[1] == e.end
+    assert e.spoken() == f"to {e.substitute}"
+    assert r.intended == f"Please send the report to {e.substitute} before noon."
+    assert "report to" in " ".join(heard(r)) and "danielle" not in heard(r)
+    assert e.public()["respoken"] == ["to"]
+    bleep = obfuscators["bleep"].run(x).entities[0]  # a bleep covers the name alone
+    assert bleep.cut_edges("bleep") == (bleep.start, bleep.end)
+    plain = SpeechObfuscator(Settings(mode="substitute", voice="piper-joe", respeak=False),
+                             obfuscators["substitute"].recognizer).run(x).entities[0]
+    assert (plain.lead, plain.cut) == ("", None)
+
+
 def test_splices_are_click_free_and_a_hard_cut_is_caught():
     t = np.arange(16000) / 16000
     x = (0.3 * np.sin(2 * np.pi * 220 * t)).astype(np.float32)

@@ -117,12 +117,28 @@ def _aligned(samples: np.ndarray, words: list[Word], first: int, last: int, rate
     return None
 
 
+Alignment = list[tuple[float, float]] | None
+
+
+def align_transcript(samples: np.ndarray, words: list[Word]) -> Alignment:
+    """Every word's (start, end) by forced alignment of the whole transcript, or None."""
+    return align(samples, [w.word for w in words], 0.0)
+
+
 def refine_many(samples: np.ndarray, words: list[Word], spans: list[tuple[int, int]],
-                rate: int = 16000) -> list[Edges]:
+                rate: int = 16000, whole: Alignment | bool = True, outward: bool = True) -> list[Edges]:
     """Cut points for each (first, last) word range of 16 kHz ``samples``, in order. Edges of
-    neighbouring spans that the outward snap made cross meet halfway."""
-    whole = align(samples, [w.word for w in words], 0.0) if spans else None
-    out = [_refine(samples, words, first, last, rate, whole) for first, last in spans]
+    neighbouring spans that the outward snap made cross meet halfway.
+
+    ``outward=False`` snaps each edge inward instead (up to ``OUTWARD_S`` inside the range,
+    ``INWARD_S`` outside it): for a range whose edge word is said again anyway, where a
+    sliver of it left behind is harmless and a sliver of the next word cut is not.
+
+    ``whole``: the transcript's alignment when the caller has it (``align_transcript``; two
+    lists of spans over one recording share it), True to align here."""
+    if whole is True:
+        whole = align_transcript(samples, words) if spans else None
+    out = [_refine(samples, words, first, last, rate, whole, outward) for first, last in spans]
     for i in range(len(out) - 1):
         a, b = out[i], out[i + 1]
         if b.start < a.end:
@@ -137,7 +153,7 @@ def refine(samples: np.ndarray, words: list[Word], first: int, last: int, rate: 
 
 
 def _refine(samples: np.ndarray, words: list[Word], first: int, last: int, rate: int,
-            whole: list[tuple[float, float]] | None) -> Edges:
+            whole: list[tuple[float, float]] | None, outward: bool = True) -> Edges:
     got = _aligned(samples, words, first, last, rate, whole)
     if got is not None:
         (start, end), method = got, "aligned"
@@ -146,6 +162,7 @@ def _refine(samples: np.ndarray, words: list[Word], first: int, last: int, rate:
         end = quietest(samples, words[last - 1].end, rate) if last < len(words) else min(len(samples) / rate,
                                                                                            words[last - 1].end + 0.1)
         method = "energy"
-    start = quietest(samples, start, rate, OUTWARD_S, INWARD_S)
-    end = quietest(samples, end, rate, INWARD_S, OUTWARD_S)
+    out, into = (OUTWARD_S, INWARD_S) if outward else (INWARD_S, OUTWARD_S)
+    start = quietest(samples, start, rate, out, into)
+    end = quietest(samples, end, rate, into, out)
     return Edges(start, max(end, start + 0.05), method)

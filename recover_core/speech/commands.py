@@ -27,7 +27,8 @@ def _settings(args):
     return Settings(technique=args.technique, types=types if "entityTagger" in args.technique else (), n=args.n,
                     ner_model=args.ner_model, filler=args.filler, model=args.model, method=args.method, k=args.k,
                     mode=args.mode, voice=args.voice, seed=args.seed, review_below=args.review_below,
-                    second_pass=not args.no_second_pass, retries=0 if args.no_second_pass else args.retries).check()
+                    second_pass=not args.no_second_pass, retries=0 if args.no_second_pass else args.retries,
+                    respeak=not args.no_respeak).check()
 
 
 def _fingerprint(settings, args) -> dict:
@@ -164,6 +165,9 @@ def add_parser(sub) -> None:
     p.add_argument("--retries", type=int, default=1, metavar="N",
                    help="substitute mode: where the second pass does not hear a substitute, render again with the "
                         "rules' next choice, at most N times (0-5; default 1); kept only when it does better")
+    p.add_argument("--no-respeak", action="store_true",
+                   help="substitute mode: cut the name alone (by default a 'to' or 'at' spoken into the name is "
+                        "said again with the substitute, since a cut through it loses it)")
     p.add_argument("--keep-originals", action="store_true", help="also write the original words and transcript")
     p.add_argument("--skip-bad", action="store_true", help="record an unreadable file in the manifest and go on")
     p.add_argument("--quiet", action="store_true")

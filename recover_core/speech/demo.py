@@ -103,13 +103,14 @@ def verdict(result: "Result") -> str:
 
 
 def waveform(original: np.ndarray, result: "Result"):
-    """Input and output waveforms (envelopes), with the replaced spans marked on both."""
+    """Input and output waveforms (envelopes), with the replaced spans marked on both (a
+    substitute's span holds the "to" or "at" said again with it)."""
     import plotly.graph_objects as go
     from plotly.subplots import make_subplots
 
     fig = make_subplots(rows=2, cols=1, shared_xaxes=False, vertical_spacing=0.12,
                         subplot_titles=("original", f"output ({result.mode})"))
-    for row, (x, spans) in enumerate(((original, [(e.start, e.end) for e in result.entities]),
+    for row, (x, spans) in enumerate(((original, [e.cut_edges(result.mode) for e in result.entities]),
                                       (result.samples, [(e.out_start, e.out_end) for e in result.entities])), 1):
         hop = max(1, len(x) // 2000)
         env = np.abs(x[: len(x) // hop * hop]).reshape(-1, hop).max(axis=1)

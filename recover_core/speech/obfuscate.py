@@ -35,6 +35,14 @@ if TYPE_CHECKING:  # torch loads with the recognizer, not on import (the app sta
 
 MODES = ("substitute", "bleep", "silence")
 NEAR_S = 0.5  # how far from its place a word of the second pass still counts as "there"
+# Short unstressed words the new voice says again with the substitute ("to Sarah", "Ross
+# Johnston at"), where no punctuation parts them from the name. Spoken in one breath with
+# the name, they have no quiet edge on its side: the cut either clips them or leaves a
+# sliver, and the second pass then loses them ("send the report Sarah", "Ross Johnston,
+# the station"). Said again whole, they are heard. Their outer edge is a /t/'s closure, a
+# quiet place to cut; "and", "with" and "from" glide into the word beside them, and
+# measured worse (docs/speech_obfuscation.md).
+RESPOKEN = frozenset({"to", "at"})
 
 
 @dataclass(frozen=True)
@@ -59,6 +67,7 @@ class Settings:
     # names badly: "Morrow" is written "Murrow"). The retry is kept only when it is better.
     retries: int = 1
     name_cues: bool = True  # add census names the tagger missed, from their context (speech/cues.py)
+    respeak: bool = True  # substitute mode: say a RESPOKEN word next to a name again with the substitute
 
     def check(self) -> "Settings":
         validation.check_choice("mode", self.mode, list(MODES))
@@ -96,10 +105,22 @@ class Entity:
     chosen: bool = True  # the substitute is the rules' choice, not a person's edit: a retry may change it
     heard_first: bool | None = None  # substitute_heard before any retry
     unheard: tuple[str, ...] = ()  # the substitute's words the second pass missed
+    lead: str = ""  # a RESPOKEN word just before the entity, said again with the substitute ("to")
+    trail: str = ""  # ... and just after it ("at")
+    cut: tuple[float, float] | None = None  # the substitute's cut, with lead and trail; None: (start, end)
+
+    def spoken(self) -> str:
+        """What the voice says in substitute mode."""
+        return " ".join(w for w in (self.lead, self.substitute + self.suffix, self.trail) if w)
+
+    def cut_edges(self, mode: str) -> tuple[float, float]:
+        """Where the input is cut: a bleep or silence covers the entity alone."""
+        return self.cut if mode == "substitute" and self.cut is not None else (self.start, self.end)
 
     def public(self, keep_originals: bool = False) -> dict:
         d = {"label": self.label, "substitute": self.substitute, "start": round(self.start, 3),
              "end": round(self.end, 3), "edges": self.edges, "asr_probability": round(self.probability, 3),
+             "respoken": [w for w in (self.lead, self.trail) if w],
              "out_start": round(self.out_start, 3), "out_end": round(self.out_end, 3),
              "substitute_heard": self.substitute_heard, "substitute_heard_first_try": self.heard_first,
              "original_heard": self.original_heard,
@@ -173,6 +194,29 @@ def _misses(r: Result) -> tuple[int, int]:
     return (sum(bool(e.original_heard) for e in r.entities), sum(e.substitute_heard is False for e in r.entities))
 
 
+def _respoken(words: list[Word], spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """(1 or 0, 1 or 0) per (first, last) word range: whether the word just before and the
+    word just after are said again with the substitute. Each is a RESPOKEN word with no
+    punctuation between it and the name, inside no entity, and taken by one entity only
+    ("from Anna to Carl": the "to" goes with Anna)."""
+    taken = {i for first, last in spans for i in range(first, last)}
+
+    def plain(i: int) -> bool:  # a RESPOKEN word, no punctuation on it
+        return 0 <= i < len(words) and i not in taken and words[i].word.strip().lower() in RESPOKEN
+
+    def joined(w: Word) -> bool:  # no punctuation (a pause) after this word
+        return w.word.strip()[-1:].isalnum()
+
+    out = []
+    for first, last in spans:
+        lead = plain(first - 1)
+        trail = plain(last) and joined(words[last - 1])
+        taken |= {first - 1} if lead else set()
+        taken |= {last} if trail else set()
+        out.append((int(lead), int(trail)))
+    return out
+
+
 def _layout(words: list[Word]) -> tuple[str, list[tuple[int, int]]]:
     """The transcript as one text, and each word's character range in it."""
     spans, at = [], 0
@@ -218,16 +262,32 @@ class SpeechObfuscator:
         pseudonyms.reserve([t for o in originals for t in o.split()])
         before = set(pseudonyms.mapping)
         candidates = self._candidates(text, groups)
-        cuts = boundaries.refine_many(clip.samples, words, [(first, last) for _, _, first, last, _ in groups])
+        spans = [(first, last) for _, _, first, last, _ in groups]
+        carried = _respoken(words, spans) if self.settings.respeak and self.settings.mode == "substitute" else None
+        whole = boundaries.align_transcript(clip.samples, words)
+        cuts = boundaries.refine_many(clip.samples, words, spans, whole=whole)
+        wider = (boundaries.refine_many(clip.samples, words, [(f - a, l + b) for (f, l), (a, b) in zip(spans, carried)],
+                                        whole=whole, outward=False) if carried and any(map(any, carried)) else None)
         entities = []
-        for (s, e, first, last, label), original, cands, edges in zip(groups, originals, candidates, cuts):
+        for i, ((s, e, first, last, label), original, cands, edges) in enumerate(zip(groups, originals, candidates,
+                                                                                    cuts)):
             last_word_end = where[last - 1][1]
             suffix = text[e:last_word_end] if e < last_word_end and text[e:last_word_end][:1] in "'’" else ""
             entity = Entity(first, last, label, original, "", edges.start, edges.end, edges.method,
                             min(w.probability for w in words[first:last]), suffix, candidates=cands,
                             title_before=first > 0 and bare(words[first - 1].word).rstrip(".") in TITLES)
+            if wider and any(carried[i]):
+                lead, trail = carried[i]
+                entity.lead = bare(words[first - 1].word) if lead else ""
+                entity.trail = bare(words[last].word) if trail else ""
+                # the name's own edge keeps its outward snap; a respoken word's snaps inward
+                entity.cut = (wider[i].start if lead else edges.start, wider[i].end if trail else edges.end)
             entity.substitute = _choose(entity, pseudonyms)
             entities.append(entity)
+        for a, b in zip(entities, entities[1:]):  # a name's outward snap may cross a respoken word's edge
+            (a0, a1), (b0, b1) = a.cut_edges("substitute"), b.cut_edges("substitute")
+            if (a.cut or b.cut) and b0 < a1:
+                a.cut, b.cut = (a0, (a1 + b0) / 2), ((a1 + b0) / 2, b1)
         return Plan(transcript, entities, pseudonyms, frozenset(set(pseudonyms.mapping) - before))
 
     def _groups(self, text: str, where: list[tuple[int, int]]) -> list[tuple[int, int, int, int, str]]:
@@ -321,10 +381,11 @@ class SpeechObfuscator:
             voice = voices.choose(f0, exclude=s.exclude_voices) if s.voice == "auto" else s.voice
         cuts = []
         for e in plan.entities:
-            key = (e.substitute + e.suffix, voice, e.start, e.end)
+            a, b = e.cut_edges(s.mode)
+            key = (e.spoken(), voice, a, b)
             if key not in made:
                 made[key] = self._insert(e, x, rate, voice)
-            cuts.append(splice.Cut(int(e.start * rate), int(e.end * rate), made[key]))
+            cuts.append(splice.Cut(int(a * rate), int(b * rate), made[key]))
         out, placed, clicks = splice.replace_click_free(x, rate, cuts)
         for e, (a, b), c in zip(plan.entities, placed, clicks):
             e.out_start, e.out_end = a / rate, b / rate
@@ -364,15 +425,16 @@ class SpeechObfuscator:
         return result
 
     def _insert(self, e: Entity, x: np.ndarray, rate: int, voice: str | None) -> np.ndarray:
-        s, t = int(e.start * rate), int(e.end * rate)
+        start, end = e.cut_edges(self.settings.mode)
+        s, t = int(start * rate), int(end * rate)
         if self.settings.mode == "silence":
             return np.zeros(t - s, np.float32)
         if self.settings.mode == "bleep":
             return splice.bleep(t - s, rate, splice.active_rms(x[s:t], rate))
-        text = e.substitute + e.suffix
+        text = e.spoken()
         audio, r = voices.synthesize(text, voice)
         audio = splice.trim(audio, r, pad_s=0.02)
-        target, natural = e.end - e.start, len(audio) / r
+        target, natural = end - start, len(audio) / r
         ratio = float(np.clip(target / max(natural, 1e-3), *splice.STRETCH_LIMITS))
         if abs(ratio - 1.0) > 0.05:
             audio, r = voices.synthesize(text, voice, ratio)
