@@ -110,6 +110,20 @@ def test_a_short_word_spoken_with_a_name_is_said_again_with_its_substitute(text,
     assert _respoken(words, spans) == want
 
 
+def test_crossing_cuts_of_neighbouring_names_meet_halfway():
+    from recover_core.speech.obfuscate import Entity, _meet_halfway
+
+    anna = Entity(1, 2, "PERSON", "Anna", "Mary", 0.30, 0.60, "aligned", 0.9, trail="to", cut=(0.30, 0.75))
+    carl = Entity(3, 4, "PERSON", "Carl", "John", 0.70, 1.00, "aligned", 0.9)  # its outward snap crossed "to"
+    _meet_halfway([anna, carl])
+    assert anna.cut == (0.30, 0.725) and carl.cut == (0.725, 1.00)
+    assert carl.cut_edges("bleep") == (0.70, 1.00)  # a bleep still covers the name alone
+    apart = [Entity(1, 2, "PERSON", "Anna", "Mary", 0.3, 0.6, "aligned", 0.9),
+             Entity(3, 4, "PERSON", "Carl", "John", 0.5, 1.0, "aligned", 0.9)]
+    _meet_halfway(apart)  # no respoken word: refine_many's own halfway rule, untouched here
+    assert [e.cut for e in apart] == [None, None]
+
+
 def test_the_word_before_a_name_is_heard_after_the_splice(obfuscators, tmp_path):
     """"to" spoken into "Danielle" has no quiet edge: cut with the name, it was lost in the
     second pass ("send the report Sarah"); said again with the substitute, it is heard."""

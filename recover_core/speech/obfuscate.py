@@ -217,6 +217,16 @@ def _respoken(words: list[Word], spans: list[tuple[int, int]]) -> list[tuple[int
     return out
 
 
+def _meet_halfway(entities: list[Entity]) -> None:
+    """Substitute cuts of neighbouring entities that cross meet halfway: a name's edge snaps
+    outward, a respoken word's inward, so "from Anna to Carl" may give Carl a start before
+    the end of Anna's "to" (``boundaries.refine_many`` does the same within one list)."""
+    for a, b in zip(entities, entities[1:]):
+        (a0, a1), (b0, b1) = a.cut_edges("substitute"), b.cut_edges("substitute")
+        if (a.cut or b.cut) and b0 < a1:
+            a.cut, b.cut = (a0, (a1 + b0) / 2), ((a1 + b0) / 2, b1)
+
+
 def _layout(words: list[Word]) -> tuple[str, list[tuple[int, int]]]:
     """The transcript as one text, and each word's character range in it."""
     spans, at = [], 0
@@ -284,10 +294,7 @@ class SpeechObfuscator:
                 entity.cut = (wider[i].start if lead else edges.start, wider[i].end if trail else edges.end)
             entity.substitute = _choose(entity, pseudonyms)
             entities.append(entity)
-        for a, b in zip(entities, entities[1:]):  # a name's outward snap may cross a respoken word's edge
-            (a0, a1), (b0, b1) = a.cut_edges("substitute"), b.cut_edges("substitute")
-            if (a.cut or b.cut) and b0 < a1:
-                a.cut, b.cut = (a0, (a1 + b0) / 2), ((a1 + b0) / 2, b1)
+        _meet_halfway(entities)
         return Plan(transcript, entities, pseudonyms, frozenset(set(pseudonyms.mapping) - before))
 
     def _groups(self, text: str, where: list[tuple[int, int]]) -> list[tuple[int, int, int, int, str]]:
