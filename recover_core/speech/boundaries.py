@@ -141,10 +141,17 @@ def refine_many(samples: np.ndarray, words: list[Word], spans: list[tuple[int, i
     out = [_refine(samples, words, first, last, rate, whole, outward) for first, last in spans]
     for i in range(len(out) - 1):
         a, b = out[i], out[i + 1]
-        if b.start < a.end:
-            mid = (a.end + b.start) / 2
-            out[i], out[i + 1] = Edges(a.start, mid, a.method), Edges(mid, b.end, b.method)
+        (a0, a1), (b0, b1) = meet_halfway((a.start, a.end), (b.start, b.end))
+        out[i], out[i + 1] = Edges(a0, a1, a.method), Edges(b0, b1, b.method)
     return out
+
+
+def meet_halfway(a: tuple[float, float], b: tuple[float, float]) -> tuple[tuple[float, float], tuple[float, float]]:
+    """Two cuts, ``a`` before ``b``: where they cross, they meet halfway; else as they are."""
+    if b[0] >= a[1]:
+        return a, b
+    mid = (a[1] + b[0]) / 2
+    return (a[0], mid), (mid, b[1])
 
 
 def refine(samples: np.ndarray, words: list[Word], first: int, last: int, rate: int = 16000) -> Edges:

@@ -222,9 +222,10 @@ def _meet_halfway(entities: list[Entity]) -> None:
     outward, a respoken word's inward, so "from Anna to Carl" may give Carl a start before
     the end of Anna's "to" (``boundaries.refine_many`` does the same within one list)."""
     for a, b in zip(entities, entities[1:]):
-        (a0, a1), (b0, b1) = a.cut_edges("substitute"), b.cut_edges("substitute")
-        if (a.cut or b.cut) and b0 < a1:
-            a.cut, b.cut = (a0, (a1 + b0) / 2), ((a1 + b0) / 2, b1)
+        if a.cut or b.cut:
+            met = boundaries.meet_halfway(a.cut_edges("substitute"), b.cut_edges("substitute"))
+            if met != (a.cut_edges("substitute"), b.cut_edges("substitute")):
+                a.cut, b.cut = met
 
 
 def _layout(words: list[Word]) -> tuple[str, list[tuple[int, int]]]:
