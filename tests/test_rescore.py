@@ -184,3 +184,21 @@ def test_the_paired_bootstrap_resamples_both_systems_on_the_same_utterances():
     diff, low, high = evaluate.paired_bootstrap(wer.score(refs, bad), wer.score(refs, good))
     assert diff == pytest.approx(100 * 10 / 320)
     assert 0 < low < diff < high  # the errors are all on one side: the interval never crosses zero
+
+
+def test_each_grid_cells_lm_is_compared_with_its_own_familys_oracle_and_pretrained_lm():
+    from recover_core.asr import evaluate, lms
+
+    def card(name, masking="", family="transformer"):
+        return lms.LMCard(name, "", {}, 0.5, 0.0, masking=masking, family=family)
+
+    cards = {n: card(n) for n in ("none", "pretrained", "oracle")}
+    cards |= {"smollm2": card("smollm2", family="smollm2"), "smollm2-oracle": card("smollm2-oracle", family="smollm2"),
+              "smollm2-vocabThres-baseline1": card("smollm2-vocabThres-baseline1", "vocabThres", "smollm2"),
+              "vocabThres-baseline1": card("vocabThres-baseline1", "vocabThres")}
+    got = evaluate.pairs(cards)
+    assert ("smollm2-vocabThres-baseline1", "smollm2-oracle") in got
+    assert ("smollm2-vocabThres-baseline1", "smollm2") in got
+    assert ("vocabThres-baseline1", "oracle") in got and ("vocabThres-baseline1", "pretrained") in got
+    assert ("vocabThres-baseline1", "smollm2-oracle") not in got  # never across families
+    assert ("oracle", "pretrained") in got and ("smollm2-oracle", "smollm2") in got

@@ -103,6 +103,19 @@ PAIRS = (("pretrained", "none"), ("oracle", "pretrained"), ("smollm2", "none"), 
          ("smollm2-oracle", "smollm2"), ("smollm2", WIDE))
 
 
+def pairs(cards: dict[str, lms.LMCard]) -> list[tuple[str, str]]:
+    """The differences worth a paired bootstrap: PAIRS, and each grid cell's adapted LM against
+    its family's Oracle and pretrained LMs (Table 6's question: how close to Oracle, and is it
+    better than no adaptation at all)."""
+    out = [(a, b) for a, b in PAIRS if a in cards and b in cards]
+    for name, card in cards.items():
+        if card.masking:
+            oracle, pretrained = ("oracle", "pretrained") if card.family == "transformer" else (
+                f"{card.family}-oracle", card.family)
+            out += [(name, b) for b in (oracle, pretrained) if b in cards]
+    return out
+
+
 def tune(rec: Recognizer, dev: list, refs: list[str], names: list[str], progress: bool = True) -> dict:
     configs = [(f"{n}@{lw}@{wb}", DecodeConfig(lm_weight=lw, word_bonus=wb)) for n in names for lw, wb in grid_for(n)]
     texts = decode_all(rec, dev, configs + [("none", DecodeConfig())], progress=progress)
@@ -200,7 +213,7 @@ def evaluate(names: list[str], output: Path, do_tune: bool, max_utts: int | None
         summary[n] = {"wer_percent": round(s.wer, 2), "ci95": [round(ci[0], 2), round(ci[1], 2)],
                       "cer_percent": round(s.cer, 2)}
     summary["paired"] = {f"{a} - {b}": [round(x, 2) for x in paired_bootstrap(scores[a], scores[b])]
-                         for a, b in PAIRS if a in scores and b in scores}
+                         for a, b in pairs(cards)}
     summary["seconds"] = round(time.time() - t0, 1)
     with atomic.writing(output, newline="") as f:
         w = csv.DictWriter(f, fieldnames=["dataset", "masking", "method", "metric", "value", "model", "scale", "seed",
