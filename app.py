@@ -156,7 +156,7 @@ def fill_steps(text, technique, n, markers, k, seed, models: dict, which: list[i
             model = models[col.kind]
             try:
                 f = explore.fill(m, col, model, k, seed, keep)
-                note = " · invalid output, filled by causal infill" if f.fallback else ""
+                note = explore.fallback_note(f)
                 columns[i] = [highlighted(f.text, f.fills), f"**{col.title}** · {model}{note}", candidates_table(f)]
             except RecoverError as e:  # one unavailable model must not blank the other columns
                 columns[i] = no_column(f"**{col.title}** · {model}: {e}")

@@ -197,6 +197,13 @@ def main() -> None:
                              **measures(filled, sample, judge)})
             print(f"    p50 {statistics.median(s for s, _ in secs):.3f} s/sentence to fill, "
                   f"{statistics.median(r for _, r in secs) * 1000:.2f} ms for the rules")
+            whole = sum(f.fallback is not None for f in raw)
+            if whole or any(x.source for f in raw for x in f.fills):  # the LoRA filler: whose words these are
+                n_masks = sum(len(f.fills) for f in raw)
+                own = sum(x.source is None for f in raw if f.fallback is None for x in f.fills)
+                alone = sum(f.fallback is None and all(x.source is None for x in f.fills) for f in raw)
+                print(f"    the filler's own words for {own} of {n_masks} masks; {whole} of {len(raw)} sentences "
+                      f"filled whole by another filler, {alone} wholly by this one")
             for a, b in list(zip(raw, ruled))[:3]:
                 print("     filler:", a.text, "\n     + rules:", b.text)
     pd.set_option("display.width", 200)

@@ -104,6 +104,14 @@ def fill(masked: Masked, column: Column, model: str, k: int, seed: int, keep,
     return consistent(filled, per_fill, Pseudonyms(f"{seed}:{column.kind}:{column.method}"))
 
 
+def fallback_note(filled: Filled) -> str:
+    """For a column's header: where the LLM's output was not used, and the infill filler's was."""
+    if filled.fallback:
+        return " · invalid output, filled by causal infill"
+    n = sum(f.source == "infill" for f in filled.fills)
+    return f" · {n} of {len(filled.fills)} masks filled by causal infill (no valid word from the LLM)" if n else ""
+
+
 def _zoned_type_check(ner_model: str):
     """The tagger's type check, each call in a spaCy memory zone: the filled sentences it
     reads still hold the words that were not masked."""

@@ -353,7 +353,7 @@ def consistent(filled: Filled, originals: Sequence[str], pseudonyms: Pseudonyms)
         pieces.append(filled.text[at: f.start])
         start = sum(len(p) for p in pieces)
         pieces.append(word)
-        fills.append(Fill(start, start + len(word), label, word, f.candidates, f.fallback))
+        fills.append(Fill(start, start + len(word), label, word, f.candidates, f.fallback, f.source))
         at = f.end
     pieces.append(filled.text[at:])
     return Filled("".join(pieces), fills, filled.fallback)

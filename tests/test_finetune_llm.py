@@ -240,6 +240,30 @@ def test_valid_generations_become_candidates(monkeypatch, trained, tiny_llama):
     assert out.fills[0].candidates[0].score == pytest.approx(1.0)
 
 
+def test_a_mask_without_an_acceptable_word_is_filled_by_infill_and_the_others_keep_the_llms(
+        monkeypatch, trained, tiny_llama):
+    """Valid beams that write an everyday word in a place's mask ("the new clinic") keep
+    their person's name; only the place's mask gets infill's candidates, and says so."""
+    from recover_core.filling.base import Candidate
+
+    f = InstructFiller(str(trained / "adapter"), beams=2, fallback_model=tiny_llama)
+    beams = [("Dr. Johnson said the results from the new clinic would come.", -1.0),
+             ("Dr. Johnson said the results from the old clinic would come.", -2.0)]
+    monkeypatch.setattr(f, "generate", lambda text, n=None, item=None: beams)
+    infill = get_filler("infill", tiny_llama)
+    asked = []
+    monkeypatch.setattr(infill, "candidates", lambda left, right, label, k, context=None: asked.append(
+        (left, right, label)) or [Candidate("Lyon", 0.7), Candidate("Paris", 0.3)])
+    out = f.fill([MaskInput.parse("Dr. [PERSON] said the results from the [GPE] clinic would come.")])[0]
+    assert out.fallback is None and out.text == "Dr. Johnson said the results from the Lyon clinic would come."
+    assert [x.source for x in out.fills] == [None, "infill"]
+    assert asked == [("Dr. Johnson said the results from the ", " clinic would come.", "GPE")]  # sees the LLM's word
+    assert f.stats["infill_masks"] == 1 and f.stats["fallback_infill"] == 0
+    from recover_core.explore import fallback_note
+
+    assert fallback_note(out) == " · 1 of 2 masks filled by causal infill (no valid word from the LLM)"
+
+
 def test_the_prompt_is_encoded_once_for_all_beams(monkeypatch, trained, tiny_llama):
     """generate repeats the prompt once per beam before its first pass; the filler encodes
     it once and copies the cache. The beams are the same as without that cache."""

@@ -73,7 +73,7 @@ def summary(job: Job, ckpt: Checkpoint, total: int, seconds: float, info: dict) 
                "by_label": by_label}
     else:
         n = {k: c.get(k, 0) for k in ("no_mask", "words", "masked_words", "fills", "fallbacks", "infill_fallbacks",
-                                       "leaks", "leak_checked")}
+                                       "infill_masks", "leaks", "leak_checked")}
         out = {"command": job.command, "filler": info.get("filler") or _filler(job), "method": job.method,
                "k": job.k, "sampling": job.sampling, "seed": job.seed, **base, **n}
         if job.one_pass:

@@ -183,8 +183,8 @@ class Pipeline:
         from recover_core.masking import mask_many
 
         job = self.job
-        for key in ("no_mask", "words", "masked_words", "fills", "fallbacks", "infill_fallbacks", "leaks",
-                    "leak_checked"):
+        for key in ("no_mask", "words", "masked_words", "fills", "fallbacks", "infill_fallbacks", "infill_masks",
+                    "leaks", "leak_checked"):
             counts[key] = 0
         style = "class" if job.markers == "class" else "mask"
         masked = iter(mask_many([t for _, t, _ in texts if t is not None], self.masker, style)) if self.masker else None
@@ -233,7 +233,7 @@ def write_filled(job: Job, prepared: list, filled: list, counts: dict,
                  shared: pseudonyms.Pseudonyms | None = None) -> list[str]:
     """The output lines of filled text: each substitute chosen under pseudonyms' rules, by
     one Pseudonyms per line, or by ``shared`` for the whole run (--consistent)."""
-    for key in ("fills", "fallbacks", "infill_fallbacks", "leaks", "leak_checked"):
+    for key in ("fills", "fallbacks", "infill_fallbacks", "infill_masks", "leaks", "leak_checked"):
         counts.setdefault(key, 0)
     out = []
     for p in prepared:
@@ -252,6 +252,7 @@ def write_filled(job: Job, prepared: list, filled: list, counts: dict,
         counts["fills"] += len(f.fills)
         counts["fallbacks"] += sum(x.fallback for x in f.fills)
         counts["infill_fallbacks"] += f.fallback == "infill"  # instruct output failed validation
+        counts["infill_masks"] += sum(x.source == "infill" for x in f.fills)  # ... for these masks only
         if orig is not None:
             counts["leaks"] += quality.leaks(f, quality.originals_per_fill(orig[0], orig[1], f))
             counts["leak_checked"] += len(f.fills)
@@ -299,6 +300,8 @@ def filled_record(f, with_candidates: bool) -> dict:
         d = {"start": x.start, "end": x.end, "label": x.label, "word": x.word}
         if x.fallback:
             d["fallback"] = True
+        if x.source:
+            d["filled_by"] = x.source
         if with_candidates:
             d["candidates"] = [[c.word, round(c.score, 5)] for c in x.candidates]
         rec["fills"].append(d)

@@ -39,6 +39,7 @@ class Fill:
     word: str
     candidates: list[Candidate]
     fallback: bool = False  # no candidate passed the rules; the best one was used anyway
+    source: str | None = None  # the filler that proposed the candidates, where another did (instruct -> "infill")
 
 
 @dataclass

@@ -3,8 +3,10 @@
 The model was LoRA-tuned (training/llm.py) on prompts that hold an instruction, a
 sentence with a few words masked, and the original sentence as the response. At fill
 time it generates the whole completed sentence. That is only trusted when it equals
-the input outside the masked spans (``validate``); otherwise the sentence goes to the
-infill filler, and the fallback is counted in ``stats``.
+the input outside the masked spans (``validate``). A mask for which no valid beam offers
+an acceptable word (a place's mask filled with "new") gets its words from the infill
+filler, and its Fill says so (``source``); a sentence with no such word at all goes to the
+infill filler whole. Both are counted in ``stats``.
 
 Candidates come from beam search: each valid beam proposes one word per mask, and a
 word's score is the summed probability of the beams that propose it.
@@ -245,13 +247,11 @@ class InstructFiller(Filler):
             for t, (s, m) in enumerate(zip(subs, merged.markers)):
                 if _acceptable(s, m.label):
                     per_mask[t][s] += math.exp(logp - top)
-        if not all(per_mask):
-            # No valid beam offered an acceptable word for some mask: the whole sentence goes
-            # to the infill filler, so one sentence is never filled by two models half each.
+        if merged.markers and not any(per_mask):
+            # No valid beam offered an acceptable word for any mask: the whole sentence goes
+            # to the infill filler.
             self.stats["fallback_infill"] += 1
-            from recover_core.filling import get_filler
-
-            filled = get_filler("infill", self.fallback_model).fill(
+            filled = self._infill().fill(
                 [item], method=method, k=k, seed=seed, keep=keep, first_id=item_id, type_check=type_check,
                 sampling=sampling)[0]
             filled.fallback = "infill"
@@ -259,9 +259,21 @@ class InstructFiller(Filler):
         self.stats["generated"] += 1
         text, markers, fills = merged.text, list(merged.markers), []
         for t, m in enumerate(markers):
-            total = sum(per_mask[t].values())
-            cands = [Candidate(w, p / total) for w, p in per_mask[t].most_common()]
             nxt = markers[t + 1].start if t + 1 < len(markers) else len(text)
+            source = None
+            if per_mask[t]:
+                total = sum(per_mask[t].values())
+                cands = [Candidate(w, p / total) for w, p in per_mask[t].most_common()]
+            else:
+                # The valid beams offered no acceptable word here (an entity mask where the
+                # model wrote "the new clinic"): the infill filler proposes this mask's words,
+                # seeing the LLM's words before it, and the fill says so. The LLM's words for
+                # the other masks stay: before, the whole sentence went to infill, and on
+                # every example sentence of the app the LLM's column showed infill's work.
+                self.stats["infill_masks"] += 1
+                source = "infill"
+                context = text[: m.start] + "___" + MARKER_RE.sub("…", text[m.end :])
+                cands = self._infill().candidates(text[: m.start], text[m.end : nxt], m.label, k, context)
             if type_check and m.label not in GENERIC_LABELS and m.label != "NUMBER":
                 cands = cand_rules.same_type(cands, text[: m.start], text[m.end : nxt], m.label,
                                              at_sentence_start(text, m.start), type_check)
@@ -273,8 +285,13 @@ class InstructFiller(Filler):
             text = text[: m.start] + word + text[m.end :]
             delta = len(word) - (m.end - m.start)
             markers[t + 1 :] = [type(s)(s.start + delta, s.end + delta, s.text, s.label) for s in markers[t + 1 :]]
-            fills.append(Fill(m.start, m.start + len(word), m.label, word, cands, fallback or fb))
+            fills.append(Fill(m.start, m.start + len(word), m.label, word, cands, fallback or fb, source))
         return Filled(text, fills)
+
+    def _infill(self):
+        from recover_core.filling import get_filler
+
+        return get_filler("infill", self.fallback_model)
 
 
 class _Hopeless:
