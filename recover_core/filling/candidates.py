@@ -39,9 +39,12 @@ _CONTEXT_RIGHT = re.compile(r"^(?:\s*\S+){0,%d}" % NER_CONTEXT)
 @functools.lru_cache(maxsize=1)
 def _person_words() -> frozenset[str]:
     # Only the commonest surnames: further down the census list are many everyday
-    # words ("eager", "young", "white") that read as words, not names.
+    # words ("eager", "young", "white") that read as words, not names. A surname that is
+    # a frequent word only because it is a name ("Smith", "Jones", "Wilson": written
+    # capitalised more often than not) is no everyday word, and stays.
     common = lexicons.top_words(3000)
-    return lexicons.first_names() | frozenset(w for w in lexicons.last_names(1000) if w not in common)
+    return lexicons.first_names() | frozenset(w for w in lexicons.last_names(1000)
+                                              if w not in common or not lexicons.everyday(w))
 
 
 def acceptable(word: str, label: str) -> bool:
