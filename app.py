@@ -103,14 +103,16 @@ def highlighted(text: str, spans) -> dict:
 def candidates_table(filled) -> pd.DataFrame:
     """The filler's candidates per mask; ✓ marks the substitute. Where the pseudonym rules
     chose a word the filler did not offer (a name of the original's gender, a free one), it
-    gets a row of its own, marked "✓ list"."""
+    gets a row of its own, marked "✓ list". A mask whose candidates another filler proposed
+    says which in its label ("GPE · infill")."""
     rows = []
     for i, f in enumerate(filled.fills):
         chosen = f.word.lower().removesuffix("'s").split()
         marks = ["✓" if c.word.lower() in chosen[:1] else "" for c in f.candidates]
-        rows += [(i + 1, f.label, c.word, round(c.score, 4), m) for c, m in zip(f.candidates, marks)]
+        label = f"{f.label} · {f.source}" if f.source else f.label
+        rows += [(i + 1, label, c.word, round(c.score, 4), m) for c, m in zip(f.candidates, marks)]
         if "✓" not in marks:
-            rows.append((i + 1, f.label, f.word, None, "✓ list"))
+            rows.append((i + 1, label, f.word, None, "✓ list"))
     return pd.DataFrame(rows, columns=CANDIDATE_COLUMNS)
 
 

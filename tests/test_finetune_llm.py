@@ -262,6 +262,9 @@ def test_a_mask_without_an_acceptable_word_is_filled_by_infill_and_the_others_ke
     from recover_core.explore import fallback_note
 
     assert fallback_note(out) == " · 1 of 2 masks filled by causal infill (no valid word from the LLM)"
+    from app import candidates_table
+
+    assert set(candidates_table(out)["label"]) == {"PERSON", "GPE · infill"}  # the app's table says whose words
 
 
 def test_the_prompt_is_encoded_once_for_all_beams(monkeypatch, trained, tiny_llama):
