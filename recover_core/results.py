@@ -87,13 +87,19 @@ def pair_datasets(choice: str) -> list[str]:
 
 
 def _chart_rows(df, metric: str, choice: str):
+    import pandas as pd
+
     names = pair_datasets(choice)
     rows = df[df["metric"].isin(METRICS[metric]) & df["dataset"].isin(names)].copy()
     rows["method"] = rows["method"].map(display_method)
     # An LM of another family judges differently: its rows are bars of their own, never
     # pooled with our TransformerLM's as if they were seeds of one cell.
     rescored = rows["model"].fillna("").str.contains("smollm2")
-    rows.loc[rescored, "method"] = rows.loc[rescored, "method"] + " (SmolLM2)"
+    # Nor are runs on fewer utterances (a subset of the set): they are bars of their own too.
+    utts = pd.to_numeric(rows["scale"].fillna("").str.extract(r"(\d+) test utterances")[0], errors="coerce")
+    full = utts[rescored].max()
+    suffix = [" (SmolLM2)" if n != n or n == full else f" (SmolLM2, {int(n)} utterances)" for n in utts]
+    rows.loc[rescored, "method"] = rows.loc[rescored, "method"] + pd.Series(suffix, index=rows.index)[rescored]
     # Several runs of one cell (seeds, files) are one bar: their mean, with the min-max range
     # over the runs as its error bar (none for a single run: its noise is unknown).
     keys = ["origin", "dataset", "method", "masking"]
