@@ -97,9 +97,9 @@ def _chart_rows(df, metric: str, choice: str):
     rescored = rows["model"].fillna("").str.contains("smollm2")
     # Nor are runs on fewer utterances (a subset of the set): they are bars of their own too.
     utts = pd.to_numeric(rows["scale"].fillna("").str.extract(r"(\d+) test utterances")[0], errors="coerce")
-    full = utts[rescored].max()
-    suffix = [" (SmolLM2)" if n != n or n == full else f" (SmolLM2, {int(n)} utterances)" for n in utts]
-    rows.loc[rescored, "method"] = rows.loc[rescored, "method"] + pd.Series(suffix, index=rows.index)[rescored]
+    subset = rescored & (utts < utts[rescored].max())  # NaN (no count in the scale) compares False
+    rows.loc[rescored & ~subset, "method"] += " (SmolLM2)"
+    rows.loc[subset, "method"] += " (SmolLM2, " + utts[subset].astype(int).astype(str) + " utterances)"
     # Several runs of one cell (seeds, files) are one bar: their mean, with the min-max range
     # over the runs as its error bar (none for a single run: its noise is unknown).
     keys = ["origin", "dataset", "method", "masking"]
