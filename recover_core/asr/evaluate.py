@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from recover_core import atomic, env
-from recover_core.asr import audio, lms, speech_set, wer
+from recover_core.asr import audio, hypotheses, lms, speech_set, wer
 from recover_core.asr.decode import DecodeConfig
 from recover_core.asr.recognize import Recognizer
 from recover_core.errors import RecoverError
@@ -34,8 +34,9 @@ WIDE = "none@wide"  # the recognizer alone at the rescoring LMs' beam: what thei
 
 
 def decode_all(rec: Recognizer, clips: list, configs: list[tuple[str, DecodeConfig]], batch_size: int = 8,
-               progress: bool = True) -> dict[str, list[str]]:
-    """Texts per configuration name; each batch of audio is encoded once for all of them."""
+               progress: bool = True, store: hypotheses.Store | None = None) -> dict[str, list[str]]:
+    """Texts per configuration name; each batch of audio is encoded once for all of them.
+    ``store``: transcripts decoded before are taken from it, new ones added after each batch."""
     from tqdm import tqdm
 
     from recover_core.asr.decode import n_best
@@ -44,27 +45,41 @@ def decode_all(rec: Recognizer, clips: list, configs: list[tuple[str, DecodeConf
 
     out: dict[str, list[str]] = {name: [] for name, _ in configs}
     models = {name: lms.load(name.split("@")[0]) for name, _ in configs}
+    keys = {name: hypotheses.config_key(name, cfg, WHISPER) for name, cfg in configs}
     memos: dict[str, dict[str, float]] = {}  # per rescoring LM: its score of each text
     w = rec.whisper
     with tqdm(total=len(clips) * len(configs), desc="asr decode", unit="utt", disable=not progress) as bar:
         for at in range(0, len(clips), batch_size):
             batch = clips[at:at + batch_size]
+            audios = [hypotheses.audio_key(c.samples) for c in batch]
+            known = {name: [store.get(keys[name], a) for a in audios] if store else [None] for name, _ in configs}
+            todo = [(name, cfg) for name, cfg in configs if None in known[name]]
+            for name in {name for name, _ in configs} - {name for name, _ in todo}:
+                out[name] += known[name]
+                bar.update(len(batch))
+            if not todo:
+                continue
             enc, frames = rec.encode([c.samples for c in batch])
             lists: dict[int, list] = {}  # n-best lists per beam size, shared by every rescoring LM
-            for name, cfg in configs:
+            for name, cfg in todo:
                 lm = models[name]
-                if lm is None and cfg.beam_size in lists:  # the wider search's own best, already found
-                    out[name] += [w.token_text(max(hyps, key=lambda h: h.score).tokens).strip() if hyps else ""
-                                  for hyps in lists[cfg.beam_size]]
-                elif isinstance(lm, PretrainedLM) and cfg.lm_weight:
-                    beam = max(cfg.beam_size, cfg.rescore_beam)
+                if isinstance(lm, PretrainedLM) and cfg.lm_weight or lm is None and cfg.beam_size > DecodeConfig.beam_size:
+                    # the recognizer alone at the rescoring beam is that search's own best: no second search
+                    beam = max(cfg.beam_size, cfg.rescore_beam) if lm is not None else cfg.beam_size
                     if beam not in lists:
                         lists[beam] = n_best(w, enc, dataclasses.replace(cfg, beam_size=beam))
+                if lm is None and cfg.beam_size in lists:
+                    texts = [w.token_text(max(hyps, key=lambda h: h.score).tokens).strip() if hyps else ""
+                             for hyps in lists[cfg.beam_size]]
+                elif isinstance(lm, PretrainedLM) and cfg.lm_weight:
                     memo = memos.setdefault(name.split("@")[0], {})
                     hyps = rescore(w, lists[beam], lm, cfg.lm_weight, cfg.word_bonus, memo)
-                    out[name] += [w.token_text(h.tokens).strip() for h in hyps]
+                    texts = [w.token_text(h.tokens).strip() for h in hyps]
                 else:
-                    out[name] += rec.texts(enc, frames, cfg, lm)
+                    texts = rec.texts(enc, frames, cfg, lm)
+                out[name] += texts
+                if store:
+                    store.put(keys[name], audios, texts)
                 bar.update(len(batch))
     return out
 
@@ -116,9 +131,10 @@ def pairs(cards: dict[str, lms.LMCard]) -> list[tuple[str, str]]:
     return out
 
 
-def tune(rec: Recognizer, dev: list, refs: list[str], names: list[str], progress: bool = True) -> dict:
+def tune(rec: Recognizer, dev: list, refs: list[str], names: list[str], progress: bool = True,
+         store: hypotheses.Store | None = None) -> dict:
     configs = [(f"{n}@{lw}@{wb}", DecodeConfig(lm_weight=lw, word_bonus=wb)) for n in names for lw, wb in grid_for(n)]
-    texts = decode_all(rec, dev, configs + [("none", DecodeConfig())], progress=progress)
+    texts = decode_all(rec, dev, configs + [("none", DecodeConfig())], progress=progress, store=store)
     alone = wer.score(refs, texts["none"]).wer
     weights = {}
     for n in names:
@@ -152,9 +168,10 @@ def _rows_for(name: str, score: wer.Score, ci: tuple[float, float], n: int, scal
 
 
 def evaluate(names: list[str], output: Path, do_tune: bool, max_utts: int | None, progress: bool, command: str,
-             dev_utts: int = 40) -> dict:
+             dev_utts: int = 40, reuse: bool = True) -> dict:
     folder = speech_set.set_dir("news", 2000, 400)
     rows = speech_set.load_manifest(folder)
+    store = hypotheses.Store(env.cache_dir() / "asr_hyps" / folder.name, reuse)
     rec = Recognizer()
     for n in names:
         lms.card(n)
@@ -162,7 +179,7 @@ def evaluate(names: list[str], output: Path, do_tune: bool, max_utts: int | None
     if do_tune:
         dev = [r for r in rows if r.split == "dev"][:dev_utts]
         tuned = tune(rec, [audio.load(folder / r.path) for r in dev], [r.text for r in dev],
-                     [n for n in names if n != lms.NONE], progress)
+                     [n for n in names if n != lms.NONE], progress, store)
         for oracle, adapted in (("oracle", "adapted"), ("smollm2-oracle", "smollm2-adapted")):
             if oracle in tuned["weights"]:
                 tuned["weights"][adapted] = {k: tuned["weights"][oracle][k] for k in ("lm_weight", "word_bonus")}
@@ -199,7 +216,7 @@ def evaluate(names: list[str], output: Path, do_tune: bool, max_utts: int | None
     if any(c.family != "transformer" for c in cards.values()):  # rescoring: compare with its wider beam too
         configs.append((WIDE, DecodeConfig(beam_size=DecodeConfig.rescore_beam)))
         cards[WIDE] = lms.card(lms.NONE)
-    texts = decode_all(rec, clips, configs, progress=progress)
+    texts = decode_all(rec, clips, configs, progress=progress, store=store)
     secs = sum(c.seconds for c in clips)
     family = " + ".join(sorted({cards[n].family for n in names if n != lms.NONE})) or "none"
     scale = (f"news speech stand-in: {len(test)} test utterances, {secs / 60:.1f} min, TTS voices "
@@ -231,6 +248,8 @@ def add_parser(sub) -> None:
     p.add_argument("--dev-utterances", type=int, default=40, help="dev utterances for --tune")
     p.add_argument("-o", "--output", type=Path, default=Path("precomputed/ours/asr_news.csv"))
     p.add_argument("--threads", type=int, default=0)
+    p.add_argument("--no-reuse", action="store_true",
+                   help="decode every utterance again (transcripts of earlier runs are kept in the cache, asr_hyps/)")
     p.add_argument("--quiet", action="store_true")
 
     def cmd(args) -> None:
@@ -243,5 +262,6 @@ def add_parser(sub) -> None:
             raise RecoverError("--lms names no LM.")
         command = "python -m recover_core " + " ".join(sys.argv[1:]) if sys.argv[0].endswith("__main__.py") else ""
         print(json.dumps(evaluate(names, args.output, args.tune, args.max_utterances, not args.quiet,
-                                  command or "python -m recover_core asr-eval", args.dev_utterances), indent=1))
+                                  command or "python -m recover_core asr-eval", args.dev_utterances,
+                                  not args.no_reuse), indent=1))
     p.set_defaults(fn=cmd)

@@ -1,0 +1,64 @@
+"""Transcripts already decoded, kept between asr-eval runs.
+
+A Table 6 run decodes 400 utterances once per LM, about an hour on 2 cores. Kept per
+utterance, a run that was cut off resumes where it stopped, a run on more utterances decodes
+only the new ones, and a newly built LM costs only its own decoding.
+
+A transcript is looked up by what decides it: the audio's samples, the decoding settings,
+and the LM (its card, rewritten whenever the LM is built or tuned). Bump VERSION when the
+decoder's output for the same inputs can change.
+"""
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+from pathlib import Path
+
+import numpy as np
+
+from recover_core import atomic
+from recover_core.asr import lms
+from recover_core.asr.decode import DecodeConfig
+
+VERSION = 1
+
+
+def audio_key(samples: np.ndarray) -> str:
+    return hashlib.sha1(np.ascontiguousarray(samples, dtype=np.float32).tobytes()).hexdigest()[:20]
+
+
+def config_key(name: str, cfg: DecodeConfig, recognizer: str) -> str:
+    """``name`` may carry asr-eval's suffixes ("smollm2@0.2@0", "none@wide"): the LM is its first part."""
+    lm = name.split("@")[0]
+    card = lms.lm_dir() / f"{lm}.json"
+    stamp = "" if lm == lms.NONE else f"{card.stat().st_mtime_ns}:{card.read_text()}"
+    blob = json.dumps([VERSION, recognizer, lm, stamp, dataclasses.asdict(cfg)], sort_keys=True, default=str)
+    return hashlib.sha1(blob.encode()).hexdigest()[:20]
+
+
+class Store:
+    """One JSON file per configuration, {audio key: text}, written whole after each batch.
+    ``reuse=False`` decodes everything again and replaces what was kept."""
+
+    def __init__(self, folder: Path, reuse: bool = True):
+        self.folder, self.reuse = folder, reuse
+        self._texts: dict[str, dict[str, str]] = {}
+
+    def _load(self, key: str) -> dict[str, str]:
+        if key not in self._texts:
+            path = self.folder / f"{key}.json"
+            try:
+                self._texts[key] = json.loads(path.read_text()) if path.exists() else {}
+            except ValueError:  # a file from a crash cannot exist (atomic writes); a hand-edited one is dropped
+                self._texts[key] = {}
+        return self._texts[key]
+
+    def get(self, key: str, audio: str) -> str | None:
+        return self._load(key).get(audio) if self.reuse else None
+
+    def put(self, key: str, audios: list[str], texts: list[str]) -> None:
+        known = self._load(key)
+        known.update(zip(audios, texts))
+        self.folder.mkdir(parents=True, exist_ok=True)
+        atomic.write_text(self.folder / f"{key}.json", json.dumps(known))
