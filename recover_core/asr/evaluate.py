@@ -157,7 +157,8 @@ def _rows_for(name: str, score: wer.Score, ci: tuple[float, float], n: int, scal
     # LM's own λ and β go with its model name.
     lm = (f"+smollm2-135m{'-lora' if card.adapter else ''} n-best rescoring" if card.family != "transformer"
           else f"+lm-{card.preset.get('n_embd', '?')}d")
-    model = f"asr-{WHISPER}" + ("" if name == "none" else f"{lm} (λ {card.lm_weight:g}, β {card.word_bonus:g})")
+    model = f"asr-{WHISPER}" + {"none": "", WIDE: f" beam {DecodeConfig.rescore_beam}"}.get(
+        name, f"{lm} (λ {card.lm_weight:g}, β {card.word_bonus:g})")
     base = {"dataset": "news", "masking": masking, "method": method, "model": model, "seed": "0",
             "scale": scale, "command": command}
     return [base | {"metric": "wer_percent", "value": round(score.wer, 3)},
