@@ -239,6 +239,22 @@ def is_example(path: Path) -> bool:
         return False
 
 
+class UploadedFile(gr.File):
+    """gr.File(type="filepath") without the empty temp file that Gradio 6.31's preprocess opens
+    (NamedTemporaryFile(delete=False)) and never uses: one was left per upload until the app
+    stopped. The path is the uploaded file itself, which ``uploads_removed`` deletes."""
+
+    is_template = True  # the page draws it as a plain File
+
+    def _process_single_file(self, f):
+        from gradio.utils import NamedString
+        from gradio_client.utils import is_valid_file
+
+        if self.type != "filepath" or self.file_types and not is_valid_file(f.path, self.file_types):
+            return super()._process_single_file(f)  # Gradio's own message for a wrong file type
+        return NamedString(f.path)
+
+
 @contextlib.contextmanager
 def uploads_removed(*paths):
     """Files a user uploaded live only for their request: removed when it ends, however it ends."""
@@ -428,11 +444,11 @@ def build_demo() -> gr.Blocks:
                 with gr.Column():
                     a_recorded = gr.Audio(sources=["upload", "microphone"], type="filepath", format=None,
                                           label="Utterance (WAV, FLAC, OGG, MP3)")
-                    a_uploaded = gr.File(label="…or a WSJ/SPHERE file (.wv1, .wv2, .sph)", type="filepath",
+                    a_uploaded = UploadedFile(label="…or a WSJ/SPHERE file (.wv1, .wv2, .sph)", type="filepath",
                                          file_types=[".wv1", ".wv2", ".sph", ".nist", ".wav", ".flac"])
                 with gr.Column():
                     a_typed = gr.Textbox(label="Reference (what was said)", lines=2, max_length=2000)
-                    a_transcript = gr.File(label="…or its transcript (.dot, .lsn, .ptx, .txt): the utterance id "
+                    a_transcript = UploadedFile(label="…or its transcript (.dot, .lsn, .ptx, .txt): the utterance id "
                                                  "is matched from the audio file's name", type="filepath")
                     a_lms = gr.CheckboxGroup(LM_CHOICES, value=LM_CHOICES[:4], label="LMs to compare",
                                              info="none = the recognizer alone; build the others with "

@@ -3,6 +3,7 @@ and the bad inputs a user can send, each answered with a message."""
 from __future__ import annotations
 
 import shutil
+import tempfile
 import time
 from pathlib import Path
 
@@ -14,10 +15,11 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(scope="module")
-def client(app_url):
+def client(app_url, tmp_path_factory):
     from gradio_client import Client
 
-    return Client(app_url, verbose=False)
+    # The client saves the app's audio outputs; by default into /tmp/gradio, for good.
+    return Client(app_url, verbose=False, download_files=tmp_path_factory.mktemp("downloads"))
 
 
 def wer(client, audio=None, sphere=None, typed="", transcript=None, lms=("none", "reference"),
@@ -53,8 +55,13 @@ def test_a_sphere_upload_and_a_typed_reference(client, recordings, tmp_path):
     a, _ = sf.read(recordings[4], dtype="float32")
     sph = tmp_path / "austen.wv1"
     sf.write(sph, a, 16000, format="NIST", subtype="PCM_16")
+    empty_temp = lambda: {p for p in Path(tempfile.gettempdir()).glob("recover-gradio-*/tmp*")  # noqa: E731
+                          if p.is_file() and p.stat().st_size == 0}
+    before = empty_temp()
     status, _, *cols = wer(client, sphere=sph, typed="He might even have been made amiable himself.", lms=["none"])
     assert "1 of 1 LMs decoded" in status and "WER **0.0%**" in cols[0]
+    # gr.File's own preprocess left an empty temp file per upload, until the app stopped
+    assert empty_temp() <= before
 
 
 @pytest.mark.parametrize("case, message", [
@@ -113,7 +120,6 @@ def test_bad_input_gets_a_message(client, recordings, tmp_path, case, message):
 def test_uploads_are_deleted_when_the_request_ends(client, recordings, tmp_path):
     """Gradio keeps uploads in its cache folder; the handler removes them. Search the whole
     temporary area for a file with this request's unique name afterwards."""
-    import tempfile
 
     name = f"private-upload-{time.time_ns()}.wav"
     path = tmp_path / name
@@ -144,7 +150,6 @@ def render(client, table, mode="substitute", api="/speech_render"):
 
 def test_obfuscate_speech_then_edit_a_substitute(client, tmp_path):
     """The Dashwood example: found, replaced, checked; then the user's own substitute."""
-    import tempfile
 
     name = f"private-speech-{time.time_ns()}.flac"
     upload = tmp_path / name
