@@ -9,10 +9,11 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(scope="module")
-def client(app_url):
+def client(app_url, tmp_path_factory):
     from gradio_client import Client
 
-    return Client(app_url, verbose=False)
+    # The client saves the app's audio outputs; by default into /tmp/gradio, for good.
+    return Client(app_url, verbose=False, download_files=tmp_path_factory.mktemp("downloads"))
 
 
 def text_of(highlighted) -> str:
