@@ -239,20 +239,24 @@ def is_example(path: Path) -> bool:
         return False
 
 
-class UploadedFile(gr.File):
-    """gr.File(type="filepath") without the empty temp file that Gradio 6.31's preprocess opens
-    (NamedTemporaryFile(delete=False)) and never uses: one was left per upload until the app
-    stopped. The path is the uploaded file itself, which ``uploads_removed`` deletes."""
+def without_empty_temp(f: gr.File) -> gr.File:
+    """A gr.File(type="filepath") without the empty temp file that Gradio 6.31's preprocess
+    opens (NamedTemporaryFile(delete=False)) and never uses: one was left per upload until the
+    app stopped. The handler gets the upload's own path, which ``uploads_removed`` deletes.
+    Patched on the instance: a subclass of a Gradio component makes Gradio write an app.pyi
+    beside app.py."""
+    from gradio.utils import NamedString
+    from gradio_client.utils import is_valid_file
 
-    is_template = True  # the page draws it as a plain File
+    gradios_own = f._process_single_file
 
-    def _process_single_file(self, f):
-        from gradio.utils import NamedString
-        from gradio_client.utils import is_valid_file
+    def process(data):
+        if f.type != "filepath" or f.file_types and not is_valid_file(data.path, f.file_types):
+            return gradios_own(data)  # Gradio's own message for a wrong file type
+        return NamedString(data.path)
 
-        if self.type != "filepath" or self.file_types and not is_valid_file(f.path, self.file_types):
-            return super()._process_single_file(f)  # Gradio's own message for a wrong file type
-        return NamedString(f.path)
+    f._process_single_file = process
+    return f
 
 
 @contextlib.contextmanager
@@ -444,12 +448,14 @@ def build_demo() -> gr.Blocks:
                 with gr.Column():
                     a_recorded = gr.Audio(sources=["upload", "microphone"], type="filepath", format=None,
                                           label="Utterance (WAV, FLAC, OGG, MP3)")
-                    a_uploaded = UploadedFile(label="…or a WSJ/SPHERE file (.wv1, .wv2, .sph)", type="filepath",
-                                         file_types=[".wv1", ".wv2", ".sph", ".nist", ".wav", ".flac"])
+                    a_uploaded = without_empty_temp(gr.File(
+                        label="…or a WSJ/SPHERE file (.wv1, .wv2, .sph)", type="filepath",
+                        file_types=[".wv1", ".wv2", ".sph", ".nist", ".wav", ".flac"]))
                 with gr.Column():
                     a_typed = gr.Textbox(label="Reference (what was said)", lines=2, max_length=2000)
-                    a_transcript = UploadedFile(label="…or its transcript (.dot, .lsn, .ptx, .txt): the utterance id "
-                                                 "is matched from the audio file's name", type="filepath")
+                    a_transcript = without_empty_temp(gr.File(
+                        label="…or its transcript (.dot, .lsn, .ptx, .txt): the utterance id is matched from the "
+                              "audio file's name", type="filepath"))
                     a_lms = gr.CheckboxGroup(LM_CHOICES, value=LM_CHOICES[:4], label="LMs to compare",
                                              info="none = the recognizer alone; build the others with "
                                                   "`python -m recover_core build-lms` (add `--family smollm2` "

@@ -145,6 +145,7 @@ def test_import_builds_without_launching():
     code = "import app, gradio; assert isinstance(app.demo, gradio.Blocks); print('ok')"
     p = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert p.stdout.strip() == "ok", p.stderr
+    assert not (ROOT / "app.pyi").exists()  # Gradio writes one beside app.py for a component subclass
 
 
 def test_results_tab_plots_and_filters_the_precomputed_tables(client):

@@ -59,7 +59,7 @@ def test_results_tab_shows_the_chart_and_the_claims(page, tmp_path):
 def test_audio_tab_scores_an_example_per_lm(page, tmp_path):
     page.get_by_role("tab", name="Audio").click()
     page.get_by_text("LibriVox recordings").first.wait_for(timeout=30_000)
-    page.get_by_text("…or its transcript").first.wait_for(timeout=30_000)  # app.UploadedFile draws as a File
+    page.get_by_text("…or its transcript").first.wait_for(timeout=30_000)  # the patched gr.File (app.without_empty_temp) is drawn
     page.locator(".gallery-item:visible, tr.tr-body:visible").first.click()  # the Audio tab's first example
     page.get_by_role("button", name="Recognize and score (WER)").click()
     page.get_by_text("2 of 2 LMs decoded").first.wait_for(timeout=180_000)
