@@ -95,11 +95,14 @@ def _chart_rows(df, metric: str, choice: str):
     # An LM of another family judges differently: its rows are bars of their own, never
     # pooled with our TransformerLM's as if they were seeds of one cell.
     rescored = rows["model"].fillna("").str.contains("smollm2")
-    # Nor are runs on fewer utterances (a subset of the set): they are bars of their own too.
-    utts = pd.to_numeric(rows["scale"].fillna("").str.extract(r"(\d+) test utterances")[0], errors="coerce")
-    subset = rescored & (utts < utts[rescored].max())  # NaN (no count in the scale) compares False
+    # Nor are runs on fewer utterances (a subset of the set: the reduced WER grid's 100) pooled
+    # with runs on the whole set: they are bars of their own too.
+    utts = pd.to_numeric(rows["scale"].fillna("").str.extract(r"(\d+) (?:spoken \w+ )?test utterances")[0], errors="coerce")
+    subset = utts < utts.max()  # NaN (no count in the scale) compares False
+    count = utts[subset].astype(int).astype(str) + " utterances"
     rows.loc[rescored & ~subset, "method"] += " (SmolLM2)"
-    rows.loc[subset, "method"] += " (SmolLM2, " + utts[subset].astype(int).astype(str) + " utterances)"
+    rows.loc[rescored & subset, "method"] += " (SmolLM2, " + count[rescored] + ")"
+    rows.loc[~rescored & subset, "method"] += " (" + count[~rescored] + ")"
     # Several runs of one cell (seeds, files) are one bar: their mean, with the min-max range
     # over the runs as its error bar (none for a single run: its noise is unknown).
     keys = ["origin", "dataset", "method", "masking"]
