@@ -63,15 +63,16 @@ def decode_all(rec: Recognizer, clips: list, configs: list[tuple[str, DecodeConf
             lists: dict[int, list] = {}  # n-best lists per beam size, shared by every rescoring LM
             for name, cfg in todo:
                 lm = models[name]
-                if isinstance(lm, PretrainedLM) and cfg.lm_weight or lm is None and cfg.beam_size > DecodeConfig.beam_size:
-                    # the recognizer alone at the rescoring beam is that search's own best: no second search
-                    beam = max(cfg.beam_size, cfg.rescore_beam) if lm is not None else cfg.beam_size
+                rescoring = isinstance(lm, PretrainedLM) and cfg.lm_weight
+                # the recognizer alone at a wider beam is that search's own best: no second search
+                if rescoring or (lm is None and cfg.beam_size > DecodeConfig.beam_size):
+                    beam = max(cfg.beam_size, cfg.rescore_beam) if rescoring else cfg.beam_size
                     if beam not in lists:
                         lists[beam] = n_best(w, enc, dataclasses.replace(cfg, beam_size=beam))
                 if lm is None and cfg.beam_size in lists:
                     texts = [w.token_text(max(hyps, key=lambda h: h.score).tokens).strip() if hyps else ""
                              for hyps in lists[cfg.beam_size]]
-                elif isinstance(lm, PretrainedLM) and cfg.lm_weight:
+                elif rescoring:
                     memo = memos.setdefault(name.split("@")[0], {})
                     hyps = rescore(w, lists[beam], lm, cfg.lm_weight, cfg.word_bonus, memo)
                     texts = [w.token_text(h.tokens).strip() for h in hyps]
