@@ -97,7 +97,8 @@ def _chart_rows(df, metric: str, choice: str):
     rescored = rows["model"].fillna("").str.contains("smollm2")
     # Nor are runs on fewer utterances (a subset of the set: the reduced WER grid's 100) pooled
     # with runs on the whole set: they are bars of their own too.
-    utts = pd.to_numeric(rows["scale"].fillna("").str.extract(r"(\d+) (?:spoken \w+ )?test utterances")[0], errors="coerce")
+    counted = rows["scale"].fillna("").str.extract(r"(\d+) (?:spoken \w+ )?test utterances")[0]
+    utts = pd.to_numeric(counted, errors="coerce")
     subset = utts < utts.max()  # NaN (no count in the scale) compares False
     count = utts[subset].astype(int).astype(str) + " utterances"
     rows.loc[rescored & ~subset, "method"] += " (SmolLM2)"
