@@ -102,8 +102,8 @@ def _chart_rows(df, metric: str, choice: str):
     subset = utts < utts.max()  # NaN (no count in the scale) compares False
     count = utts[subset].astype(int).astype(str) + " utterances"
     rows.loc[rescored & ~subset, "method"] += " (SmolLM2)"
-    rows.loc[rescored & subset, "method"] += " (SmolLM2, " + count[rescored] + ")"
-    rows.loc[~rescored & subset, "method"] += " (" + count[~rescored] + ")"
+    rows.loc[rescored & subset, "method"] += " (SmolLM2, " + count + ")"
+    rows.loc[~rescored & subset, "method"] += " (" + count + ")"
     # Several runs of one cell (seeds, files) are one bar: their mean, with the min-max range
     # over the runs as its error bar (none for a single run: its noise is unknown).
     keys = ["origin", "dataset", "method", "masking"]
