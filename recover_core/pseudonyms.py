@@ -217,7 +217,7 @@ class Pseudonyms:
             return self._shaped(key, original, candidates)
         if key not in self.mapping:
             rng = self._rng(key)
-            kind = place_kind(key) if label in PLACE_LABELS else None
+            kind = place_kind(original) if label in PLACE_LABELS else None
             if label == "LOC" and kind is None:  # "Middle East", "Southern Highlands": a region
                 kind = "region"
             # Plain words may share a stand-in; a capitalised original under [MASK] is most
@@ -308,7 +308,10 @@ def _place_kinds() -> dict[str, str]:
 
 
 def place_kind(word: str) -> str | None:
-    return _place_kinds().get(word.lower())
+    """The kind of a place as written in text: "New York City" (not the mapping key
+    "newyorkcity", which would find no kind and let a city become a state), "Boston's"."""
+    name = " ".join(re.sub(r"['’]s$", "", w) for w in re.sub(r"[^\w\s'’.-]", " ", word).split()).strip(" .")
+    return _place_kinds().get(name.lower())
 
 
 def _kind_of(word: str) -> str | None:

@@ -54,6 +54,17 @@ def test_a_title_takes_a_surname_and_a_place_keeps_its_kind():
     assert place_kind(a) == place_kind(b) == "country" and a != b and {a, b}.isdisjoint({"France", "Italy"})
 
 
+def test_a_place_of_several_words_keeps_its_kind():
+    """"The mayor of New York City" became "The mayor of Iowa": the kind was looked up under
+    the mapping key ("newyorkcity"), which names no place, so any GPE was taken."""
+    f, _ = filled_as("The mayor of {} met the governor of {} in {}.", ["Iowa", "Iowa", "Iowa"],
+                     ["GPE", "GPE", "GPE"], [["Iowa", "Ohio", "Boston"], ["Texas", "Utah"], ["Ohio", "Denver", "Chicago"]])
+    g = consistent(f, ["New York City", "Texas", "Boston's"], Pseudonyms(0))
+    city, state, other_city = (x.word for x in g.fills)
+    assert place_kind(city) == "city" and place_kind(state) == "state" and place_kind(other_city) == "city"
+    assert place_kind("New York City,") == "city" and place_kind("St. Louis") == "city"
+
+
 def test_one_original_read_two_ways_gets_one_substitute_of_one_type():
     """fill_quality's multi set: spaCy read "Marcus" as a place, then as a person, in one
     sentence, and the place substitute chosen first ("Jerusalem") went to the person too."""

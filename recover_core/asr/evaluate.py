@@ -206,7 +206,7 @@ def evaluate(names: list[str], output: Path, do_tune: bool, max_utts: int | None
             card_path = lms.lm_dir() / f"{n}.json"
             if card_path.exists():
                 c = json.loads(card_path.read_text()) | {"lm_weight": w["lm_weight"], "word_bonus": w["word_bonus"]}
-                card_path.write_text(json.dumps(c, indent=1))
+                atomic.write_text(card_path, json.dumps(c, indent=1))
         summary["tuned"] = {n: (w["lm_weight"], w["word_bonus"], w.get("dev_wer_percent")) for n, w in
                             tuned["weights"].items()}
     test = [r for r in rows if r.split == "test"][:max_utts]
