@@ -318,6 +318,9 @@ def _kind_of(word: str) -> str | None:
     return "region" if word.lower() in lexicons.regions() else place_kind(word)
 
 
+CITY_ZIPF = 2.5  # wordfreq's Zipf scale: seen about 300 times per billion English words
+
+
 @functools.lru_cache(maxsize=4)
 def places_of_kind(kind: str) -> list[str]:
     """Single-word places of one kind that the place list accepts, larger cities first
@@ -326,7 +329,12 @@ def places_of_kind(kind: str) -> list[str]:
         return [w.lower() for w in lexicons.REGIONS]
     g = lexicons.geonames()
     if kind == "city":
+        # Only cities English text writes as given and often: a reviewer (and the TTS voice)
+        # met "Kākināda", "Rasapūdipalem" and "Puxi" (a part of Shanghai) among the 2,000 largest.
+        from wordfreq import zipf_frequency
+
         names = [name for name, _ in sorted(g.cities, key=lambda c: -c[1])][:2000]
+        names = [n for n in names if n.isascii() and zipf_frequency(n, "en") >= CITY_ZIPF]
     elif kind == "state":
         names = list(g.us_states)
     else:

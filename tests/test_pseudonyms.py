@@ -15,7 +15,8 @@ import pytest
 from recover_core.filling.base import Candidate, Fill, Filled
 from recover_core import lexicons
 from recover_core.filling.candidates import acceptable
-from recover_core.pseudonyms import Pseudonyms, _pool_sets, agreed_labels, consistent, genders, place_kind, sound
+from recover_core.pseudonyms import (Pseudonyms, _pool_sets, agreed_labels, consistent, genders, place_kind,
+                                     places_of_kind, sound)
 from recover_core.quality import originals_per_fill
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -291,3 +292,8 @@ def test_a_group_keeps_its_number_and_a_polity_word_is_no_place():
     rng = __import__("random").Random(0)
     drawn = {fallback_word("GPE", rng) for _ in range(50)}  # a well-known place, not a village
     assert all(place_kind(w) for w in drawn) and not {w.lower() for w in drawn} & {"rodriguez", "commonwealth"}
+    # drawn places as English text (and the TTS voice) has them: "Kākināda" and "Puxi" were drawn
+    cities = places_of_kind("city")
+    assert all(w.isascii() for w in drawn | set(cities)) and "puxi" not in cities and {"lagos", "chicago"} <= set(cities)
+    p = Pseudonyms(3)
+    assert place_kind(p.other("New York City", "GPE", ["Alaska", "Iowa"])) == "city"  # none fits: a city is drawn

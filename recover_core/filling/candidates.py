@@ -98,10 +98,10 @@ def fallback_word(label: str, rng) -> str:
 @functools.lru_cache(maxsize=1)
 def _drawn_places() -> tuple[str, ...]:
     """Countries, US states and cities of a million people that read as places, not as words
-    or people ("Rodriguez" is a city of 200,000)."""
+    or people ("Rodriguez" is a city of 200,000), spelt in ASCII."""
     people = lexicons.first_names() | lexicons.last_names()
     return tuple(sorted(p for p in lexicons.well_known_places(1_000_000) & lexicons.place_names() - people
-                        if _place_word(p)))
+                        if p.isascii() and _place_word(p)))  # "Bogota", as English text (and TTS) has it
 
 
 def ner_type_check(nlp) -> TypeCheck:
