@@ -307,6 +307,7 @@ def _place_kinds() -> dict[str, str]:
     return out
 
 
+@functools.lru_cache(maxsize=65536)  # called for every candidate of every place mask: the batch's hot path
 def place_kind(word: str) -> str | None:
     """The kind of a place as written in text: "New York City" (not the mapping key
     "newyorkcity", which would find no kind and let a city become a state), "Boston's"."""
