@@ -176,8 +176,9 @@ def test_asr_eval_decodes_each_lm_and_shares_the_wide_search(recognizer, recordi
 def test_asr_eval_keeps_each_transcript_and_decodes_only_what_it_has_not_seen(recognizer, recordings, tiny_llama,
                                                                               tmp_path, monkeypatch):
     """An hour-long asr-eval run that is cut off resumes: transcripts already decoded come from
-    the store, new utterances and rebuilt LMs are decoded."""
-    from recover_core.asr import audio, evaluate, hypotheses, lms
+    the store, new utterances are decoded, and a rebuilt rescoring LM rescores the kept n-best
+    lists without searching again."""
+    from recover_core.asr import audio, evaluate, hypotheses, lms, rescore
 
     monkeypatch.setenv("RECOVER_LMS", str(tmp_path / "lms"))
     lms.save(None, lms.LMCard("smollm2", "tiny", {"base": tiny_llama}, 1.0, 0.0, family="smollm2"))
@@ -188,20 +189,21 @@ def test_asr_eval_keeps_each_transcript_and_decodes_only_what_it_has_not_seen(re
     first = evaluate.decode_all(recognizer, clips[:2], configs, batch_size=2, progress=False, store=store)
     assert first == evaluate.decode_all(recognizer, clips[:2], configs, batch_size=2, progress=False)  # same texts
 
-    encoded = []
-    real = recognizer.encode
-    monkeypatch.setattr(recognizer, "encode", lambda s: encoded.append(len(s)) or real(s))
+    encoded, rescored = [], []
+    real_encode, real_rescore = recognizer.encode, rescore.rescore
+    monkeypatch.setattr(recognizer, "encode", lambda s: encoded.append(len(s)) or real_encode(s))
+    monkeypatch.setattr(rescore, "rescore", lambda w, lists, *a: rescored.append(len(lists)) or real_rescore(w, lists, *a))
     again = hypotheses.Store(tmp_path / "hyps")  # a new run: read from disk
     assert evaluate.decode_all(recognizer, clips[:2], configs, batch_size=2, progress=False, store=again) == first
-    assert encoded == []  # nothing decoded again
+    assert encoded == [] and rescored == []  # nothing decoded again
     more = evaluate.decode_all(recognizer, clips, configs, batch_size=2, progress=False, store=again)
-    assert encoded == [1] and {k: v[:2] for k, v in more.items()} == first  # only the third utterance
+    assert encoded == [1] and rescored == [1] and {k: v[:2] for k, v in more.items()} == first  # the third only
     lms.save(None, lms.LMCard("smollm2", "rebuilt", {"base": tiny_llama}, 1.0, 0.0, family="smollm2"))
-    evaluate.decode_all(recognizer, clips[:2], configs, batch_size=2, progress=False, store=again)
-    assert encoded == [1, 2]  # a rebuilt LM is decoded again
+    assert evaluate.decode_all(recognizer, clips[:2], configs, batch_size=2, progress=False, store=again) == first
+    assert rescored == [1, 2] and encoded == [1]  # the rebuilt LM rescores the kept n-best lists: no search
     assert evaluate.decode_all(recognizer, clips[:2], configs, batch_size=2, progress=False,
                                store=hypotheses.Store(tmp_path / "hyps", reuse=False)) == first
-    assert encoded == [1, 2, 2]
+    assert encoded == [1, 2]
 
 
 def test_the_paired_bootstrap_resamples_both_systems_on_the_same_utterances():

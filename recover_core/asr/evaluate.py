@@ -33,13 +33,43 @@ WHISPER = "whisper-tiny.en"
 WIDE = "none@wide"  # the recognizer alone at the rescoring LMs' beam: what their n-best lists start from
 
 
+class _Batch:
+    """One batch of audio: encoded only if some configuration must search it, and its n-best
+    lists (one per beam size, shared by every rescoring LM) taken from the store when kept."""
+
+    def __init__(self, rec: Recognizer, clips: list, audios: list[str], store: hypotheses.Store | None):
+        self.rec, self.clips, self.audios, self.store = rec, clips, audios, store
+        self._encoded = None
+        self._lists: dict[int, list] = {}
+
+    def encoded(self):
+        if self._encoded is None:
+            self._encoded = self.rec.encode([c.samples for c in self.clips])
+        return self._encoded
+
+    def n_best(self, cfg: DecodeConfig) -> list:
+        from recover_core.asr.decode import n_best
+
+        if cfg.beam_size not in self._lists:
+            key = hypotheses.nbest_key(cfg, WHISPER)
+            kept = [self.store.get(key, a) for a in self.audios] if self.store else [None]
+            if None in kept:
+                lists = n_best(self.rec.whisper, self.encoded()[0], dataclasses.replace(cfg, lm_weight=0.0))
+                if self.store:
+                    self.store.put(key, self.audios, [hypotheses.to_json(h) for h in lists])
+            else:
+                lists = [hypotheses.from_json(k) for k in kept]
+            self._lists[cfg.beam_size] = lists
+        return self._lists[cfg.beam_size]
+
+
 def decode_all(rec: Recognizer, clips: list, configs: list[tuple[str, DecodeConfig]], batch_size: int = 8,
                progress: bool = True, store: hypotheses.Store | None = None) -> dict[str, list[str]]:
-    """Texts per configuration name; each batch of audio is encoded once for all of them.
-    ``store``: transcripts decoded before are taken from it, new ones added after each batch."""
+    """Texts per configuration name; each batch of audio is encoded at most once for all of them.
+    ``store``: transcripts and n-best lists decoded before are taken from it, new ones added
+    after each batch."""
     from tqdm import tqdm
 
-    from recover_core.asr.decode import n_best
     from recover_core.asr.rescore import rescore
     from recover_core.lm.pretrained import PretrainedLM
 
@@ -50,38 +80,31 @@ def decode_all(rec: Recognizer, clips: list, configs: list[tuple[str, DecodeConf
     w = rec.whisper
     with tqdm(total=len(clips) * len(configs), desc="asr decode", unit="utt", disable=not progress) as bar:
         for at in range(0, len(clips), batch_size):
-            batch = clips[at:at + batch_size]
-            audios = [hypotheses.audio_key(c.samples) for c in batch]
+            audios = [hypotheses.audio_key(c.samples) for c in clips[at:at + batch_size]]
+            batch = _Batch(rec, clips[at:at + batch_size], audios, store)
             known = {name: [store.get(keys[name], a) for a in audios] if store else [None] for name, _ in configs}
-            todo = [(name, cfg) for name, cfg in configs if None in known[name]]
-            for name in {name for name, _ in configs} - {name for name, _ in todo}:
-                out[name] += known[name]
-                bar.update(len(batch))
-            if not todo:
-                continue
-            enc, frames = rec.encode([c.samples for c in batch])
-            lists: dict[int, list] = {}  # n-best lists per beam size, shared by every rescoring LM
-            for name, cfg in todo:
+            for name, cfg in configs:
+                if None not in known[name]:
+                    texts = known[name]
+                    out[name] += texts
+                    bar.update(len(audios))
+                    continue
                 lm = models[name]
-                rescoring = isinstance(lm, PretrainedLM) and cfg.lm_weight
-                # the recognizer alone at a wider beam is that search's own best: no second search
-                if rescoring or (lm is None and cfg.beam_size > DecodeConfig.beam_size):
-                    beam = max(cfg.beam_size, cfg.rescore_beam) if rescoring else cfg.beam_size
-                    if beam not in lists:
-                        lists[beam] = n_best(w, enc, dataclasses.replace(cfg, beam_size=beam))
-                if lm is None and cfg.beam_size in lists:
-                    texts = [w.token_text(max(hyps, key=lambda h: h.score).tokens).strip() if hyps else ""
-                             for hyps in lists[cfg.beam_size]]
-                elif rescoring:
+                if isinstance(lm, PretrainedLM) and cfg.lm_weight:
+                    wide = dataclasses.replace(cfg, beam_size=max(cfg.beam_size, cfg.rescore_beam))
                     memo = memos.setdefault(name.split("@")[0], {})
-                    hyps = rescore(w, lists[beam], lm, cfg.lm_weight, cfg.word_bonus, memo)
+                    hyps = rescore(w, batch.n_best(wide), lm, cfg.lm_weight, cfg.word_bonus, memo)
                     texts = [w.token_text(h.tokens).strip() for h in hyps]
+                elif lm is None and cfg.beam_size > DecodeConfig.beam_size:
+                    # the recognizer alone at a wider beam is that search's own best: no second search
+                    texts = [w.token_text(max(hyps, key=lambda h: h.score).tokens).strip() if hyps else ""
+                             for hyps in batch.n_best(cfg)]
                 else:
-                    texts = rec.texts(enc, frames, cfg, lm)
+                    texts = rec.texts(*batch.encoded(), cfg, lm)
                 out[name] += texts
                 if store:
                     store.put(keys[name], audios, texts)
-                bar.update(len(batch))
+                bar.update(len(audios))
     return out
 
 
