@@ -139,7 +139,7 @@ def test_the_wer_chart_never_pools_two_lm_families():
     assert len(smol) == 1 and (smol.runs == 1).all() and (smol.source == "ours/asr_news_smollm2.csv").all()
     # the LMs adapted on grid cells' text are SmolLM2 bars of their own masking
     for method in ("Baseline0", "Baseline1", "minilm-wiki (Top-1)", "minilm-wiki (Top-K)"):
-        assert set(ours[ours.method == f"{method} (SmolLM2)"].masking) == {"vocabThres", "entityTagger"}, method
+        assert set(ours[ours.method == f"{method} (SmolLM2)"].masking) >= {"vocabThres", "entityTagger"}, method
     # nor are runs on a subset of the utterances (the reduced grid's 100) pooled with the whole set's
     assert {"ASR-without-LM (100 utterances)", "Oracle (100 utterances)", "Baseline0 (100 utterances)"} <= labels
     assert (ours[ours.method == "ASR-without-LM"].runs == 2).all()  # asr_news.csv and asr_news_smollm2.csv
