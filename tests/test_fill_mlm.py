@@ -120,6 +120,30 @@ def test_fast_forward_gives_the_models_logits(filler, monkeypatch):
         assert torch.allclose(plain(ids, attn, pos), want, atol=1e-4)
 
 
+def test_fast_forward_runs_on_real_tokens_and_at_several_masks_of_a_row(filler, monkeypatch):
+    """All of a line's masks in one pass (--one-pass): the hidden states at several positions
+    of one row, in a padded batch, are the model's; and no product runs on padding (a
+    batch of lines of different lengths was padded to the longest)."""
+    import torch
+
+    from recover_core.filling import fastpath
+
+    batch = filler.tok(["[MASK] met [MASK] near the old harbour wall yesterday at [MASK].", "The [MASK] was cold."],
+                       padding=True, return_tensors="pt")
+    ids, attn = batch["input_ids"], batch["attention_mask"]
+    rows, pos = (ids == filler.tok.mask_token_id).nonzero(as_tuple=True)
+    assert rows.tolist() == [0, 0, 0, 1] and not attn.all()
+    seen = []
+    product = fastpath._Linear.__call__
+    monkeypatch.setattr(fastpath._Linear, "__call__", lambda self, x, gelu=False: seen.append(len(x)) or
+                        product(self, x, gelu))
+    with torch.inference_mode():
+        want = filler.encoder(input_ids=ids, attention_mask=attn)[0][rows, pos]
+        got = filler.hidden_at(ids, attn, rows, pos)
+    assert torch.allclose(got, want, atol=1e-4)
+    assert seen and max(seen) == int(attn.sum())  # the real tokens, never b x L
+
+
 def test_type_check_filters_entity_candidates(filler):
     item = [MaskInput.parse("I worked for [ORG] near the old harbour.")]
     plain = filler.fill(item)[0].fills[0].candidates

@@ -40,6 +40,16 @@ class ChunkResult:
     pending: tuple | None = None
 
 
+# Public text that asks for every default entity type, a number, and the caseless path
+# (truecasing and its lists); the masked form asks `fill` for each kind of marker.
+WARM_UP = ("Anna Novak of Shell flew from Chicago to Lagos across the Sahara with 12 French engineers, "
+           "landing at Heathrow Airport.",
+           "anna novak met tom in paris")
+WARM_UP_MASKED = ("[PERSON] Novak of [ORG] flew from [GPE] to [MASK] across the [LOC] with [NUMBER] [NORP] "
+                  "engineers, landing at [FAC] Airport.",
+                  "[MASK] met [MASK] in [MASK]")
+
+
 class BadLine(RecoverError):
     pass
 
@@ -88,6 +98,17 @@ class Pipeline:
             self.filler = get_filler(job.filler or "mlm", job.model)
             self.keep = self.masker.keep if self.masker else self._keep_list()
             self.type_check = self._type_check()
+        self._warm_up()
+
+    def _warm_up(self) -> None:
+        """Run once on a fixed public chunk, output dropped: what is built on first use (the
+        name and place lists, the filler's candidate table per kind of mask, the tagger's
+        caches, about 2 s) is built with the models, so no chunk of the input pays for it
+        and a run's warm rate is what a long run sees."""
+        lines = WARM_UP_MASKED if self.masker is None else WARM_UP
+        if self.job.in_jsonl:
+            lines = tuple(json.dumps({self.job.field: t}) for t in lines)
+        self.run(Chunk(-1, 0, [(t + "\n").encode() for t in lines]))
 
     def _keep_list(self):
         from recover_core.masking import build
