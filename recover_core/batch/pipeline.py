@@ -104,7 +104,12 @@ class Pipeline:
         """Run once on a fixed public chunk, output dropped: what is built on first use (the
         name and place lists, the filler's candidate table per kind of mask, the tagger's
         caches, about 2 s) is built with the models, so no chunk of the input pays for it
-        and a run's warm rate is what a long run sees."""
+        and a run's warm rate is what a long run sees. A causal filler takes seconds per
+        mask and builds little on first use: it is left out, the masker still warms."""
+        if self.filler is not None and self.filler.name != "mlm":
+            if self.masker is not None:
+                self.masker.find_many(list(WARM_UP))
+            return
         lines = WARM_UP_MASKED if self.masker is None else WARM_UP
         if self.job.in_jsonl:
             lines = tuple(json.dumps({self.job.field: t}) for t in lines)
