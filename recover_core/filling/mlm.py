@@ -8,8 +8,9 @@ Filled words are written back as token ids, never re-tokenized: candidates are
 whole-word vocabulary entries, so the id is the word.
 
 The forward pass is ``fastpath``'s where the model has the BERT layout (the faster
-of oneDNN's and PyTorch's products on this CPU, last layer at the masks only; 2.3x the
-model's own on MiniLM, 2 cores of an AVX-512 EPYC), else the model's own. The candidate
+of oneDNN's and PyTorch's products on this CPU, products on real tokens only, never on
+padding, last layer at the masks only; 2.3x the model's own on MiniLM before padding was
+left out, 2 cores of an AVX-512 EPYC), else the model's own. The candidate
 rules are one [V] table per mask kind, applied to all rows of a step at once.
 bench/fill_throughput.py measures all of this.
 """
