@@ -147,11 +147,7 @@ class _Layer:
         if at is None and hasattr(self, "qkv"):
             x = h
             q, k, v = batch.unpack(self.qkv(h)).view(b, L, 3, self.heads, d).permute(2, 0, 3, 1, 4)
-        elif at is None:  # the last layer, asked at every position
-            x = h
-            q = batch.unpack(self.q(h)).view(b, L, self.heads, d).transpose(1, 2)
-            k, v = batch.unpack(self.kv(h)).view(b, L, 2, self.heads, d).permute(2, 0, 3, 1, 4)
-        else:
+        else:  # the last layer: always asked at given positions
             rows, pos = at
             x = h[batch.index(rows, pos)]  # [n, H]
             q = self.q(x).view(len(rows), 1, self.heads, d).transpose(1, 2)  # [n, heads, 1, d]
