@@ -101,7 +101,7 @@ def test_fast_forward_gives_the_models_logits(filler, monkeypatch):
     plain-PyTorch fallback both match the model's forward with the head at the masks."""
     import torch
 
-    from recover_core.filling import fastpath
+    from recover_core.filling import fastpath, kernels
 
     batch = filler.tok(["The weather was [MASK] all week.", "I met [MASK] near the old harbour wall yesterday."],
                        padding=True, return_tensors="pt")
@@ -111,10 +111,10 @@ def test_fast_forward_gives_the_models_logits(filler, monkeypatch):
     with torch.inference_mode():
         want = filler.head(filler.encoder(input_ids=ids, attention_mask=attn)[0][torch.arange(2), pos])
         assert filler._fast is not None
-        if fastpath._onednn_available():  # both kernels work, so the faster one was timed and kept
+        if kernels.onednn_available():  # both kernels work, so the faster one was timed and kept
             assert "timed at load: oneDNN" in filler.forward_path
         assert torch.allclose(filler.logits_at(ids, attn, pos), want, atol=1e-4)
-        monkeypatch.setattr(fastpath, "_onednn_available", lambda: False)
+        monkeypatch.setattr(kernels, "onednn_available", lambda: False)
         plain = fastpath.logits_at(filler.model)
         assert plain is not None and not plain.decoder.packed
         assert torch.allclose(plain(ids, attn, pos), want, atol=1e-4)
@@ -126,7 +126,7 @@ def test_fast_forward_runs_on_real_tokens_and_at_several_masks_of_a_row(filler, 
     batch of lines of different lengths was padded to the longest)."""
     import torch
 
-    from recover_core.filling import fastpath
+    from recover_core.filling import fastpath, kernels
 
     batch = filler.tok(["[MASK] met [MASK] near the old harbour wall yesterday at [MASK].", "The [MASK] was cold."],
                        padding=True, return_tensors="pt")
@@ -134,8 +134,8 @@ def test_fast_forward_runs_on_real_tokens_and_at_several_masks_of_a_row(filler, 
     rows, pos = (ids == filler.tok.mask_token_id).nonzero(as_tuple=True)
     assert rows.tolist() == [0, 0, 0, 1] and not attn.all()
     seen = []
-    product = fastpath._Linear.__call__
-    monkeypatch.setattr(fastpath._Linear, "__call__", lambda self, x, gelu=False: seen.append(len(x)) or
+    product = kernels.Linear.__call__
+    monkeypatch.setattr(kernels.Linear, "__call__", lambda self, x, gelu=False: seen.append(len(x)) or
                         product(self, x, gelu))
     with torch.inference_mode():
         want = filler.encoder(input_ids=ids, attention_mask=attn)[0][rows, pos]

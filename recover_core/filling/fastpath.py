@@ -4,11 +4,9 @@ Same numbers as ``head(model.base_model(...)[0][rows, pos])`` up to float roundi
 for less work:
 
 * every matrix product goes through whichever of two kernels is faster on this CPU,
-  timed once at load on a batch-sized input: oneDNN on weights packed once for it, or
-  PyTorch's default fp32 ``linear`` (MKL). oneDNN picks kernels by instruction set and
-  measured 2-3x faster than MKL on an AVX-512 EPYC; on an AVX2-only EPYC, MKL was
-  10-18% faster on batches (and oneDNN faster on one short sentence). Both give the
-  same numbers up to float rounding, so the choice changes speed, not outputs;
+  timed once at load on a batch-sized input (``kernels``: oneDNN on packed weights, or
+  PyTorch's default fp32 ``linear``); both give the same numbers up to float rounding,
+  so the choice changes speed, not outputs;
 * the products run on the real tokens only, never on padding (a batch of lines of
   different lengths is padded to the longest; on news that was about 45% of the
   positions); attention alone sees the padded layout;
@@ -28,6 +26,9 @@ from typing import Callable
 import torch
 import torch.nn.functional as F
 
+from recover_core.filling import kernels
+from recover_core.filling.kernels import Linear as _Linear
+
 LogitsAt = Callable[[torch.Tensor, torch.Tensor, torch.Tensor], torch.Tensor]
 
 
@@ -42,7 +43,7 @@ def logits_at(model) -> LogitsAt | None:
     if cfg.is_decoder or getattr(cfg, "chunk_size_feed_forward", 0):
         return None
     working = []
-    for packed in dict.fromkeys((_onednn_available(), False)):
+    for packed in dict.fromkeys((kernels.onednn_available(), False)):
         try:
             n = len(layers)
             dense, act, norm, decoder = head
@@ -78,41 +79,6 @@ def _seconds(fast: "_Fast", vocab: int, rows: int = 16, length: int = 32, repeat
         fast.head(fast.hidden(ids, attn, torch.arange(rows), pos))
         best = min(best, time.perf_counter() - start)
     return best
-
-
-def _onednn_available() -> bool:
-    return torch.backends.mkldnn.is_available() and hasattr(torch.ops.mkldnn, "_linear_pointwise")
-
-
-class _Linear:
-    """``x @ W.T + b`` on [N, in] inputs, optionally with exact GELU fused in."""
-
-    def __init__(self, weight: torch.Tensor, bias: torch.Tensor | None, packed: bool):
-        weight = weight.detach()
-        self.packed = packed
-        self.weight = torch.ops.mkldnn._reorder_linear_weight(weight, None) if packed else weight
-        self.bias = bias.detach() if bias is not None else None
-
-    def __call__(self, x: torch.Tensor, gelu: bool = False) -> torch.Tensor:
-        if self.packed:
-            # oneDNN keeps what it builds for each input shape, for good: with a row count per
-            # batch of real tokens, a worker grew by 60 MB per 1,000 lines. Rounded up to one of
-            # 8 counts per power of two (at most 1/8 more rows), the shapes are few and memory
-            # stays flat.
-            n = len(x)
-            rows = _rows(n)
-            if rows != n:
-                x = torch.cat([x, x.new_zeros(rows - n, x.shape[1])])
-            return torch.ops.mkldnn._linear_pointwise(
-                x, self.weight, self.bias, "gelu" if gelu else "none", [], "none" if gelu else "")[:n]
-        y = F.linear(x, self.weight, self.bias)
-        return F.gelu(y) if gelu else y
-
-
-def _rows(n: int) -> int:
-    """``n`` rounded up to a multiple of an eighth of its power of two (n itself up to 15)."""
-    step = 1 << max(0, n.bit_length() - 4)
-    return -(-n // step) * step
 
 
 def _cat(*linears: torch.nn.Linear) -> tuple[torch.Tensor, torch.Tensor]:
