@@ -126,3 +126,46 @@ def test_the_prompt_pass_on_the_cached_instruction_equals_the_whole_prompt(infil
                                   logits_to_keep=1).logits[0, -1]
         assert torch.allclose(whole, cached, atol=1e-3, rtol=1e-3)
         assert whole.topk(32).indices.tolist() == cached.topk(32).indices.tolist()
+
+
+def test_packed_linears_give_the_models_logits_and_leave_training_alone(tmp_path):
+    """kernels.pack_linears (the causal fillers' oneDNN products) on a tiny random Llama:
+    the same logits, the modules and state dict as they were, gradients as before, and a
+    second call (two fillers sharing one model) changes nothing."""
+    import torch
+    from transformers import LlamaForCausalLM
+
+    from recover_core.filling import kernels
+    from tiny import make_tiny_llama
+
+    if not kernels.onednn_available():
+        pytest.skip("this PyTorch has no oneDNN: the fillers run the model as it is")
+    model = LlamaForCausalLM.from_pretrained(make_tiny_llama(tmp_path / "llama")).eval()
+    ids = torch.randint(5, model.config.vocab_size, (3, 7), generator=torch.Generator().manual_seed(1))
+    with torch.inference_mode():
+        want = model(input_ids=ids).logits
+    keys = set(model.state_dict())
+    assert "oneDNN" in kernels.pack_linears(model, timed=False)
+    linears = [m for m in model.modules() if isinstance(m, torch.nn.Linear)]
+    assert linears and all("forward" in m.__dict__ for m in linears)
+    calls = []
+    product = kernels.Linear.__call__
+    kernels.Linear.__call__ = lambda self, x, gelu=False: calls.append(len(x)) or product(self, x, gelu)
+    try:
+        with torch.inference_mode():
+            got = model(input_ids=ids).logits
+        assert calls  # the packed products ran
+        assert torch.allclose(got, want, atol=1e-4)
+        calls.clear()
+        model(input_ids=ids).logits.sum().backward()  # a gradient is wanted: the plain products
+        assert not calls and all(m.weight.grad is not None for m in linears if m.weight.requires_grad)
+    finally:
+        kernels.Linear.__call__ = product
+    assert set(model.state_dict()) == keys
+    forwards = [m.__dict__["forward"] for m in linears]
+    assert "oneDNN" in kernels.pack_linears(model)  # done once: the description, no second wrap
+    assert [m.__dict__["forward"] for m in linears] == forwards
+
+
+def test_the_causal_fillers_say_which_products_run(infill):
+    assert infill.forward_path.startswith(("oneDNN", "PyTorch"))
