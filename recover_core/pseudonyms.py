@@ -110,6 +110,15 @@ def bare(word: str) -> str:
     return re.sub(r"[^\w'’-]", "", word).lower()
 
 
+def own_case(word: str) -> str:
+    """``bare(word)``, but as the filler wrote it where its case is more than a capital
+    letter: an acronym or a name with inner capitals ("NATO", "McDonald's") is not recased
+    like the original ("the EU" for "the World Heritage Act" read "Eu", which no tagger
+    takes for an organisation)."""
+    kept = re.sub(r"[^\w'’-]", "", word)
+    return kept if any(ch.isupper() for ch in kept[1:]) else kept.lower()
+
+
 def roles(tokens: Sequence[str], title_before: bool) -> list[str]:
     """'title', 'first' or 'last' for each word of a person's name (preiss2023's rules, with
     the census lists deciding a single name where they can)."""
@@ -236,12 +245,12 @@ class Pseudonyms:
                     not name_like or w not in lexicons.first_names()) and (
                     plural is None or (w in lexicons.plural_groups()) == plural) and (
                     self._free(w, key) or (generic and w not in self.originals and w != key))
-            pick = next((bare(c) for c in candidates if fits(c)), None)
+            pick = next((own_case(c) for c in candidates if fits(c)), None)
             if pick is None and kind is not None:
-                pool = [p for p in places_of_kind(kind) if self._free(p, key)]
+                pool = [p for p in drawn_places_of_kind(kind) if self._free(p, key)]
                 pick = rng.choice(pool) if pool else None
             for _ in range(1000):  # a fallback of the right type, drawn until one is free
-                if pick is not None and (self._free(pick.lower(), key) or (generic and pick not in self.originals)):
+                if pick is not None and (self._free(pick.lower(), key) or (generic and pick.lower() not in self.originals)):
                     break
                 pick = named(label, rng) or bare(fallback_word(label, rng))
                 if plural:  # "Finnish" has no plural noun of its own form: draw again
@@ -342,6 +351,25 @@ def places_of_kind(kind: str) -> list[str]:
         names = list(g.countries)
     places = lexicons.place_names() - lexicons.POLITY_WORDS
     return [n.lower() for n in names if n.lower() in places and place_kind(n) == kind]
+
+
+COUNTRY_ZIPF = 3.8  # Kenya 4.1, Peru 3.9; not Comoros 2.4, Tajikistan 3.1
+NAME_LIKE_SHARE = 0.05  # census percent: Chad 0.17, Jordan 0.08; Israel 0.03, Kenya 0.01
+
+
+def drawn_places_of_kind(kind: str) -> list[str]:
+    """What a draw of a place of one kind picks from: ``places_of_kind``, but for a country
+    one that English text names often and that is neither a common first name nor an
+    everyday word. A tagger (and a reader) took "Comoros" for a product and "Micronesia"
+    for a person; "Chad" reads as a man, "Jersey" as clothing."""
+    places = places_of_kind(kind)
+    if kind != "country":
+        return places
+    from wordfreq import zipf_frequency
+
+    share = lexicons.name_share()
+    return [p for p in places if zipf_frequency(p, "en") >= COUNTRY_ZIPF and share.get(p, 0.0) < NAME_LIKE_SHARE
+            and not lexicons.everyday(p)]
 
 
 def consistent(filled: Filled, originals: Sequence[str], pseudonyms: Pseudonyms) -> Filled:

@@ -250,6 +250,31 @@ def test_many_organisations_never_share_a_stand_in():
     assert "norwegian" not in everything  # an original is never a stand-in
 
 
+def test_an_acronym_keeps_its_own_case():
+    """A causal filler writes "NATO" and "McDonald's"; recased like a title-case original
+    they read "Nato" and "Mcdonald's", which the judge takes for no organisation. A plain
+    word still takes the original's case, and an all-caps original still makes it all caps."""
+    p = Pseudonyms(0)
+    assert p.other("World Heritage Act", "ORG", ["NATO"]) == "NATO"
+    assert p.other("Islamic Jihad", "ORG", ["NATO", "McDonald's"]) == "McDonald's"  # NATO is taken
+    assert p.other("Qantas", "ORG", ["facebook"]) == "Facebook"  # the MLM writes lower case
+    assert p.other("BBC", "ORG", ["Aura"]) == "AURA"
+    assert p.other("Telstra", "ORG", ["nato"]) not in ("NATO", "Nato")  # the same word, taken
+
+
+def test_a_drawn_country_is_a_well_known_one():
+    """Where no candidate fits, a country is drawn: one English text names often, not one
+    that reads as a product or a man to a tagger ("Comoros", "Chad")."""
+    from recover_core.pseudonyms import drawn_places_of_kind, places_of_kind
+
+    pool = set(drawn_places_of_kind("country"))
+    assert {"france", "kenya", "peru"} <= pool and not {"comoros", "chad", "tajikistan"} & pool
+    assert {"comoros", "chad"} <= set(places_of_kind("country"))  # still places, never drawn
+    p = Pseudonyms(3)
+    drawn = [p.other(c, "GPE", []) for c in ("France", "Kenya", "Peru", "Chile", "Japan", "Spain", "Egypt", "Nepal")]
+    assert all(d.lower() in pool for d in drawn) and len(set(drawn)) == len(drawn)
+
+
 def test_type_rules_are_list_checks():
     """Each type keeps to what reads as that type, from lists, with no tagger pass."""
     from recover_core.filling.candidates import acceptable
