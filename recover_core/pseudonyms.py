@@ -357,19 +357,20 @@ COUNTRY_ZIPF = 3.8  # Kenya 4.1, Peru 3.9; not Comoros 2.4, Tajikistan 3.1
 NAME_LIKE_SHARE = 0.05  # census percent: Chad 0.17, Jordan 0.08; Israel 0.03, Kenya 0.01
 
 
-def drawn_places_of_kind(kind: str) -> list[str]:
+@functools.lru_cache(maxsize=8)
+def drawn_places_of_kind(kind: str) -> tuple[str, ...]:
     """What a draw of a place of one kind picks from: ``places_of_kind``, but for a country
     one that English text names often and that is neither a common first name nor an
     everyday word. A tagger (and a reader) took "Comoros" for a product and "Micronesia"
-    for a person; "Chad" reads as a man, "Jersey" as clothing."""
+    for a person; "Chad" reads as a man."""
     places = places_of_kind(kind)
     if kind != "country":
-        return places
+        return tuple(places)
     from wordfreq import zipf_frequency
 
     share = lexicons.name_share()
-    return [p for p in places if zipf_frequency(p, "en") >= COUNTRY_ZIPF and share.get(p, 0.0) < NAME_LIKE_SHARE
-            and not lexicons.everyday(p)]
+    return tuple(p for p in places if zipf_frequency(p, "en") >= COUNTRY_ZIPF and share.get(p, 0.0) < NAME_LIKE_SHARE
+                 and not lexicons.everyday(p))
 
 
 def consistent(filled: Filled, originals: Sequence[str], pseudonyms: Pseudonyms) -> Filled:
