@@ -106,8 +106,11 @@ def sound(word: str) -> str:
     return code[:1] + code[1:].translate(_GLIDES)
 
 
+_NOT_WORD = re.compile(r"[^\w'’-]")
+
+
 def bare(word: str) -> str:
-    return re.sub(r"[^\w'’-]", "", word).lower()
+    return _NOT_WORD.sub("", word).lower()
 
 
 def own_case(word: str) -> str:
@@ -115,7 +118,7 @@ def own_case(word: str) -> str:
     letter: an acronym or a name with inner capitals ("NATO", "McDonald's") is not recased
     like the original ("the EU" for "the World Heritage Act" read "Eu", which no tagger
     takes for an organisation)."""
-    kept = re.sub(r"[^\w'’-]", "", word)
+    kept = _NOT_WORD.sub("", word)
     return kept if any(ch.isupper() for ch in kept[1:]) else kept.lower()
 
 

@@ -128,7 +128,7 @@ def test_the_prompt_pass_on_the_cached_instruction_equals_the_whole_prompt(infil
         assert whole.topk(32).indices.tolist() == cached.topk(32).indices.tolist()
 
 
-def test_packed_linears_give_the_models_logits_and_leave_training_alone(tmp_path):
+def test_packed_linears_give_the_models_logits_and_leave_training_alone(tmp_path, monkeypatch):
     """kernels.pack_linears (the causal fillers' oneDNN products) on a tiny random Llama:
     the same logits, the modules and state dict as they were, gradients as before, and a
     second call (two fillers sharing one model) changes nothing."""
@@ -150,17 +150,16 @@ def test_packed_linears_give_the_models_logits_and_leave_training_alone(tmp_path
     assert linears and all("forward" in m.__dict__ for m in linears)
     calls = []
     product = kernels.Linear.__call__
-    kernels.Linear.__call__ = lambda self, x, gelu=False: calls.append(len(x)) or product(self, x, gelu)
-    try:
-        with torch.inference_mode():
-            got = model(input_ids=ids).logits
-        assert calls  # the packed products ran
-        assert torch.allclose(got, want, atol=1e-4)
-        calls.clear()
-        model(input_ids=ids).logits.sum().backward()  # a gradient is wanted: the plain products
-        assert not calls and all(m.weight.grad is not None for m in linears if m.weight.requires_grad)
-    finally:
-        kernels.Linear.__call__ = product
+    monkeypatch.setattr(kernels.Linear, "__call__", lambda self, x, gelu=False: calls.append(len(x)) or
+                        product(self, x, gelu))
+    with torch.inference_mode():
+        got = model(input_ids=ids).logits
+    assert calls  # the packed products ran
+    assert torch.allclose(got, want, atol=1e-4)
+    calls.clear()
+    model(input_ids=ids).logits.sum().backward()  # a gradient is wanted: the plain products
+    assert not calls and all(m.weight.grad is not None for m in linears if m.weight.requires_grad)
+    monkeypatch.undo()
     assert set(model.state_dict()) == keys
     forwards = [m.__dict__["forward"] for m in linears]
     assert "oneDNN" in kernels.pack_linears(model)  # done once: the description, no second wrap
