@@ -34,11 +34,11 @@ FILLER_TITLES = {"mlm": "MLM", "infill": "Causal infill", "instruct": "LoRA-tune
 # Fastest first, so the first column appears at once; Top-1 of all three, then Top-K.
 COLUMNS = [Column(kind, method) for method in ("top1", "topk") for kind in ("mlm", "infill", "instruct")]
 # The order the app fills them in: the fast MLM columns first (they show within a second
-# while the causal ones run), and each infill column before the instruction-tuned one of
-# its method, whose fallback is that very infill work (filling.memo reuses it).
+# while the causal ones run), then each causal filler's Top-1 and Top-K together (Top-K
+# draws from the candidates Top-1 computed, so it follows at once), infill before the
+# instruction-tuned filler, whose fallback is that very infill work (filling.memo reuses it).
 _SPEED = {"mlm": 0, "infill": 1, "instruct": 2}
-FILL_ORDER = sorted(range(len(COLUMNS)), key=lambda i: (COLUMNS[i].kind != "mlm", COLUMNS[i].method,
-                                                        _SPEED[COLUMNS[i].kind]))
+FILL_ORDER = sorted(range(len(COLUMNS)), key=lambda i: (_SPEED[COLUMNS[i].kind], COLUMNS[i].method))
 
 
 def model_choices(kind: str) -> list[str]:

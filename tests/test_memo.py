@@ -24,7 +24,25 @@ def test_top1_and_topk_share_the_infill_work_within_a_request_and_only_there(tin
     assert [f.text for f in shared] == [f.text for f in alone]
     assert [[c.word for x in f.fills for c in x.candidates] for f in shared] == \
         [[c.word for x in f.fills for c in x.candidates] for f in alone]
-    assert len(calls) < n_alone  # at least the first mask's candidates were computed once
+    assert len(calls) == n_alone // 2  # Top-K asked nothing that Top-1 had not
+    top1, topk = shared
+    # One candidate computation: each mask's list is the one Top-1 shows, and Top-K's word
+    # is drawn from it.
+    assert [x.candidates for x in topk.fills] == [x.candidates for x in top1.fills]
+    assert all(x.word.lower() in {c.word.lower() for c in x.candidates} for x in topk.fills)
+
+
+def test_a_drawn_topk_word_never_changes_the_next_masks_context(tiny_llama, monkeypatch):
+    filler = get_filler("infill", tiny_llama)
+    item = MaskInput.parse("[MASK] met [MASK] and [MASK] in the park.")
+    lefts = {}
+    real = filler._candidates
+    for method in ("top1", "topk"):
+        seen = lefts.setdefault(method, [])
+        monkeypatch.setattr(filler, "_candidates", lambda *a, seen=seen: seen.append(a[0]) or real(*a))
+        for seed in range(4):
+            filler.fill([item], method=method, k=5, seed=seed)
+    assert lefts["topk"] == lefts["top1"]
 
 
 def test_a_failed_request_drops_the_memo():

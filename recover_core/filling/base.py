@@ -67,6 +67,14 @@ class MaskInput:
         return cls(text, markers)
 
 
+def put(text: str, markers: Sequence[Span], t: int, word: str) -> tuple[str, list[Span]]:
+    """``text`` with ``word`` in place of marker ``t``, and the markers after it moved to match."""
+    m = markers[t]
+    delta = len(word) - (m.end - m.start)
+    moved = [type(s)(s.start + delta, s.end + delta, s.text, s.label) for s in markers[t + 1 :]]
+    return text[: m.start] + word + text[m.end :], list(markers[: t + 1]) + moved
+
+
 def merge_consecutive(item: MaskInput) -> MaskInput:
     """Markers separated only by spaces become one (vats2024 §4.2.4): 'Maria [MASK] [MASK]'
     is one masked name, and one substitute reads better than two."""

@@ -20,7 +20,7 @@ from recover_core import bundles
 from recover_core.filling import candidates as cand_rules, kernels, memo
 from recover_core.filling.base import (
     DEFAULT_K, Candidate, Fill, Filled, Filler, MaskInput, Method, at_sentence_start, choose,
-    DEFAULT_SAMPLING, MARKER_RE, Sampling, item_ids, merge_consecutive, rng_for, surface,
+    DEFAULT_SAMPLING, MARKER_RE, Sampling, item_ids, merge_consecutive, put, rng_for, surface,
 )
 from recover_core.spans import GENERIC_LABELS
 
@@ -64,25 +64,32 @@ class InfillFiller(Filler):
 
     def _fill_one(self, item: MaskInput, method, k, seed, keep, item_id, type_check,
                   sampling: Sampling = DEFAULT_SAMPLING) -> Filled:
+        # Every mask's candidates are asked on the Top-1 path: the sentence with the best
+        # candidate of each earlier mask in place. Top-1 and Top-K then share one candidate
+        # computation (issue 12; in the app the Top-K column reuses the Top-1 column's work),
+        # and Top-K draws each word from the very list Top-1 shows. A drawn word changes the
+        # output, never the next mask's context.
+        path, path_marks = item.text, list(item.markers)
         text, markers, fills = item.text, list(item.markers), []
         for t in range(len(markers)):
-            m = markers[t]
-            nxt = markers[t + 1].start if t + 1 < len(markers) else len(text)
-            context = text[: m.start] + "___" + MARKER_RE.sub("…", text[m.end :])
-            cands = self.candidates(text[: m.start], text[m.end : nxt], m.label, k, context)
-            if type_check and cands and m.label not in GENERIC_LABELS and m.label != "NUMBER":
-                cands = cand_rules.same_type(cands, text[: m.start], text[m.end : nxt], m.label,
-                                             at_sentence_start(text, m.start), type_check)
+            p = path_marks[t]
+            nxt = path_marks[t + 1].start if t + 1 < len(path_marks) else len(path)
+            left, right = path[: p.start], path[p.end : nxt]
+            context = left + "___" + MARKER_RE.sub("…", path[p.end :])
+            cands = self.candidates(left, right, p.label, k, context)
+            if type_check and cands and p.label not in GENERIC_LABELS and p.label != "NUMBER":
+                cands = cand_rules.same_type(cands, left, right, p.label, at_sentence_start(path, p.start),
+                                             type_check)
             rng = rng_for(seed, item_id, t)
             fallback = False
             if not cands:
-                cands, fallback = [Candidate(cand_rules.fallback_word(m.label, rng), 1.0)], True
+                cands, fallback = [Candidate(cand_rules.fallback_word(p.label, rng), 1.0)], True
             pick, fb = choose(cands, method, k, rng, keep, sampling)
+            m = markers[t]
             word = surface(cands[pick].word, m.label, at_sentence_start(text, m.start))
-            text = text[: m.start] + word + text[m.end :]
-            delta = len(word) - (m.end - m.start)
-            markers[t + 1 :] = [type(s)(s.start + delta, s.end + delta, s.text, s.label) for s in markers[t + 1 :]]
             fills.append(Fill(m.start, m.start + len(word), m.label, word, cands, fallback or fb))
+            text, markers = put(text, markers, t, word)
+            path, path_marks = put(path, path_marks, t, surface(cands[0].word, p.label, at_sentence_start(path, p.start)))
         return Filled(text, fills)
 
     @torch.inference_mode()

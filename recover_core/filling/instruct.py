@@ -25,7 +25,7 @@ from recover_core import bundles, lexicons
 from recover_core.filling import candidates as cand_rules, kernels, memo
 from recover_core.filling.base import (
     DEFAULT_K, MARKER_RE, Candidate, Fill, Filled, Filler, MaskInput, Method, at_sentence_start, choose,
-    DEFAULT_SAMPLING, Sampling, item_ids, merge_consecutive, rng_for, surface,
+    DEFAULT_SAMPLING, Sampling, item_ids, merge_consecutive, put, rng_for, surface,
 )
 from recover_core.spans import GENERIC_LABELS
 
@@ -258,13 +258,18 @@ class InstructFiller(Filler):
             filled.fallback = "infill"
             return filled
         self.stats["generated"] += 1
+        # As in the infill filler, a mask that infill must fill is asked on the Top-1 path
+        # (the best word of each earlier mask in place), so Top-1 and Top-K share that work.
+        path, path_marks = merged.text, list(merged.markers)
         text, markers, fills = merged.text, list(merged.markers), []
-        for t, m in enumerate(markers):
-            nxt = markers[t + 1].start if t + 1 < len(markers) else len(text)
+        for t in range(len(markers)):
+            p = path_marks[t]
+            nxt = path_marks[t + 1].start if t + 1 < len(path_marks) else len(path)
+            left, right = path[: p.start], path[p.end : nxt]
             source = None
             if per_mask[t]:
                 total = sum(per_mask[t].values())
-                cands = [Candidate(w, p / total) for w, p in per_mask[t].most_common()]
+                cands = [Candidate(w, s / total) for w, s in per_mask[t].most_common()]
             else:
                 # The valid beams offered no acceptable word here (an entity mask where the
                 # model wrote "the new clinic"): the infill filler proposes this mask's words,
@@ -273,20 +278,20 @@ class InstructFiller(Filler):
                 # every example sentence of the app the LLM's column showed infill's work.
                 self.stats["infill_masks"] += 1
                 source = "infill"
-                context = text[: m.start] + "___" + MARKER_RE.sub("…", text[m.end :])
-                cands = self._infill().candidates(text[: m.start], text[m.end : nxt], m.label, k, context)
-            if type_check and m.label not in GENERIC_LABELS and m.label != "NUMBER":
-                cands = cand_rules.same_type(cands, text[: m.start], text[m.end : nxt], m.label,
-                                             at_sentence_start(text, m.start), type_check)
+                context = left + "___" + MARKER_RE.sub("…", path[p.end :])
+                cands = self._infill().candidates(left, right, p.label, k, context)
+            if type_check and p.label not in GENERIC_LABELS and p.label != "NUMBER":
+                cands = cand_rules.same_type(cands, left, right, p.label, at_sentence_start(path, p.start),
+                                             type_check)
             fallback = not cands
             if fallback:  # the tagger took none of them for an organisation: one is drawn
-                cands = [Candidate(cand_rules.fallback_word(m.label, rng_for(seed, item_id, t)), 1.0)]
+                cands = [Candidate(cand_rules.fallback_word(p.label, rng_for(seed, item_id, t)), 1.0)]
             pick, fb = choose(cands, method, k, rng_for(seed, item_id, t), keep, sampling)
+            m = markers[t]
             word = surface(cands[pick].word, m.label, at_sentence_start(text, m.start))
-            text = text[: m.start] + word + text[m.end :]
-            delta = len(word) - (m.end - m.start)
-            markers[t + 1 :] = [type(s)(s.start + delta, s.end + delta, s.text, s.label) for s in markers[t + 1 :]]
             fills.append(Fill(m.start, m.start + len(word), m.label, word, cands, fallback or fb, source))
+            text, markers = put(text, markers, t, word)
+            path, path_marks = put(path, path_marks, t, surface(cands[0].word, p.label, at_sentence_start(path, p.start)))
         return Filled(text, fills)
 
     def _infill(self):
