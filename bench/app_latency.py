@@ -121,6 +121,7 @@ def main() -> None:
     print(f"\none user, p50 of {args.repeats}:  first column {first:.2f} s (goal {GOALS['first']} s, "
           f"ratio {first / GOALS['first']:.2f})   all six {total:.2f} s (goal {GOALS['all']} s, "
           f"ratio {total / GOALS['all']:.2f})")
+    print("one user, each request (first, all):", ", ".join(f"({r['first']:.2f}, {r['all']:.2f})" for r in single))
     print(f"reference, six columns in sequence in-process (warm) p50: {ref:.2f} s;  app/reference "
           f"{total / ref:.2f}")
     print(f"{args.users} users at once: last first column {users_first:.2f} s, last all six {users_all:.2f} s "
