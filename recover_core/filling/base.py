@@ -75,6 +75,15 @@ def put(text: str, markers: Sequence[Span], t: int, word: str) -> tuple[str, lis
     return text[: m.start] + word + text[m.end :], list(markers[: t + 1]) + moved
 
 
+def gap(text: str, markers: Sequence[Span], t: int) -> tuple[str, str, str]:
+    """What a causal filler reads around marker ``t``: the text before it, the text after it
+    up to the next marker, and the whole sentence with the gap as ``___`` and later markers
+    as ``…`` (the fill-in-the-blank prompt's view)."""
+    m = markers[t]
+    nxt = markers[t + 1].start if t + 1 < len(markers) else len(text)
+    return text[: m.start], text[m.end : nxt], text[: m.start] + "___" + MARKER_RE.sub("…", text[m.end :])
+
+
 def merge_consecutive(item: MaskInput) -> MaskInput:
     """Markers separated only by spaces become one (vats2024 §4.2.4): 'Maria [MASK] [MASK]'
     is one masked name, and one substitute reads better than two."""

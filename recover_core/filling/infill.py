@@ -20,7 +20,7 @@ from recover_core import bundles
 from recover_core.filling import candidates as cand_rules, kernels, memo
 from recover_core.filling.base import (
     DEFAULT_K, Candidate, Fill, Filled, Filler, MaskInput, Method, at_sentence_start, choose,
-    DEFAULT_SAMPLING, MARKER_RE, Sampling, item_ids, merge_consecutive, put, rng_for, surface,
+    DEFAULT_SAMPLING, Sampling, gap, item_ids, merge_consecutive, put, rng_for, surface,
 )
 from recover_core.spans import GENERIC_LABELS
 
@@ -73,9 +73,7 @@ class InfillFiller(Filler):
         text, markers, fills = item.text, list(item.markers), []
         for t in range(len(markers)):
             p = path_marks[t]
-            nxt = path_marks[t + 1].start if t + 1 < len(path_marks) else len(path)
-            left, right = path[: p.start], path[p.end : nxt]
-            context = left + "___" + MARKER_RE.sub("…", path[p.end :])
+            left, right, context = gap(path, path_marks, t)
             cands = self.candidates(left, right, p.label, k, context)
             if type_check and cands and p.label not in GENERIC_LABELS and p.label != "NUMBER":
                 cands = cand_rules.same_type(cands, left, right, p.label, at_sentence_start(path, p.start),

@@ -25,7 +25,7 @@ from recover_core import bundles, lexicons
 from recover_core.filling import candidates as cand_rules, kernels, memo
 from recover_core.filling.base import (
     DEFAULT_K, MARKER_RE, Candidate, Fill, Filled, Filler, MaskInput, Method, at_sentence_start, choose,
-    DEFAULT_SAMPLING, Sampling, item_ids, merge_consecutive, put, rng_for, surface,
+    DEFAULT_SAMPLING, Sampling, gap, item_ids, merge_consecutive, put, rng_for, surface,
 )
 from recover_core.spans import GENERIC_LABELS
 
@@ -264,8 +264,7 @@ class InstructFiller(Filler):
         text, markers, fills = merged.text, list(merged.markers), []
         for t in range(len(markers)):
             p = path_marks[t]
-            nxt = path_marks[t + 1].start if t + 1 < len(path_marks) else len(path)
-            left, right = path[: p.start], path[p.end : nxt]
+            left, right, context = gap(path, path_marks, t)
             source = None
             if per_mask[t]:
                 total = sum(per_mask[t].values())
@@ -278,7 +277,6 @@ class InstructFiller(Filler):
                 # every example sentence of the app the LLM's column showed infill's work.
                 self.stats["infill_masks"] += 1
                 source = "infill"
-                context = left + "___" + MARKER_RE.sub("…", path[p.end :])
                 cands = self._infill().candidates(left, right, p.label, k, context)
             if type_check and p.label not in GENERIC_LABELS and p.label != "NUMBER":
                 cands = cand_rules.same_type(cands, left, right, p.label, at_sentence_start(path, p.start),
