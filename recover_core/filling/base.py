@@ -67,21 +67,47 @@ class MaskInput:
         return cls(text, markers)
 
 
-def put(text: str, markers: Sequence[Span], t: int, word: str) -> tuple[str, list[Span]]:
+class TopOnePath:
+    """A causal filler's sentence as it is filled, and the Top-1 path beside it: the same
+    sentence with the best candidate of each earlier mask in place. Every mask's candidates
+    are asked on the path, whatever the method, so Top-1 and Top-K share one candidate
+    computation (issue 12) and Top-K draws from the list Top-1 shows; a drawn word changes
+    the output, never the next mask's context. For Top-1 the two are the same text."""
+
+    def __init__(self, item: MaskInput):
+        self.text, self.markers = item.text, list(item.markers)
+        self.path, self.path_markers = item.text, list(item.markers)
+        self.fills: list[Fill] = []
+
+    def gap(self, t: int) -> tuple[str, str, str, bool]:
+        """What the filler reads around mask ``t`` on the path: the text before it, the text
+        after it up to the next mask, the whole sentence with the gap as ``___`` and later
+        masks as ``…`` (the fill-in-the-blank prompt's view), and whether it starts a sentence."""
+        m = self.path_markers[t]
+        nxt = self.path_markers[t + 1].start if t + 1 < len(self.path_markers) else len(self.path)
+        left = self.path[: m.start]
+        return (left, self.path[m.end : nxt], left + "___" + MARKER_RE.sub("…", self.path[m.end :]),
+                at_sentence_start(self.path, m.start))
+
+    def place(self, t: int, cands: list[Candidate], pick: int, fallback: bool, source: str | None = None) -> None:
+        """Candidate ``pick`` into the output at mask ``t``, the best one into the path."""
+        m = self.markers[t]
+        word = surface(cands[pick].word, m.label, at_sentence_start(self.text, m.start))
+        self.fills.append(Fill(m.start, m.start + len(word), m.label, word, cands, fallback, source))
+        self.text, self.markers = _put(self.text, self.markers, t, word)
+        best = surface(cands[0].word, m.label, at_sentence_start(self.path, self.path_markers[t].start))
+        self.path, self.path_markers = _put(self.path, self.path_markers, t, best)
+
+    def filled(self) -> Filled:
+        return Filled(self.text, self.fills)
+
+
+def _put(text: str, markers: Sequence[Span], t: int, word: str) -> tuple[str, list[Span]]:
     """``text`` with ``word`` in place of marker ``t``, and the markers after it moved to match."""
     m = markers[t]
     delta = len(word) - (m.end - m.start)
     moved = [type(s)(s.start + delta, s.end + delta, s.text, s.label) for s in markers[t + 1 :]]
     return text[: m.start] + word + text[m.end :], list(markers[: t + 1]) + moved
-
-
-def gap(text: str, markers: Sequence[Span], t: int) -> tuple[str, str, str]:
-    """What a causal filler reads around marker ``t``: the text before it, the text after it
-    up to the next marker, and the whole sentence with the gap as ``___`` and later markers
-    as ``…`` (the fill-in-the-blank prompt's view)."""
-    m = markers[t]
-    nxt = markers[t + 1].start if t + 1 < len(markers) else len(text)
-    return text[: m.start], text[m.end : nxt], text[: m.start] + "___" + MARKER_RE.sub("…", text[m.end :])
 
 
 def merge_consecutive(item: MaskInput) -> MaskInput:

@@ -19,8 +19,8 @@ import torch
 from recover_core import bundles
 from recover_core.filling import candidates as cand_rules, kernels, memo
 from recover_core.filling.base import (
-    DEFAULT_K, Candidate, Fill, Filled, Filler, MaskInput, Method, at_sentence_start, choose,
-    DEFAULT_SAMPLING, Sampling, gap, item_ids, merge_consecutive, put, rng_for, surface,
+    DEFAULT_K, DEFAULT_SAMPLING, Candidate, Filled, Filler, MaskInput, Method, Sampling, TopOnePath, choose,
+    item_ids, merge_consecutive, rng_for,
 )
 from recover_core.spans import GENERIC_LABELS
 
@@ -64,31 +64,19 @@ class InfillFiller(Filler):
 
     def _fill_one(self, item: MaskInput, method, k, seed, keep, item_id, type_check,
                   sampling: Sampling = DEFAULT_SAMPLING) -> Filled:
-        # Every mask's candidates are asked on the Top-1 path: the sentence with the best
-        # candidate of each earlier mask in place. Top-1 and Top-K then share one candidate
-        # computation (issue 12; in the app the Top-K column reuses the Top-1 column's work),
-        # and Top-K draws each word from the very list Top-1 shows. A drawn word changes the
-        # output, never the next mask's context.
-        path, path_marks = item.text, list(item.markers)
-        text, markers, fills = item.text, list(item.markers), []
-        for t in range(len(markers)):
-            p = path_marks[t]
-            left, right, context = gap(path, path_marks, t)
-            cands = self.candidates(left, right, p.label, k, context)
-            if type_check and cands and p.label not in GENERIC_LABELS and p.label != "NUMBER":
-                cands = cand_rules.same_type(cands, left, right, p.label, at_sentence_start(path, p.start),
-                                             type_check)
+        sentence = TopOnePath(item)  # candidates come from the Top-1 path, for either method
+        for t, m in enumerate(item.markers):
+            left, right, context, initial = sentence.gap(t)
+            cands = self.candidates(left, right, m.label, k, context)
+            if type_check and cands and m.label not in GENERIC_LABELS and m.label != "NUMBER":
+                cands = cand_rules.same_type(cands, left, right, m.label, initial, type_check)
             rng = rng_for(seed, item_id, t)
             fallback = False
             if not cands:
-                cands, fallback = [Candidate(cand_rules.fallback_word(p.label, rng), 1.0)], True
+                cands, fallback = [Candidate(cand_rules.fallback_word(m.label, rng), 1.0)], True
             pick, fb = choose(cands, method, k, rng, keep, sampling)
-            m = markers[t]
-            word = surface(cands[pick].word, m.label, at_sentence_start(text, m.start))
-            fills.append(Fill(m.start, m.start + len(word), m.label, word, cands, fallback or fb))
-            text, markers = put(text, markers, t, word)
-            path, path_marks = put(path, path_marks, t, surface(cands[0].word, p.label, at_sentence_start(path, p.start)))
-        return Filled(text, fills)
+            sentence.place(t, cands, pick, fallback or fb)
+        return sentence.filled()
 
     @torch.inference_mode()
     def candidates(self, left: str, right: str, label: str, k: int, context: str | None = None) -> list[Candidate]:

@@ -24,8 +24,8 @@ import torch
 from recover_core import bundles, lexicons
 from recover_core.filling import candidates as cand_rules, kernels, memo
 from recover_core.filling.base import (
-    DEFAULT_K, MARKER_RE, Candidate, Fill, Filled, Filler, MaskInput, Method, at_sentence_start, choose,
-    DEFAULT_SAMPLING, Sampling, gap, item_ids, merge_consecutive, put, rng_for, surface,
+    DEFAULT_K, DEFAULT_SAMPLING, MARKER_RE, Candidate, Filled, Filler, MaskInput, Method, Sampling, TopOnePath,
+    choose, item_ids, merge_consecutive, rng_for,
 )
 from recover_core.spans import GENERIC_LABELS
 
@@ -258,17 +258,13 @@ class InstructFiller(Filler):
             filled.fallback = "infill"
             return filled
         self.stats["generated"] += 1
-        # As in the infill filler, a mask that infill must fill is asked on the Top-1 path
-        # (the best word of each earlier mask in place), so Top-1 and Top-K share that work.
-        path, path_marks = merged.text, list(merged.markers)
-        text, markers, fills = merged.text, list(merged.markers), []
-        for t in range(len(markers)):
-            p = path_marks[t]
-            left, right, context = gap(path, path_marks, t)
+        sentence = TopOnePath(merged)  # a mask infill fills is asked on the Top-1 path, as in infill
+        for t, m in enumerate(merged.markers):
+            left, right, context, initial = sentence.gap(t)
             source = None
             if per_mask[t]:
                 total = sum(per_mask[t].values())
-                cands = [Candidate(w, s / total) for w, s in per_mask[t].most_common()]
+                cands = [Candidate(w, p / total) for w, p in per_mask[t].most_common()]
             else:
                 # The valid beams offered no acceptable word here (an entity mask where the
                 # model wrote "the new clinic"): the infill filler proposes this mask's words,
@@ -277,20 +273,15 @@ class InstructFiller(Filler):
                 # every example sentence of the app the LLM's column showed infill's work.
                 self.stats["infill_masks"] += 1
                 source = "infill"
-                cands = self._infill().candidates(left, right, p.label, k, context)
-            if type_check and p.label not in GENERIC_LABELS and p.label != "NUMBER":
-                cands = cand_rules.same_type(cands, left, right, p.label, at_sentence_start(path, p.start),
-                                             type_check)
+                cands = self._infill().candidates(left, right, m.label, k, context)
+            if type_check and m.label not in GENERIC_LABELS and m.label != "NUMBER":
+                cands = cand_rules.same_type(cands, left, right, m.label, initial, type_check)
             fallback = not cands
             if fallback:  # the tagger took none of them for an organisation: one is drawn
-                cands = [Candidate(cand_rules.fallback_word(p.label, rng_for(seed, item_id, t)), 1.0)]
+                cands = [Candidate(cand_rules.fallback_word(m.label, rng_for(seed, item_id, t)), 1.0)]
             pick, fb = choose(cands, method, k, rng_for(seed, item_id, t), keep, sampling)
-            m = markers[t]
-            word = surface(cands[pick].word, m.label, at_sentence_start(text, m.start))
-            fills.append(Fill(m.start, m.start + len(word), m.label, word, cands, fallback or fb, source))
-            text, markers = put(text, markers, t, word)
-            path, path_marks = put(path, path_marks, t, surface(cands[0].word, p.label, at_sentence_start(path, p.start)))
-        return Filled(text, fills)
+            sentence.place(t, cands, pick, fallback or fb, source)
+        return sentence.filled()
 
     def _infill(self):
         from recover_core.filling import get_filler
