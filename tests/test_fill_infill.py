@@ -107,6 +107,45 @@ def test_scoring_in_chunks_equals_scoring_at_once(tiny_llama, monkeypatch, budge
     assert got.argsort().tolist() == want.argsort().tolist()
 
 
+def test_the_winners_scoring_row_stands_in_for_the_next_left_context(infill, monkeypatch):
+    """Each mask's left context is read from the previous mask's scoring row of the word
+    that won: its cache and next-token scores equal the left-context pass, and a sentence
+    gets the same words and candidate lists as when every left context is encoded anew."""
+    import torch
+
+    from recover_core.filling import infill as infill_mod
+
+    text = "Yesterday [PERSON] flew from [GPE] to [GPE] to meet [PERSON], who works for [ORG] in [GPE]."
+    found = []
+    real_get = infill_mod.Prefixes.get
+    monkeypatch.setattr(infill_mod.Prefixes, "get", lambda self, p: found.append(real_get(self, p)) or found[-1])
+    reused = infill.fill([MaskInput.parse(text)], method="topk", seed=3)[0]
+    assert sum(x is not None for x in found) >= 4  # every mask after the first, but a miss may happen
+
+    monkeypatch.setattr(infill_mod.Prefixes, "get", lambda self, p: None)
+    anew = infill.fill([MaskInput.parse(text)], method="topk", seed=3)[0]
+    assert reused.text == anew.text
+    assert [[(c.word, round(c.score, 3)) for c in x.candidates] for x in reused.fills] == \
+           [[(c.word, round(c.score, 3)) for c in x.candidates] for x in anew.fills]
+
+    # The stand-in itself: the cache and scores of "... flew from Rome to", as the pass computes them.
+    monkeypatch.undo()
+    prefixes = infill_mod.Prefixes()
+    left = [infill._doc] + infill.tok("Yesterday Anna flew from", add_special_tokens=False)["input_ids"]
+    with torch.inference_mode():
+        out = infill.model(input_ids=torch.tensor([left]), use_cache=True)
+        logp0, past = out.logits[0, -1].float().log_softmax(-1), out.past_key_values
+        infill._sentence_scores(["Paris", "Rome"], " ", " to ", left, past, logp0, prefixes)
+        nxt = [infill._doc] + infill.tok("Yesterday Anna flew from Rome to", add_special_tokens=False)["input_ids"]
+        cache, logp = prefixes.get(nxt)
+        want = infill.model(input_ids=torch.tensor([nxt]), use_cache=True)
+    assert cache.get_seq_length() == len(nxt)
+    torch.testing.assert_close(logp, want.logits[0, -1].float().log_softmax(-1), rtol=0, atol=2e-3)
+    for mine, theirs in zip(cache.layers, want.past_key_values.layers):
+        torch.testing.assert_close(mine.keys, theirs.keys, rtol=0, atol=2e-3)
+    assert prefixes.get(nxt[:-1]) is None  # only whole rows, or a row without its last token
+
+
 def test_the_prompt_pass_on_the_cached_instruction_equals_the_whole_prompt(infill):
     """The fill-in-the-blank prompt runs on the sentence only, after the instruction's
     key/value cache (computed once per label): the next-token scores are the whole

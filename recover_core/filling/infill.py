@@ -7,6 +7,9 @@ A causal LM only sees the left context, so candidates come in two passes:
 2. re-rank: each surviving word is scored by the likelihood of the sentence
    with it in place, so the right context counts ('... in Paris, France').
 The left context is encoded once and its key/value cache shared by every candidate.
+Along a sentence, each mask's left context is the previous mask's scoring row of the word
+that won (the Top-1 path), so that row's cache and next-token scores stand in for the
+left-context pass (``Prefixes``).
 """
 from __future__ import annotations
 
@@ -15,6 +18,7 @@ import functools
 from typing import Container, Sequence
 
 import torch
+from transformers import DynamicCache
 
 from recover_core import bundles
 from recover_core.filling import candidates as cand_rules, kernels, memo
@@ -65,9 +69,10 @@ class InfillFiller(Filler):
     def _fill_one(self, item: MaskInput, method, k, seed, keep, item_id, type_check,
                   sampling: Sampling = DEFAULT_SAMPLING) -> Filled:
         sentence = TopOnePath(item)  # candidates come from the Top-1 path, for either method
+        prefixes = Prefixes()  # this sentence's passes only: they hold its text
         for t, m in enumerate(item.markers):
             left, right, context, initial = sentence.gap(t)
-            cands = self.candidates(left, right, m.label, k, context)
+            cands = self.candidates(left, right, m.label, k, context, prefixes)
             if type_check and cands and m.label not in GENERIC_LABELS and m.label != "NUMBER":
                 cands = cand_rules.same_type(cands, left, right, m.label, initial, type_check)
             rng = rng_for(seed, item_id, t)
@@ -79,23 +84,29 @@ class InfillFiller(Filler):
         return sentence.filled()
 
     @torch.inference_mode()
-    def candidates(self, left: str, right: str, label: str, k: int, context: str | None = None) -> list[Candidate]:
+    def candidates(self, left: str, right: str, label: str, k: int, context: str | None = None,
+                   prefixes: Prefixes | None = None) -> list[Candidate]:
         """Whole-word candidates for the gap between ``left`` and ``right``, best first.
 
-        ``context`` is the whole sentence with the gap as ``___``, for the prompt proposals."""
+        ``context`` is the whole sentence with the gap as ``___``, for the prompt proposals.
+        ``prefixes``, the sentence's earlier scoring passes, only saves work: the
+        candidates are the same without it."""
         return memo.reuse(("infill", self.model_name, left, right, label, k, context),
-                          lambda: self._candidates(left, right, label, k, context))
+                          lambda: self._candidates(left, right, label, k, context, prefixes))
 
-    def _candidates(self, left: str, right: str, label: str, k: int, context: str | None) -> list[Candidate]:
+    def _candidates(self, left: str, right: str, label: str, k: int, context: str | None,
+                    prefixes: Prefixes | None = None) -> list[Candidate]:
         # Digits are single tokens here and the space before a number is a token of
         # its own, so a number starts after that space; a word starts with it.
         number = label == "NUMBER"
         spaced = not number and (left.endswith(" ") or not left)
         sep = " " if spaced else ""
         prefix = [self._doc] + self.tok(left if number else left.rstrip(" "), add_special_tokens=False)["input_ids"]
-        out = self.model(input_ids=torch.tensor([prefix]), use_cache=True, logits_to_keep=1)
-        logp0 = out.logits[0, -1].float().log_softmax(-1)  # [V]
-        past = out.past_key_values
+        known = prefixes.get(prefix) if prefixes is not None else None
+        if known is None:
+            out = self.model(input_ids=torch.tensor([prefix]), use_cache=True, logits_to_keep=1)
+            known = out.past_key_values, out.logits[0, -1].float().log_softmax(-1)
+        past, logp0 = known  # the left context's cache; log p(next token): [V]
 
         allowed = self._first_allowed(label, spaced)
         firsts = logp0.masked_fill(~allowed, float("-inf")).topk(self.n_first).indices.tolist()
@@ -108,7 +119,7 @@ class InfillFiller(Filler):
         chosen = [w for w in dict.fromkeys(words) if cand_rules.acceptable(w, label)][: max(self.n_score, k)]
         if not chosen:
             return []
-        score = self._sentence_scores(chosen, sep, right, prefix, past, logp0)
+        score = self._sentence_scores(chosen, sep, right, prefix, past, logp0, prefixes)
         probs = score.softmax(0)
         return [Candidate(chosen[j], float(probs[j])) for j in probs.argsort(descending=True).tolist()]
 
@@ -176,12 +187,15 @@ class InfillFiller(Filler):
         return [self.tok.decode(p).strip() for p in pieces]
 
     def _sentence_scores(self, words: list[str], sep: str, right: str, prefix: list[int], past,
-                         logp0: torch.Tensor) -> torch.Tensor:
+                         logp0: torch.Tensor, prefixes: Prefixes | None = None) -> torch.Tensor:
         """log p(word + right | left) for each word: [n]. Shares the left context's cache.
 
         The model runs on a few candidates at a time (``_score_chunk``), and only the
         log-probabilities of the tokens that are there are kept: the full [n, S, V] logits
-        and their log-softmax would take gigabytes at K = 50 with a long right context."""
+        and their log-softmax would take gigabytes at K = 50 with a long right context.
+        Each row is kept in ``prefixes``: the next mask's left context is one of them."""
+        if prefixes is not None:
+            prefixes.clear()
         suffixes = [self.tok(sep + w + right, add_special_tokens=False)["input_ids"] for w in words]
         S = max(len(x) for x in suffixes)
         ids = torch.full((len(words), S), self._doc, dtype=torch.long)  # [n, S], right-padded
@@ -190,15 +204,18 @@ class InfillFiller(Filler):
             ids[j, : len(x)] = torch.tensor(x)
             real[j, : len(x)] = True
         step = _score_chunk(S, len(self.tok))
-        tok_lp = torch.cat([self._token_logps(ids[a : a + step], real[a : a + step], prefix, past)
+        tok_lp = torch.cat([self._token_logps(ids[a : a + step], real[a : a + step], prefix, past, prefixes)
                             for a in range(0, len(words), step)])  # [n, S-1]: log p(token j+1)
         return logp0[ids[:, 0]] + (tok_lp * real[:, 1:]).sum(1)
 
-    def _token_logps(self, ids: torch.Tensor, real: torch.Tensor, prefix: list[int], past) -> torch.Tensor:
+    def _token_logps(self, ids: torch.Tensor, real: torch.Tensor, prefix: list[int], past,
+                     prefixes: Prefixes | None = None) -> torch.Tensor:
         """log p(ids[:, j+1] | left, ids[:, :j+1]) for one chunk of candidates: [c, S-1]."""
         attn = torch.cat([torch.ones(len(ids), len(prefix), dtype=torch.long), real.long()], 1)
-        out = self.model(input_ids=ids, past_key_values=_repeat(past, len(ids)), attention_mask=attn)
+        out = self.model(input_ids=ids, past_key_values=_repeat(past, len(ids)), attention_mask=attn, use_cache=True)
         logp = out.logits.float().log_softmax(-1)  # [c, S, V]: at most SCORE_BUDGET elements
+        if prefixes is not None:
+            prefixes.add_rows(prefix, ids, real, out.past_key_values, logp)
         return logp[:, :-1].gather(-1, ids[:, 1:, None])[..., 0]
 
 
@@ -218,6 +235,54 @@ HINTS = {
     "ORG": "the name of an organisation", "NORP": "a nationality", "FAC": "the name of a building",
     "NUMBER": "a number",
 }
+
+
+class Prefixes:
+    """The last mask's scoring rows, each as a left context the next mask may read.
+
+    Row j of a scoring pass is the left context, candidate j and the text up to the next
+    mask ("... flew from" + " Chicago to" + " "). Once a candidate wins, the next mask's
+    left context is that text, which the left-context pass would encode again: its token
+    ids are the row's, without the last space token that comes before a word. The row's
+    cache, cut there, and its next-token log-probabilities stand in for that pass. Looked
+    up by token ids, so a left context that tokenizes otherwise (a capital at a sentence's
+    start) is simply not found, and the pass runs. Only the last mask's rows are kept."""
+
+    # Cached token rows kept at most (SmolLM2-135M: 46 kB each, so about 94 MB); a
+    # sentence's 16 candidates with 20-40 tokens of context take a quarter of it.
+    MAX_TOKENS = 2048
+
+    def __init__(self):
+        self._rows: dict[tuple[int, ...], tuple[object, int, int, torch.Tensor]] = {}
+        self._tokens = 0
+
+    def clear(self) -> None:
+        self._rows.clear()
+        self._tokens = 0
+
+    def add_rows(self, prefix: list[int], ids: torch.Tensor, real: torch.Tensor, cache, logp: torch.Tensor) -> None:
+        """Rows of one scoring pass: ``ids``/``real`` [c, S], ``logp`` [c, S, V]. A pass whose
+        cache would take the kept rows past MAX_TOKENS (a long right context) is not kept."""
+        rows = ids.shape[0] * (len(prefix) + ids.shape[1])
+        if self._tokens + rows > self.MAX_TOKENS or not all(hasattr(x, "keys") for x in cache.layers):
+            return
+        self._tokens += rows
+        for j, n in enumerate(real.sum(1).tolist()):
+            row = prefix + ids[j, :n].tolist()
+            for cut in (n, n - 1):  # the whole row, and the row before its last token
+                if cut >= 1:  # a copy of one position's scores: a view would keep all of logp
+                    self._rows[tuple(row[: len(prefix) + cut])] = (cache, j, len(prefix) + cut, logp[j, cut - 1].clone())
+
+    def get(self, prefix: list[int]):
+        """(the cache of one row cut to ``prefix``, log p(next token) [V]), or None."""
+        found = self._rows.get(tuple(prefix))
+        if found is None:
+            return None
+        cache, j, n, logp = found
+        out = DynamicCache()
+        for i, layer in enumerate(cache.layers):  # [1, heads, n, head_dim] of row j
+            out.update(layer.keys[j : j + 1, :, :n].clone(), layer.values[j : j + 1, :, :n].clone(), i)
+        return out, logp
 
 
 def _repeat(past, n: int):

@@ -27,6 +27,7 @@ from recover_core.filling.base import (
     DEFAULT_K, DEFAULT_SAMPLING, MARKER_RE, Candidate, Filled, Filler, MaskInput, Method, Sampling, TopOnePath,
     choose, item_ids, merge_consecutive, rng_for,
 )
+from recover_core.filling.infill import Prefixes
 from recover_core.spans import GENERIC_LABELS
 
 INSTRUCTION = "Predict the [MASK] tokens in the given sentence."
@@ -259,6 +260,7 @@ class InstructFiller(Filler):
             return filled
         self.stats["generated"] += 1
         sentence = TopOnePath(merged)  # a mask infill fills is asked on the Top-1 path, as in infill
+        prefixes = Prefixes()  # infill's scoring rows, for the next mask infill fills
         for t, m in enumerate(merged.markers):
             left, right, context, initial = sentence.gap(t)
             source = None
@@ -273,7 +275,7 @@ class InstructFiller(Filler):
                 # every example sentence of the app the LLM's column showed infill's work.
                 self.stats["infill_masks"] += 1
                 source = "infill"
-                cands = self._infill().candidates(left, right, m.label, k, context)
+                cands = self._infill().candidates(left, right, m.label, k, context, prefixes)
             if type_check and m.label not in GENERIC_LABELS and m.label != "NUMBER":
                 cands = cand_rules.same_type(cands, left, right, m.label, initial, type_check)
             fallback = not cands
