@@ -146,6 +146,35 @@ def test_the_winners_scoring_row_stands_in_for_the_next_left_context(infill, mon
     assert prefixes.get(nxt[:-1]) is None  # only whole rows, or a row without its last token
 
 
+def test_a_word_no_list_accepts_stops_growing_and_the_candidates_stay(infill, monkeypatch):
+    """The lists decide whether a person, place or nationality may be a substitute, so a
+    word that no listed word starts with ('Kow' for a person) is not grown further: fewer
+    rows, the same candidates. Organisations have no list, so every word grows."""
+    import torch
+
+    from recover_core.filling import candidates as cand_rules
+
+    assert cand_rules.could_become("Mar", "PERSON") and cand_rules.could_become("Chic", "GPE")
+    assert not cand_rules.could_become("Kowalsk", "PERSON") and not cand_rules.could_become("Qzx", "GPE")
+    assert cand_rules.could_become("Qzx", "ORG") and cand_rules.could_become("Qzx", "MASK")
+    rows = []
+    forward = infill.model.forward
+    monkeypatch.setattr(infill.model, "forward", lambda *a, **kw: rows.append(kw["input_ids"].numel()) or forward(*a, **kw))
+    left = [infill._doc] + infill.tok("Last week the minister met", add_special_tokens=False)["input_ids"]
+    with torch.inference_mode():
+        out = infill.model(input_ids=torch.tensor([left]), use_cache=True)
+        firsts = out.logits[0, -1].masked_fill(~infill._first_allowed("PERSON", True), float("-inf")).topk(32).indices.tolist()
+        rows.clear()
+        pruned = infill._extend(firsts, out.past_key_values, "PERSON")
+        pruned_rows = sum(rows)
+        monkeypatch.setattr(cand_rules, "could_become", lambda text, label: True)
+        rows.clear()
+        grown = infill._extend(firsts, out.past_key_values, "PERSON")
+    assert pruned_rows < sum(rows)
+    keep = lambda words: [w for w in dict.fromkeys(words) if cand_rules.acceptable(w, "PERSON")]  # noqa: E731
+    assert keep(pruned) == keep(grown) and len(keep(grown)) >= 5
+
+
 def test_the_prompt_pass_on_the_cached_instruction_equals_the_whole_prompt(infill):
     """The fill-in-the-blank prompt runs on the sentence only, after the instruction's
     key/value cache (computed once per label): the next-token scores are the whole

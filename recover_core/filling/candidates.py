@@ -70,6 +70,29 @@ def acceptable(word: str, label: str) -> bool:
     return True
 
 
+def could_become(text: str, label: str) -> bool:
+    """Could a word that starts with ``text`` be ``acceptable`` for ``label``? False only
+    where a list decides and none of its words starts so ("Kow" for a person: the census
+    has no "Kowalski"): a causal filler need not grow such a word any further."""
+    starts = _list_prefixes(label)
+    return starts is None or text.lower() in starts
+
+
+@functools.lru_cache(maxsize=8)
+def _list_prefixes(label: str) -> frozenset[str] | None:
+    """Every beginning of every word on the list that ``acceptable`` holds ``label`` to, or
+    None where no list decides."""
+    if label == "PERSON":
+        words = _person_words()
+    elif label in PLACE_LABELS:
+        words = lexicons.place_names() | (lexicons.regions() if label == "LOC" else frozenset())
+    elif label == "NORP":
+        words = lexicons.nationalities()
+    else:
+        return None
+    return frozenset(w[:i] for w in words for i in range(1, len(w) + 1))
+
+
 @functools.lru_cache(maxsize=65536)
 def _place_word(low: str) -> bool:
     """A place name that reads as a place: not an everyday word ("Best", "Retreat"), and a

@@ -167,17 +167,25 @@ class InfillFiller(Filler):
 
         Only the words still growing run again: most first tokens are whole words
         ('ĠChicago'), so after one step the batch (and its cache) shrinks to the few that
-        continue; each row's greedy path is its own, whoever else is in the batch."""
+        continue; each row's greedy path is its own, whoever else is in the batch. A word
+        that no name, place or nationality list could accept ('Kow' for a person) stops
+        growing: it will be refused whatever it grows into, so the candidates are the same."""
         pieces = [[i] for i in firsts]
         cont = self._continues(label)
-        growing = list(range(len(firsts)))  # rows of ``pieces`` still in the batch, in batch order
-        cache, last = _repeat(past, len(pieces)), torch.tensor([[i] for i in firsts])  # [M, 1]
+        growing = [b for b, p in enumerate(pieces) if cand_rules.could_become(self.tok.decode(p).strip(), label)]
+        if not growing:
+            return [self.tok.decode(p).strip() for p in pieces]
+        cache = _repeat(past, len(growing))
+        last = torch.tensor([[firsts[b]] for b in growing])  # [m, 1]
         for _ in range(self.max_pieces - 1):
             step = self.model(input_ids=last, past_key_values=cache, use_cache=True)
             nxt = step.logits[:, -1].argmax(-1)  # [m]
-            keep = [b for b, tok_id in enumerate(nxt.tolist()) if cont[tok_id]]
-            for b in keep:
-                pieces[growing[b]].append(int(nxt[b]))
+            keep = []
+            for b, tok_id in enumerate(nxt.tolist()):
+                if cont[tok_id]:
+                    pieces[growing[b]].append(tok_id)
+                    if cand_rules.could_become(self.tok.decode(pieces[growing[b]]).strip(), label):
+                        keep.append(b)
             if not keep:
                 break
             cache = step.past_key_values
