@@ -109,8 +109,9 @@ def test_scoring_in_chunks_equals_scoring_at_once(tiny_llama, monkeypatch, budge
 
 def test_the_winners_scoring_row_stands_in_for_the_next_left_context(infill, monkeypatch):
     """Each mask's left context is read from the previous mask's scoring row of the word
-    that won: its cache and next-token scores equal the left-context pass, and a sentence
-    gets the same words and candidate lists as when every left context is encoded anew."""
+    that won, and its prompt pass starts where the previous prompt parts from it: the
+    cache and next-token scores equal the left-context pass, and a sentence gets the same
+    words and candidate lists as when every left context and prompt is encoded anew."""
     import torch
 
     from recover_core.filling import infill as infill_mod
@@ -122,7 +123,13 @@ def test_the_winners_scoring_row_stands_in_for_the_next_left_context(infill, mon
     reused = infill.fill([MaskInput.parse(text)], method="topk", seed=3)[0]
     assert sum(x is not None for x in found) >= 4  # every mask after the first, but a miss may happen
 
-    monkeypatch.setattr(infill_mod.Prefixes, "get", lambda self, p: None)
+    class Nothing(infill_mod.Prefixes):  # keeps no scoring row and no prompt
+        prompt = property(lambda self: None, lambda self, value: None)
+
+        def get(self, prefix):
+            return None
+
+    monkeypatch.setattr(infill_mod, "Prefixes", Nothing)
     anew = infill.fill([MaskInput.parse(text)], method="topk", seed=3)[0]
     assert reused.text == anew.text
     assert [[(c.word, round(c.score, 3)) for c in x.candidates] for x in reused.fills] == \
@@ -194,6 +201,22 @@ def test_the_prompt_pass_on_the_cached_instruction_equals_the_whole_prompt(infil
                                   logits_to_keep=1).logits[0, -1]
         assert torch.allclose(whole, cached, atol=1e-3, rtol=1e-3)
         assert whole.topk(32).indices.tolist() == cached.topk(32).indices.tolist()
+
+
+def test_the_next_masks_prompt_pass_starts_where_the_two_prompts_part(infill, monkeypatch):
+    from recover_core.filling import infill as infill_mod
+
+    allowed = infill._first_allowed("GPE", True)
+    prefixes = infill_mod.Prefixes()
+    infill._prompt_firsts("Maria flew from ___ to … last week to meet Chidi.", "GPE", " ", allowed, prefixes)
+    lengths = []
+    forward = infill.model.forward
+    monkeypatch.setattr(infill.model, "forward", lambda *a, **kw: lengths.append(kw["input_ids"].shape[1]) or forward(*a, **kw))
+    later = "Maria flew from Paris to ___ last week to meet Chidi."
+    shared = infill._prompt_firsts(later, "GPE", " ", allowed, prefixes)
+    alone = infill._prompt_firsts(later, "GPE", " ", allowed)
+    assert shared == alone and len(shared) >= 10
+    assert lengths[0] <= lengths[1] - 3  # "Maria flew from" was not encoded again
 
 
 def test_packed_linears_give_the_models_logits_and_leave_training_alone(tmp_path, monkeypatch):

@@ -111,7 +111,7 @@ class InfillFiller(Filler):
         allowed = self._first_allowed(label, spaced)
         firsts = logp0.masked_fill(~allowed, float("-inf")).topk(self.n_first).indices.tolist()
         if context is not None:
-            firsts += self._prompt_firsts(context, label, sep, allowed)
+            firsts += self._prompt_firsts(context, label, sep, allowed, prefixes)
         firsts = [i for i in dict.fromkeys(firsts) if allowed[i] and logp0[i] > float("-inf")]
         if not firsts:
             return []
@@ -123,16 +123,28 @@ class InfillFiller(Filler):
         probs = score.softmax(0)
         return [Candidate(chosen[j], float(probs[j])) for j in probs.argsort(descending=True).tolist()]
 
-    def _prompt_firsts(self, context: str, label: str, sep: str, allowed: torch.Tensor) -> list[int]:
+    def _prompt_firsts(self, context: str, label: str, sep: str, allowed: torch.Tensor,
+                       prefixes: Prefixes | None = None) -> list[int]:
         """First tokens of the instruction model's answer to 'fill in the blank': unlike the
-        left context, the prompt shows the whole sentence ('The ___ was too hot to drink')."""
+        left context, the prompt shows the whole sentence ('The ___ was too hot to drink').
+
+        The pass runs only on what follows the cached part: the instruction (once per
+        label), or the previous mask's prompt up to where the two part (its sentence up to
+        that mask, when the label is the same)."""
         ids = self._prompt_ids(label, context)
         head, past = self._prompt_head(label)
+        start, cache = 0, None
         if ids[: len(head)] == list(head) and len(ids) > len(head):  # the instruction's cache, then the sentence
-            out = self.model(input_ids=torch.tensor([ids[len(head):]]), past_key_values=copy.deepcopy(past),
-                             logits_to_keep=1)
-        else:
-            out = self.model(input_ids=torch.tensor([ids]), logits_to_keep=1)
+            start, cache = len(head), copy.deepcopy(past)
+        if prefixes is not None and prefixes.prompt is not None:
+            before, its_cache = prefixes.prompt
+            n = next((i for i, (x, y) in enumerate(zip(ids, before)) if x != y), min(len(ids), len(before)))
+            if start < n < len(ids):
+                start, cache = n, _cut(its_cache, 0, n)
+        out = self.model(input_ids=torch.tensor([ids[start:]]), past_key_values=cache, use_cache=True,
+                         logits_to_keep=1)
+        if prefixes is not None:
+            prefixes.prompt = ids, out.past_key_values
         logits = out.logits[0, -1]
         out = []
         for i in logits.topk(self.n_first).indices.tolist():
@@ -254,7 +266,8 @@ class Prefixes:
     ids are the row's, without the last space token that comes before a word. The row's
     cache, cut there, and its next-token log-probabilities stand in for that pass. Looked
     up by token ids, so a left context that tokenizes otherwise (a capital at a sentence's
-    start) is simply not found, and the pass runs. Only the last mask's rows are kept."""
+    start) is simply not found, and the pass runs. Only the last mask's rows are kept, and
+    the last mask's fill-in-the-blank prompt, whose beginning the next one shares."""
 
     # Cached token rows kept at most (SmolLM2-135M: 46 kB each, so about 94 MB); a
     # sentence's 16 candidates with 20-40 tokens of context take a quarter of it.
@@ -263,6 +276,7 @@ class Prefixes:
     def __init__(self):
         self._rows: dict[tuple[int, ...], tuple[object, int, int, torch.Tensor]] = {}
         self._tokens = 0
+        self.prompt: tuple[list[int], object] | None = None  # the last fill-in-the-blank prompt and its cache
 
     def clear(self) -> None:
         self._rows.clear()
@@ -287,10 +301,15 @@ class Prefixes:
         if found is None:
             return None
         cache, j, n, logp = found
-        out = DynamicCache()
-        for i, layer in enumerate(cache.layers):  # [1, heads, n, head_dim] of row j
-            out.update(layer.keys[j : j + 1, :, :n].clone(), layer.values[j : j + 1, :, :n].clone(), i)
-        return out, logp
+        return _cut(cache, j, n), logp
+
+
+def _cut(cache, j: int, n: int) -> DynamicCache:
+    """Row ``j`` of a cache, its first ``n`` positions: a cache of its own, [1, heads, n, head_dim] per layer."""
+    out = DynamicCache()
+    for i, layer in enumerate(cache.layers):
+        out.update(layer.keys[j : j + 1, :, :n].clone(), layer.values[j : j + 1, :, :n].clone(), i)
+    return out
 
 
 def _repeat(past, n: int):
