@@ -23,7 +23,7 @@ import gradio as gr  # noqa: E402
 import numpy as np
 import pandas as pd
 
-from recover_core import bundles, claims, explore, results, threads
+from recover_core import bundles, claims, explore, results
 from recover_core.asr import audio as speech_audio
 from recover_core.asr import compare, lms
 from recover_core.errors import RecoverError
@@ -82,19 +82,17 @@ def friendly(fn):
         finally:
             bundles.forget_request_state()
 
-    # The work itself runs on threads that end with it (threads.alone): Gradio's long-lived
-    # worker threads would each keep an idle OpenMP team, which slows every torch pass.
     if inspect.isgeneratorfunction(fn):  # Gradio streams generators: keep the wrapper one too
         @functools.wraps(fn)
         def gen_wrapper(*args, **kwargs):
             with guard():
-                yield from threads.each_alone(fn(*args, **kwargs))
+                yield from fn(*args, **kwargs)
         return gen_wrapper
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         with guard():
-            return threads.alone(fn, *args, **kwargs)
+            return fn(*args, **kwargs)
     return wrapper
 
 
