@@ -23,7 +23,7 @@ import gradio as gr  # noqa: E402
 import numpy as np
 import pandas as pd
 
-from recover_core import bundles, claims, explore, results
+from recover_core import bundles, claims, explore, results, threads
 from recover_core.asr import audio as speech_audio
 from recover_core.asr import compare, lms
 from recover_core.errors import RecoverError
@@ -117,6 +117,7 @@ def candidates_table(filled) -> pd.DataFrame:
 
 
 @friendly
+@threads.on_models_thread
 def on_mask(text, technique, n, markers):
     m = explore.mask(text, technique, n, markers)
     note = (f"Masked {len(m.spans)} of {m.n_words} words." if m.spans
@@ -182,6 +183,7 @@ ALL_COLUMNS = list(range(len(explore.COLUMNS)))
 
 
 @friendly
+@threads.on_models_thread
 def on_fill(text, technique, n, markers, k, seed, mlm_model, causal_model, instruct_model):
     """All six columns in one call (the API's /fill): the masked sentence at once, then
     each column as it is filled, the MLM ones first."""
@@ -200,6 +202,7 @@ def on_fill_mlm(text, technique, n, markers, k, seed, mlm_model, causal_model, i
 
 
 @friendly
+@threads.on_models_thread
 def on_fill_causal(text, technique, n, markers, k, seed, mlm_model, causal_model, instruct_model):
     """The button's second step: the causal columns."""
     models = models_of(mlm_model, causal_model, instruct_model)
@@ -275,6 +278,7 @@ def lm_column(name: str, message: str) -> list:
 
 
 @friendly
+@threads.on_models_thread
 def on_wer(recorded, uploaded, typed_reference, transcript_file, chosen, engine=compare.ENGINES[0]):
     """A generator: each LM's column appears as soon as that LM has decoded."""
     path = uploaded or recorded
@@ -303,6 +307,7 @@ SPEECH_VOICES = ["auto", "piper-joe", "espeak-ng-us", "espeak-ng-us-f", "flite-s
 
 
 @friendly
+@threads.on_models_thread
 def on_speech_find(recorded, technique, filler, mode, voice):
     """Transcribe and find the private words; the clip and plan stay in the session's state
     (memory, for the edit step), and the upload is deleted now."""
@@ -320,6 +325,7 @@ def on_speech_find(recorded, technique, filler, mode, voice):
 
 
 @friendly
+@threads.on_models_thread
 def on_speech_render(state, edited, technique, filler, mode, voice):
     from recover_core.speech import demo as speech_demo
 
@@ -562,6 +568,7 @@ demo = build_demo()
 
 if __name__ == "__main__":
     env.exit_on_sigterm()  # a stopped app removes its folder (the last outputs) as it goes
+    threads.serve()  # the models group's work on one thread with every core; the MLM columns on one each
     demo.launch(
         server_name=os.environ.get("GRADIO_SERVER_NAME", "127.0.0.1"),
         server_port=int(os.environ.get("GRADIO_SERVER_PORT", "7860")),

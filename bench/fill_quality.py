@@ -155,6 +155,24 @@ def judged_on_original(filled, sample, judge) -> tuple[int, int]:
     return hit, total
 
 
+def show_misses(filled, judge, title: str) -> None:
+    """Where same-type fails: the substitute, its label and what the judge reads there, and
+    how often each substitute misses (a judge's blind spot shows as one name again and again)."""
+    from collections import Counter
+
+    counts: Counter = Counter()
+    for f, doc in zip(filled, judge.pipe([f.text for f in filled])):
+        for x in f.fills:
+            if x.label in GENERIC_LABELS or x.label == "NUMBER":
+                continue
+            read = [e.label_ for e in doc.ents if e.start_char < x.end and x.start < e.end_char]
+            if x.label not in read:
+                counts[(x.word, x.label)] += 1
+                print(f"    miss {title}: {x.label} {x.word!r}, judge reads {read or 'nothing'}: "
+                      f"{f.text[max(0, x.start - 40): x.end + 30]!r}")
+    print(f"    misses per substitute ({title}):", ", ".join(f"{w} ({lab}) {n}" for (w, lab), n in counts.most_common(12)))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--sentences", type=int, default=60)
@@ -165,6 +183,9 @@ def main() -> None:
     ap.add_argument("--no-type-check", action="store_true")
     ap.add_argument("--one-pass", action="store_true", help="mlm: every mask of a sentence in one forward pass")
     ap.add_argument("--seed", type=int, default=0, help="the filler's and the rules' draws (not the sentences)")
+    ap.add_argument("--show-misses", action="store_true",
+                    help="print each substitute (after the rules) that the judge does not read as its label, "
+                         "and what it reads there instead, with a count per substitute")
     args = ap.parse_args()
 
     masker = build("entityTagger")
@@ -192,6 +213,8 @@ def main() -> None:
                 secs[-1] = (secs[-1], time.perf_counter() - t)
                 raw.append(f)
                 ruled.append(g)
+            if args.show_misses:
+                show_misses(ruled, judge, f"{set_name} {method}")
             for label, filled in (("filler", raw), ("+ rules", ruled)):
                 rows.append({"set": set_name, "method": method, "choices": label, "seed": args.seed,
                              **measures(filled, sample, judge)})

@@ -1,0 +1,80 @@
+"""One thread for the heavy torch work of a server, so that only it keeps an OpenMP team.
+
+PyTorch's OpenMP runtime (libgomp) gives each thread that runs a parallel region a team of
+worker threads of its own, and keeps it until that thread exits. Gradio runs handlers on a
+pool of long-lived threads, so after a few requests several idle teams exist; once their
+threads outnumber the cores, libgomp stops spinning between regions and every pass is
+slower: the six columns of the demo sentence took 6.8-7.6 s instead of 5.2-5.8 s in one
+process (docs/measurements.md, "OpenMP teams"). Threads that end with their work leave no
+team, but they lose oneDNN's per-thread cache of built kernels, and measured slower still.
+
+So ``serve()`` starts one long-lived thread that runs the heavy handlers' work with every
+core, and leaves every other thread one torch thread (no team): the MLM columns, which run
+beside the heavy work, are a few small passes.
+"""
+from __future__ import annotations
+
+import concurrent.futures
+import contextvars
+import functools
+import inspect
+import threading
+from typing import Any, Callable, TypeVar
+
+T = TypeVar("T")
+
+_models: concurrent.futures.ThreadPoolExecutor | None = None
+_models_thread: threading.Thread | None = None
+_DONE = object()
+
+
+def serve() -> None:
+    """Start the models thread with torch's thread count as it is now, then give every
+    other thread one torch thread. For a server process only: it changes torch's setting."""
+    global _models
+    import torch
+
+    if _models is not None:
+        return
+    n = torch.get_num_threads()
+    _models = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="recover-models")
+
+    def claim() -> None:
+        global _models_thread
+        _models_thread = threading.current_thread()
+        torch.set_num_threads(n)
+        torch.get_num_threads()  # torch fixes a thread's count at its first use: this one keeps n
+
+    _models.submit(claim).result()
+    if n > 1:
+        torch.set_num_threads(1)  # the default for threads that start torch from now on
+
+
+def run(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """``fn(*args, **kwargs)`` on the models thread (here, when there is none or this is it)."""
+    if _models is None or threading.current_thread() is _models_thread:
+        return fn(*args, **kwargs)
+    ctx = contextvars.copy_context()
+    return _models.submit(ctx.run, fn, *args, **kwargs).result()
+
+
+def on_models_thread(fn: Callable) -> Callable:
+    """A handler whose work runs on the models thread; a generator's every step does."""
+    if inspect.isgeneratorfunction(fn):
+        @functools.wraps(fn)
+        def steps(*args, **kwargs):
+            gen = fn(*args, **kwargs)
+            try:
+                while True:
+                    item = run(next, gen, _DONE)
+                    if item is _DONE:
+                        return
+                    yield item
+            finally:
+                run(gen.close)  # a client that went away: the handler's own clean-up, there too
+        return steps
+
+    @functools.wraps(fn)
+    def plain(*args, **kwargs):
+        return run(fn, *args, **kwargs)
+    return plain
