@@ -6,7 +6,8 @@ pool of long-lived threads, so after a few requests several idle teams exist; on
 threads outnumber the cores, libgomp stops spinning between regions and every pass is
 slower: the six columns of the demo sentence took 6.8-7.6 s instead of 5.2-5.8 s in one
 process (docs/measurements.md, "OpenMP teams"). Threads that end with their work leave no
-team, but they lose oneDNN's per-thread cache of built kernels, and measured slower still.
+team, but through the app they measured slower still (6.9 s against 5.3 s), most likely
+because each new thread starts with oneDNN's per-thread caches empty.
 
 So ``serve()`` starts one long-lived thread that runs the heavy handlers' work with every
 core, and leaves every other thread one torch thread (no team): the MLM columns, which run
