@@ -13,6 +13,7 @@ from typing import Callable, Sequence
 
 from recover_core import lexicons
 from recover_core.filling.base import Candidate, surface
+from recover_core.shapes import MONTHS, WEEKDAYS
 
 # Given filled sentences with the substitute's [start, end) and the label it must carry (one
 # for all, or one per sentence), says which ones a tagger reads as that label. Built from an
@@ -29,6 +30,7 @@ LIST_CHECKED = {"PERSON", "NORP"} | PLACE_LABELS
 # the candidates as the type, a stand-in is drawn (`fallback_word`): keeping the filler's
 # words would put "Meeting" or "Final" where "Qantas" was.
 DRAWN_WHEN_NONE = {"ORG", "FAC"}
+CALENDAR = frozenset(MONTHS) | frozenset(WEEKDAYS)
 # The tagger reads a substitute's type from the words around it; NER_CONTEXT words each side
 # are plenty (spaCy's features span 4 tokens), and shorter texts tag faster.
 NER_CONTEXT = 8
@@ -57,8 +59,10 @@ def acceptable(word: str, label: str) -> bool:
     if low in lexicons.FUNCTION_WORDS:
         return False
     if label == "PERSON":  # a name that is also a well-known place ("Lincoln") reads as the place,
-        # and one that is a nationality ("German") as a group
-        return low in _person_words() and not lexicons.reads_as_place(low) and low not in lexicons.nationalities()
+        # one that is a nationality ("German") as a group, and a month or a day ("January",
+        # "June", "Sunday": census first names all) as a date
+        return (low in _person_words() and not lexicons.reads_as_place(low) and low not in lexicons.nationalities()
+                and low not in CALENDAR)
     if label == "LOC" and low in lexicons.regions():  # a continent or a sea for "Middle East"
         return True
     if label in PLACE_LABELS:
