@@ -30,6 +30,7 @@ LIST_CHECKED = {"PERSON", "NORP"} | PLACE_LABELS
 # the candidates as the type, a stand-in is drawn (`fallback_word`): keeping the filler's
 # words would put "Meeting" or "Final" where "Qantas" was.
 DRAWN_WHEN_NONE = {"ORG", "FAC"}
+# Months and days: the census lists several as first names, but a substitute reads as a date.
 CALENDAR = frozenset(MONTHS) | frozenset(WEEKDAYS)
 # The tagger reads a substitute's type from the words around it; NER_CONTEXT words each side
 # are plenty (spaCy's features span 4 tokens), and shorter texts tag faster.
