@@ -4,13 +4,14 @@ import subprocess
 import sys
 import textwrap
 import threading
+from pathlib import Path
 
 import pytest
 
 from recover_core import threads
 from recover_core.errors import RecoverError
 
-ROOT = __import__("pathlib").Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_without_serve_a_handler_runs_where_it_is_called():
