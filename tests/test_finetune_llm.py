@@ -252,7 +252,7 @@ def test_a_mask_without_an_acceptable_word_is_filled_by_infill_and_the_others_ke
     monkeypatch.setattr(f, "generate", lambda text, n=None, item=None: beams)
     infill = get_filler("infill", tiny_llama)
     asked = []
-    monkeypatch.setattr(infill, "candidates", lambda left, right, label, k, context=None: asked.append(
+    monkeypatch.setattr(infill, "candidates", lambda left, right, label, k, context=None, prefixes=None: asked.append(
         (left, right, label)) or [Candidate("Lyon", 0.7), Candidate("Paris", 0.3)])
     out = f.fill([MaskInput.parse("Dr. [PERSON] said the results from the [GPE] clinic would come.")])[0]
     assert out.fallback is None and out.text == "Dr. Johnson said the results from the Lyon clinic would come."
