@@ -138,7 +138,7 @@ class InfillFiller(Filler):
             start, cache = len(head), copy.deepcopy(past)
         if prefixes is not None and prefixes.prompt is not None:
             before, its_cache = prefixes.prompt
-            n = next((i for i, (x, y) in enumerate(zip(ids, before)) if x != y), min(len(ids), len(before)))
+            n = _shared(ids, before)
             if start < n < len(ids):
                 start, cache = n, _cut(its_cache, 0, n)
         out = self.model(input_ids=torch.tensor([ids[start:]]), past_key_values=cache, use_cache=True,
@@ -169,7 +169,7 @@ class InfillFiller(Filler):
         prompt pass then runs on the sentence only. The head is where the token ids of two
         different sentences part, so it never splits a token."""
         a, b = self._prompt_ids(label, "A"), self._prompt_ids(label, "Z")
-        n = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+        n = _shared(a, b)
         head = tuple(a[:n])
         with torch.inference_mode():
             return head, self.model(input_ids=torch.tensor([head]), use_cache=True, logits_to_keep=1).past_key_values
@@ -310,6 +310,11 @@ def _cut(cache, j: int, n: int) -> DynamicCache:
     for i, layer in enumerate(cache.layers):
         out.update(layer.keys[j : j + 1, :, :n].clone(), layer.values[j : j + 1, :, :n].clone(), i)
     return out
+
+
+def _shared(a: Sequence[int], b: Sequence[int]) -> int:
+    """How many leading token ids ``a`` and ``b`` have in common."""
+    return next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
 
 
 def _repeat(past, n: int):
