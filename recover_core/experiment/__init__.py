@@ -46,6 +46,21 @@ def cmd_experiment(args) -> None:
         done = sum(runner.cell(*c) is not None for c in cells(cfg))
         print(f"{done} of {len(cells(cfg))} cells finished; results: {runner.write_csv()}", file=sys.stderr)
         return
+    if args.export_job:
+        from recover_core.experiment import lm_job
+
+        print(f"LM job for {len(cells(cfg))} cells: {lm_job.export(runner, args.export_job)}", file=sys.stderr)
+        return
+    if args.import_cells:
+        from recover_core.experiment import lm_job
+
+        n = lm_job.import_cells(runner, args.import_cells)
+        print(f"{n} cells imported; results: {runner.write_csv()}", file=sys.stderr)
+        return
+    if args.corpora_only:
+        n = runner.corpora()
+        print(f"{n} obfuscated train sets ready under {runner.root / 'corpora'}", file=sys.stderr)
+        return
     runner.run()
 
 
@@ -63,6 +78,13 @@ def add_parser(sub) -> None:
     p.add_argument("--threads", type=_positive, default=None)
     p.add_argument("--write-only", action="store_true",
                    help="write the CSV from the cells finished so far, and run nothing")
+    p.add_argument("--corpora-only", action="store_true",
+                   help="mask, fill and fine-tune every cell's train set (cached), and train no LM")
+    p.add_argument("--export-job", type=Path, default=None, metavar="DIR",
+                   help="write every cell's train set and the LM settings to DIR, for "
+                        "python -m recover_core.experiment.lm_job on a machine with PyTorch only (a GPU)")
+    p.add_argument("--import-cells", type=Path, default=None, metavar="FILE",
+                   help="store the records an LM job wrote as this grid's cells, then write the CSV")
     p.add_argument("--quiet", action="store_true")
 
 

@@ -180,6 +180,14 @@ class Runner:
         self._pretrained = (model, tok, stats)
         return self._pretrained
 
+    def pretrain_stats(self) -> dict:
+        """What the pretrained LM saw. Cells imported from an LM job (``lm_job``) carry the
+        job's; otherwise the cached LM's (no training here, once cells exist)."""
+        job = self.root / "pretrained_job.json"
+        if self._pretrained is None and job.exists():
+            return read_json(job)
+        return self.pretrained()[2]
+
     # -- one cell --
     def cell_path(self, dataset: str, masking: str, method: str, seed: int) -> Path:
         name = f"{dataset}__{masking or 'none'}__{method}__s{seed}"
@@ -223,6 +231,16 @@ class Runner:
         return rec
 
     # -- the grid --
+    def corpora(self) -> int:
+        """Every cell's obfuscated train set (masking, filling, FT), and no LM: the part of the
+        grid that needs spaCy and the fillers. The LM part can then run elsewhere (``lm_job``)."""
+        from tqdm import tqdm
+
+        todo = [c for c in cells(self.cfg) if MethodSpec.parse(c[2]) is not None]
+        for c in tqdm(todo, desc=f"corpora {self.cfg.name}", unit="corpus", disable=not self.progress):
+            self.train_text(*c)
+        return len(todo)
+
     def run(self) -> Path:
         from tqdm import tqdm
 
@@ -256,7 +274,7 @@ class Runner:
         c = self.cfg
         common = {"model": f"lm-{c.preset}", "scale": c.scale, "command": self.command}
         done = {x: rec for x in cells(c) if (rec := self.cell(*x)) is not None}  # each record read once
-        pre = self.pretrained()[2] if done else {}  # from the cache: no training here
+        pre = self.pretrain_stats() if done else {}
         out = []
         for d in c.datasets:
             train, test = self.split(d)

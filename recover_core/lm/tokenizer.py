@@ -54,11 +54,20 @@ def _tokenizer_file() -> Path | str:
 
 @functools.lru_cache(maxsize=1)
 def load() -> LMTokenizer:
+    return from_file(_tokenizer_file())
+
+
+def tokenizer_file() -> Path:
+    """The tokenizer.json that ``load`` reads, for a job that runs where the package is not."""
+    return Path(_tokenizer_file())
+
+
+def from_file(path: Path | str) -> LMTokenizer:
     from tokenizers import AddedToken, Tokenizer
 
     from recover_core.bundles import forget_words
 
-    tok = Tokenizer.from_file(str(_tokenizer_file()))
+    tok = Tokenizer.from_file(str(path))
     # lstrip: the space before a marker belongs to it, not to a stray " " token of its own.
     tok.add_special_tokens([AddedToken(MASK, lstrip=True, normalized=False)])
     # The BPE keeps the last 10,000 words it split (names among them) for as long as the

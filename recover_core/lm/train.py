@@ -90,7 +90,9 @@ def train(model: TransformerLM, tok: LMTokenizer, sentences: Sequence[str], cfg:
     opt = torch.optim.AdamW([{"params": decay, "weight_decay": cfg.weight_decay}, {"params": rest, "weight_decay": 0}],
                             lr=cfg.lr, betas=(0.9, 0.95))
     model.train()
-    bf16 = env.bf16_autocast(cfg.bf16)
+    dev = next(model.parameters()).device  # batches are built on the CPU, then moved
+    # A GPU has native bfloat16; a CPU only where env says so.
+    bf16 = cfg.bf16 if dev.type == "cuda" else env.bf16_autocast(cfg.bf16)
     step, tokens, t0 = 0, 0, time.time()
     with tqdm(total=total, desc=desc, unit="step", disable=not progress, leave=False) as bar:
         epoch = 0
@@ -98,10 +100,11 @@ def train(model: TransformerLM, tok: LMTokenizer, sentences: Sequence[str], cfg:
             for inputs, targets, pad in batches(ids, cfg, model.config.block_size, epoch):
                 if step >= total:
                     break
+                inputs, targets, pad = inputs.to(dev), targets.to(dev), pad.to(dev)
                 lr = cfg.lr * min(1.0, (step + 1) / cfg.warmup_steps) * 0.5 * (1 + math.cos(math.pi * step / total))
                 for g in opt.param_groups:
                     g["lr"] = lr
-                with torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):
+                with torch.autocast(dev.type, dtype=torch.bfloat16, enabled=bf16):
                     _, loss = model(inputs, targets, loss_weights(targets, tok.mask_id, cfg.ignore_mask),
                                     pad if pad.any() else None)
                 opt.zero_grad(set_to_none=True)
@@ -111,7 +114,8 @@ def train(model: TransformerLM, tok: LMTokenizer, sentences: Sequence[str], cfg:
                 step += 1
                 tokens += int((~pad).sum())
                 bar.update(1)
-                bar.set_postfix(loss=f"{loss.item():.3f}")
+                if progress:  # .item() waits for the GPU: only for a bar someone watches
+                    bar.set_postfix(loss=f"{loss.item():.3f}")
             epoch += 1
     secs = time.time() - t0
     model.eval()
@@ -137,9 +141,10 @@ def perplexity(model: TransformerLM, tok: LMTokenizer, sentences: Sequence[str],
     ids = [all_ids[i] for i in keep]
     nll, n_tokens = 0.0, 0
     order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
+    dev = next(model.parameters()).device
     for b in range(0, len(order), batch_size):
-        inputs, targets, pad = collate([ids[i] for i in order[b : b + batch_size]])
-        logits, _ = model(inputs, pad=pad if pad.any() else None)
+        inputs, targets, pad = (t.to(dev) for t in collate([ids[i] for i in order[b : b + batch_size]]))
+        logits, _ = model(inputs, pad=pad if pad.any() else None)  # float32 on every device
         lp = torch.nn.functional.cross_entropy(logits.float().transpose(1, 2), targets, ignore_index=-100,
                                                reduction="sum")
         nll += lp.item()

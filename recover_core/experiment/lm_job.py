@@ -1,0 +1,232 @@
+"""The grid's LM half as a job that runs wherever PyTorch does: a GPU machine with no spaCy, no
+fillers and no model hub. The grid's two halves need different machines. Masking and filling
+need spaCy, the word lists and the fillers; pretraining and adapting one LM per cell and seed
+is where the hours go, and a GPU does them in minutes.
+
+    # here: mask, fill and fine-tune every cell's train set (cached), then write the job
+    python -m recover_core experiment --config C --corpora-only
+    python -m recover_core experiment --config C --export-job DIR
+    # there: torch and tokenizers only
+    python -m recover_core.experiment.lm_job DIR OUT.json --workers 8
+    # here: each record checked against the cell's own train set, then the CSV
+    python -m recover_core experiment --config C --import-cells OUT.json
+
+The job folder holds only obfuscated train sets (the originals never leave), the clean test
+sets and pretraining corpus, the LM tokenizer, and the settings. The job pretrains once,
+then adapts and scores every cell in worker processes, and rewrites OUT.json after each
+cell, so a job stopped at its time limit still hands back every finished cell.
+"""
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import shutil
+import sys
+import time
+from pathlib import Path
+
+from recover_core import atomic
+
+JOB_FILE = "job.json"
+# The settings the LM half reads; everything else in the grid's config shaped the corpora.
+LM_SETTINGS = ("preset", "pretrain_epochs", "adapt_epochs", "batch_size", "lr", "adapt_lr", "bf16")
+
+
+def _write_lines(path: Path, lines: list[str]) -> None:
+    with atomic.replacing(path) as tmp:
+        with gzip.open(tmp, "wt", encoding="utf-8") as f:
+            f.write("\n".join(lines))
+
+
+def _read_lines(path: Path) -> list[str]:
+    with gzip.open(path, "rt", encoding="utf-8") as f:
+        return f.read().split("\n")
+
+
+# -- here: export and import (these need the grid's runner) ------------------------------------
+
+def export(runner, dest: Path) -> Path:
+    """Write the job folder for every cell of the runner's config. A train set not cached yet
+    (``--corpora-only``) is made first."""
+    from dataclasses import asdict
+
+    from recover_core import corpora
+    from recover_core.experiment.config import cells, texts_digest, usable
+    from recover_core.lm import tokenizer as T
+
+    cfg = runner.cfg
+    dest.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(T.tokenizer_file(), dest / "tokenizer.json")
+    pretrain = usable(corpora.split(cfg.pretrain_corpus)[0])
+    _write_lines(dest / "pretrain.txt.gz", pretrain)
+    tests = {}
+    for d in cfg.datasets:
+        tests[d] = f"test-{d}.txt.gz"
+        _write_lines(dest / tests[d], runner.split(d)[1])
+    todo = []
+    for d, m, meth, seed in cells(cfg):
+        texts, _ = runner.train_text(d, m, meth, seed)
+        digest = texts_digest(texts)
+        name = f"train-{digest[:16]}.txt.gz"  # Baseline0 and Baseline1 share one file
+        if not (dest / name).exists():
+            _write_lines(dest / name, texts)
+        todo.append({"dataset": d, "masking": m, "method": meth, "seed": seed, "corpus": name,
+                     "train_sha": digest, "ignore_mask": meth == "baseline1"})
+    settings = {k: v for k, v in asdict(cfg).items() if k in LM_SETTINGS}
+    job = {"grid": cfg.name, "grid_key": runner.key, "settings": settings, "pretrain_seed": cfg.seeds[0],
+           "pretrain_corpus": cfg.pretrain_corpus, "pretrain": "pretrain.txt.gz",
+           "pretrain_sha": texts_digest(pretrain), "tests": tests, "cells": todo}
+    atomic.write_text(dest / JOB_FILE, json.dumps(job, indent=1))
+    return dest
+
+
+def import_cells(runner, path: Path) -> int:
+    """Store a job's records as the grid's cells, each checked against the train set this
+    machine made for it: a record for other settings or other text is refused."""
+    from recover_core.errors import RecoverError
+    from recover_core.experiment.config import read_json, texts_digest
+
+    out = read_json(path)
+    if not out.get("cells"):
+        raise RecoverError(f"{path} holds no finished cell of an LM job.")
+    if out.get("grid_key") != runner.key:
+        raise RecoverError(f"{path} was made for other grid settings (key {out.get('grid_key')}, "
+                           f"this config's is {runner.key}).")
+    n = 0
+    for rec in out["cells"]:
+        d, m, meth, seed = rec["dataset"], rec["masking"], rec["method"], rec["seed"]
+        texts, facts = runner.train_text(d, m, meth, seed)
+        if texts_digest(texts) != rec["train_sha"]:
+            raise RecoverError(f"{path}: the cell {d}/{m}/{meth}/s{seed} was trained on other text than "
+                               f"this machine's train set for it.")
+        cell = {**rec, "key": runner.key, "pretrained": out["pretrain"]["key"], "device": out.get("device"),
+                **{k: v for k, v in facts.items() if k in ("fills", "leaks")}}
+        atomic.write_text(runner.cell_path(d, m, meth, seed), json.dumps(cell))
+        n += 1
+    atomic.write_text(runner.root / "pretrained_job.json", json.dumps(out["pretrain"]))
+    return n
+
+
+# -- there: the job itself (torch and tokenizers only) -----------------------------------------
+
+_W: dict = {}  # one worker's state: the tokenizer, the pretrained weights, the test sets
+
+
+def _worker_init(src: str, base_path: str, settings: dict, deadline: float, device: str, threads: int) -> None:
+    import torch
+
+    from recover_core.lm import tokenizer as T
+
+    torch.set_num_threads(threads)
+    src_dir = Path(src)
+    job = json.loads((src_dir / JOB_FILE).read_text(encoding="utf-8"))
+    _W.update(tok=T.from_file(src_dir / "tokenizer.json"), settings=settings, deadline=deadline, device=device,
+              src=src_dir, base=torch.load(base_path, map_location=device, weights_only=True),
+              tests={d: _read_lines(src_dir / f) for d, f in job["tests"].items()})
+
+
+def _run_cell(cell: dict) -> dict | None:
+    from recover_core.lm.model import PRESETS
+    from recover_core.lm.train import TrainConfig, new_model, perplexity, train
+
+    if time.time() > _W["deadline"]:
+        return None  # past the job's time: left for another run, not half-done
+    t0, s, tok = time.time(), _W["settings"], _W["tok"]
+    texts = _read_lines(_W["src"] / cell["corpus"])
+    model = new_model(PRESETS[s["preset"]], tok).to(_W["device"])
+    model.load_state_dict(_W["base"])
+    stats = train(model, tok, texts, TrainConfig(epochs=s["adapt_epochs"], batch_size=s["batch_size"],
+                                                 lr=s["adapt_lr"], seed=cell["seed"], bf16=s["bf16"],
+                                                 ignore_mask=cell["ignore_mask"]), progress=False)
+    ppl = perplexity(model, tok, _W["tests"][cell["dataset"]])
+    return {k: cell[k] for k in ("dataset", "masking", "method", "seed", "train_sha")} | {
+        "perplexity": ppl["ppl_word"], "perplexity_token": ppl["ppl_token"], "train_sentences": len(texts),
+        "adapt": stats, "seconds": round(time.time() - t0, 1)}
+
+
+def _pretrain(src: Path, job: dict, device: str, tok) -> tuple[dict, dict]:
+    """The generic LM, once: (its weights, its facts)."""
+    import torch
+
+    from recover_core.lm.model import PRESETS
+    from recover_core.lm.train import TrainConfig, new_model, train
+
+    s = job["settings"]
+    sents = _read_lines(src / job["pretrain"])
+    torch.manual_seed(job["pretrain_seed"])
+    model = new_model(PRESETS[s["preset"]], tok).to(device)
+    stats = train(model, tok, sents, TrainConfig(epochs=s["pretrain_epochs"], batch_size=s["batch_size"], lr=s["lr"],
+                                                 seed=job["pretrain_seed"], bf16=s["bf16"]),
+                  desc=f"pretrain {job['pretrain_corpus']}", progress=sys.stderr.isatty())
+    from recover_core.experiment.config import sha
+
+    stats |= {"sentences": len(sents), "corpus_tokens": sum(len(x) for x in tok.encode_batch(sents)),
+              "key": sha(json.dumps([job["pretrain_sha"], s, job["pretrain_seed"], torch.__version__,
+                                     device]))[:12]}
+    return {k: v.detach() for k, v in model.state_dict().items()}, stats
+
+
+def run(src: Path, out: Path, workers: int = 4, deadline_s: float | None = None, device: str = "auto",
+        threads: int = 2) -> dict:
+    """Pretrain once, then adapt and score every cell in ``workers`` processes. OUT is rewritten
+    after each cell; cells not started by ``deadline_s`` (seconds from now) are left out."""
+    import multiprocessing as mp
+    import tempfile
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    import torch
+    from tqdm import tqdm
+
+    from recover_core.lm import tokenizer as T
+
+    t0 = time.time()
+    job = json.loads((src / JOB_FILE).read_text(encoding="utf-8"))
+    if device == "auto":
+        device = "cuda" if torch.cuda.is_available() else "cpu"
+    where = torch.cuda.get_device_name(device) if device.startswith("cuda") else "cpu"
+    tok = T.from_file(src / "tokenizer.json")
+    base, pre = _pretrain(src, job, device, tok)
+    pre["seconds_wall"] = round(time.time() - t0, 1)
+    print(f"pretrained on {where} in {pre['seconds_wall']} s ({pre['steps']} steps)", file=sys.stderr, flush=True)
+    result = {"grid": job["grid"], "grid_key": job["grid_key"], "device": where, "torch": torch.__version__,
+              "pretrain": pre, "cells": [], "left": len(job["cells"])}
+    deadline = t0 + deadline_s if deadline_s is not None else float("inf")
+    with tempfile.TemporaryDirectory() as tmp:
+        base_path = str(Path(tmp) / "base.pt")
+        torch.save({k: v.cpu() for k, v in base.items()}, base_path)
+        ctx = mp.get_context("spawn")  # CUDA cannot be forked
+        with ProcessPoolExecutor(workers, mp_context=ctx, initializer=_worker_init,
+                                 initargs=(str(src), base_path, job["settings"], deadline, device, threads)) as pool:
+            futures = [pool.submit(_run_cell, c) for c in job["cells"]]
+            for f in tqdm(as_completed(futures), total=len(futures), desc="cells", mininterval=10):
+                rec = f.result()
+                if rec is not None:
+                    result["cells"].append(rec)
+                    result["left"] -= 1
+                    result["seconds"] = round(time.time() - t0, 1)
+                    atomic.write_text(out, json.dumps(result))
+    atomic.write_text(out, json.dumps(result))
+    return result
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = argparse.ArgumentParser(prog="python -m recover_core.experiment.lm_job", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("job", type=Path, help="the folder --export-job wrote")
+    p.add_argument("out", type=Path, help="the records, a JSON file (rewritten after each cell)")
+    p.add_argument("--workers", type=int, default=4, help="processes that adapt cells side by side")
+    p.add_argument("--threads", type=int, default=2, help="CPU threads per worker")
+    p.add_argument("--device", default="auto", help="auto (a CUDA GPU where there is one), cpu, cuda")
+    p.add_argument("--deadline", type=float, default=None,
+                   help="seconds from the start after which no new cell is begun")
+    a = p.parse_args(argv)
+    if not (a.job / JOB_FILE).is_file():
+        p.error(f"{a.job} holds no {JOB_FILE}: write one with experiment --export-job.")
+    r = run(a.job, a.out, a.workers, a.deadline, a.device, a.threads)
+    print(f"{len(r['cells'])} cells done, {r['left']} left, {r.get('seconds', 0)} s on {r['device']}; "
+          f"records: {a.out}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

