@@ -60,6 +60,7 @@ def test_lm_job_round_trip_without_spacy_or_fillers(tmp_path, tiny_bert, monkeyp
     assert len(ppl) == 10 and (ppl.value > 1).all()
     assert {"pretrain_tokens_unique", "pretrain_tokens_seen", "leak_rate_percent"} <= set(df.metric)
     assert again.cell("news", "vocabThres", "baseline1", 1)["pretrained"] == out["pretrain"]["key"]
+    assert df.scale.str.endswith("LMs trained on cpu").all()
 
     # Records for other text, or other settings, are refused.
     bad = dict(out, cells=[dict(out["cells"][0], train_sha="0" * 40)])

@@ -41,6 +41,11 @@ def cmd_experiment(args) -> None:
         check_config(cfg)
     # The rows record the command that ran the cells, not the one that wrote them out.
     command = shlex.join(["python", "-m", "recover_core", *(a for a in sys.argv[1:] if a != "--write-only")])
+    if args.import_cells:  # the cells came from three commands, on two machines
+        base = shlex.join(["python", "-m", "recover_core", "experiment", "--config", str(args.config)])
+        name = args.import_cells.name
+        command = (f"{base} --export-job JOB; python -m recover_core.experiment.lm_job JOB {name} (a GPU machine); "
+                   f"{base} --import-cells {name}")
     runner = Runner(cfg, command, progress=not args.quiet)
     if args.write_only:  # the finished cells so far, e.g. while a long run goes on elsewhere
         done = sum(runner.cell(*c) is not None for c in cells(cfg))

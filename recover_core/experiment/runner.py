@@ -272,8 +272,11 @@ class Runner:
         from recover_core.masking import mask_rate
 
         c = self.cfg
-        common = {"model": f"lm-{c.preset}", "scale": c.scale, "command": self.command}
         done = {x: rec for x in cells(c) if (rec := self.cell(*x)) is not None}  # each record read once
+        # Where the LMs trained (lm_job's cells say): the same settings give other numbers on a GPU.
+        devices = sorted({rec["device"] for rec in done.values() if rec.get("device")})
+        scale = c.scale + (f"; LMs trained on {', '.join(devices)}" if devices else "")
+        common = {"model": f"lm-{c.preset}", "scale": scale, "command": self.command}
         pre = self.pretrain_stats() if done else {}
         out = []
         for d in c.datasets:
