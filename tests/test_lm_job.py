@@ -50,6 +50,7 @@ def test_lm_job_round_trip_without_spacy_or_fillers(tmp_path, tiny_bert, monkeyp
     assert done.returncode == 0, done.stderr[-3000:]
     out = json.loads((tmp_path / "out.json").read_text())
     assert out["left"] == 0 and len(out["cells"]) == 10 and out["device"] == "cpu"
+    assert len(out["pretrain"]["weights_sha"]) == 16
 
     # Imported: no LM is trained here, and the CSV holds every cell.
     monkeypatch.setattr(T, "train", lambda *a, **k: pytest.fail("an LM was trained on import"))
@@ -85,6 +86,8 @@ def test_lm_job_past_its_deadline_hands_back_what_it_finished(tmp_path, tiny_ber
     out = json.loads((tmp_path / "out.json").read_text())
     assert out["cells"] == [] and out["left"] == 6 and out["pretrain"]["steps"] > 0
     assert "0 cells done, 6 left" in done.stderr
+    with pytest.raises(RecoverError, match="not a dataset of this grid"):
+        lm_job.export(runner, tmp_path / "other", ["fortunes"])
     with pytest.raises(RecoverError, match="no finished cell"):
         lm_job.import_cells(runner, tmp_path / "out.json")
     bad = run_job(tmp_path / "nothing", tmp_path / "x.json", tmp_path)

@@ -54,7 +54,9 @@ def cmd_experiment(args) -> None:
     if args.export_job:
         from recover_core.experiment import lm_job
 
-        print(f"LM job for {len(cells(cfg))} cells: {lm_job.export(runner, args.export_job)}", file=sys.stderr)
+        dest = lm_job.export(runner, args.export_job, args.job_datasets)
+        n = sum(c[0] in (args.job_datasets or cfg.datasets) for c in cells(cfg))
+        print(f"LM job for {n} cells: {dest}", file=sys.stderr)
         return
     if args.import_cells:
         from recover_core.experiment import lm_job
@@ -88,6 +90,8 @@ def add_parser(sub) -> None:
     p.add_argument("--export-job", type=Path, default=None, metavar="DIR",
                    help="write every cell's train set and the LM settings to DIR, for "
                         "python -m recover_core.experiment.lm_job on a machine with PyTorch only (a GPU)")
+    p.add_argument("--job-datasets", nargs="+", default=None, metavar="DATASET",
+                   help="with --export-job: only these datasets' cells (a job per dataset)")
     p.add_argument("--import-cells", type=Path, default=None, metavar="FILE",
                    help="store the records an LM job wrote as this grid's cells, then write the CSV")
     p.add_argument("--quiet", action="store_true")

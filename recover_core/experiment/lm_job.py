@@ -20,7 +20,9 @@ from __future__ import annotations
 
 import argparse
 import gzip
+import hashlib
 import json
+import os
 import shutil
 import sys
 import time
@@ -46,9 +48,10 @@ def _read_lines(path: Path) -> list[str]:
 
 # -- here: export and import (these need the grid's runner) ------------------------------------
 
-def export(runner, dest: Path) -> Path:
-    """Write the job folder for every cell of the runner's config. A train set not cached yet
-    (``--corpora-only``) is made first."""
+def export(runner, dest: Path, datasets: list[str] | None = None) -> Path:
+    """Write the job folder for every cell of the runner's config (of ``datasets`` only, if
+    given: one job per dataset keeps each dataset's cells on one pretrained LM). A train set
+    not cached yet (``--corpora-only``) is made first."""
     from dataclasses import asdict
 
     from recover_core import corpora
@@ -56,16 +59,22 @@ def export(runner, dest: Path) -> Path:
     from recover_core.lm import tokenizer as T
 
     cfg = runner.cfg
+    datasets = list(datasets or cfg.datasets)
+    unknown = sorted(set(datasets) - set(cfg.datasets))
+    if unknown:
+        from recover_core.errors import RecoverError
+
+        raise RecoverError(f"{', '.join(unknown)}: not a dataset of this grid ({', '.join(cfg.datasets)}).")
     dest.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(T.tokenizer_file(), dest / "tokenizer.json")
     pretrain = usable(corpora.split(cfg.pretrain_corpus)[0])
     _write_lines(dest / "pretrain.txt.gz", pretrain)
     tests = {}
-    for d in cfg.datasets:
+    for d in datasets:
         tests[d] = f"test-{d}.txt.gz"
         _write_lines(dest / tests[d], runner.split(d)[1])
     todo = []
-    for d, m, meth, seed in cells(cfg):
+    for d, m, meth, seed in (c for c in cells(cfg) if c[0] in datasets):
         texts, _ = runner.train_text(d, m, meth, seed)
         digest = texts_digest(texts)
         name = f"train-{digest[:16]}.txt.gz"  # Baseline0 and Baseline1 share one file
@@ -101,6 +110,7 @@ def import_cells(runner, path: Path) -> int:
             raise RecoverError(f"{path}: the cell {d}/{m}/{meth}/s{seed} was trained on other text than "
                                f"this machine's train set for it.")
         cell = {**rec, "key": runner.key, "pretrained": out["pretrain"]["key"], "device": out.get("device"),
+                "pretrained_weights": out["pretrain"].get("weights_sha"),
                 **{k: v for k, v in facts.items() if k in ("fills", "leaks")}}
         atomic.write_text(runner.cell_path(d, m, meth, seed), json.dumps(cell))
         n += 1
@@ -154,6 +164,9 @@ def _pretrain(src: Path, job: dict, device: str, tok) -> tuple[dict, dict]:
 
     s = job["settings"]
     sents = _read_lines(src / job["pretrain"])
+    # Deterministic kernels: two jobs of one grid (one per dataset) on the same kind of GPU
+    # then start from the same pretrained LM, and ``weights_sha`` shows whether they did.
+    torch.use_deterministic_algorithms(True, warn_only=True)
     torch.manual_seed(job["pretrain_seed"])
     model = new_model(PRESETS[s["preset"]], tok).to(device)
     stats = train(model, tok, sents, TrainConfig(epochs=s["pretrain_epochs"], batch_size=s["batch_size"], lr=s["lr"],
@@ -161,10 +174,15 @@ def _pretrain(src: Path, job: dict, device: str, tok) -> tuple[dict, dict]:
                   desc=f"pretrain {job['pretrain_corpus']}", progress=sys.stderr.isatty())
     from recover_core.experiment.config import sha
 
+    weights = {k: v.detach() for k, v in model.state_dict().items()}
+    digest = hashlib.sha1()
+    for k in sorted(weights):
+        digest.update(weights[k].float().cpu().numpy().tobytes())
     stats |= {"sentences": len(sents), "corpus_tokens": sum(len(x) for x in tok.encode_batch(sents)),
+              "weights_sha": digest.hexdigest()[:16],
               "key": sha(json.dumps([job["pretrain_sha"], s, job["pretrain_seed"], torch.__version__,
                                      device]))[:12]}
-    return {k: v.detach() for k, v in model.state_dict().items()}, stats
+    return weights, stats
 
 
 def run(src: Path, out: Path, workers: int = 4, deadline_s: float | None = None, device: str = "auto",
@@ -182,6 +200,7 @@ def run(src: Path, out: Path, workers: int = 4, deadline_s: float | None = None,
 
     t0 = time.time()
     job = json.loads((src / JOB_FILE).read_text(encoding="utf-8"))
+    os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")  # cuBLAS's deterministic mode, before CUDA starts
     if device == "auto":
         device = "cuda" if torch.cuda.is_available() else "cpu"
     where = torch.cuda.get_device_name(device) if device.startswith("cuda") else "cpu"
