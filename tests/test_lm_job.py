@@ -71,6 +71,11 @@ def test_lm_job_round_trip_without_spacy_or_fillers(tmp_path, tiny_bert, monkeyp
     (tmp_path / "bad.json").write_text(json.dumps(dict(out, grid_key="elsewhere")))
     with pytest.raises(RecoverError, match="other grid settings"):
         lm_job.import_cells(again, tmp_path / "bad.json")
+    (tmp_path / "bad.json").write_text(json.dumps(dict(out, cells=[{"dataset": "news"}])))
+    with pytest.raises(RecoverError, match="not an LM job's output: record 0"):
+        lm_job.import_cells(again, tmp_path / "bad.json")
+    with pytest.raises(RecoverError, match="does not exist"):
+        lm_job.import_cells(again, tmp_path / "nowhere.json")
 
 
 def test_lm_job_past_its_deadline_hands_back_what_it_finished(tmp_path, tiny_bert):

@@ -96,9 +96,16 @@ def import_cells(runner, path: Path) -> int:
     from recover_core.errors import RecoverError
     from recover_core.experiment.config import read_json, texts_digest
 
+    if not path.is_file():
+        raise RecoverError(f"{path} does not exist: give the file lm_job wrote.")
     out = read_json(path)
     if not out.get("cells"):
         raise RecoverError(f"{path} holds no finished cell of an LM job.")
+    fields = ("dataset", "masking", "method", "seed", "train_sha", "perplexity")
+    torn = [i for i, rec in enumerate(out["cells"]) if not isinstance(rec, dict) or not all(f in rec for f in fields)]
+    if torn or not isinstance(out.get("pretrain"), dict):
+        raise RecoverError(f"{path} is not an LM job's output: record {torn[0] if torn else 'pretrain'} lacks "
+                           f"{', '.join(fields)}.")
     if out.get("grid_key") != runner.key:
         raise RecoverError(f"{path} was made for other grid settings (key {out.get('grid_key')}, "
                            f"this config's is {runner.key}).")
