@@ -101,11 +101,14 @@ def test_wsj_findings_are_about_wer_not_perplexity():
     df = R.load()
     no_wer = by_claim("WSJ", df[~df["metric"].isin(R.METRICS["WER"])])
     assert {r["holds"] for r in no_wer.values()} == {"n/a"} and "no WER rows" in next(iter(no_wer.values()))["evidence"]
-    # news (our WSJ stand-in): only WER claims, never the Fisher findings; from its perplexity
-    # rows alone, every one is n/a.
-    news = by_claim("news")
+    # news (our WSJ stand-in): of the paper's claims only WER ones, never the Fisher findings;
+    # from its perplexity rows alone, every one is n/a. Our own claim (typed fillers, labelled
+    # as ours) is judged on the perplexity of the grid's typed methods.
+    ours = "Ours, not a vats2024 claim"
+    news = {c: r for c, r in by_claim("news").items() if not c.startswith(ours)}
     assert news and all(c.startswith("WER: ") for c in news)
-    assert {r["holds"] for r in by_claim("news", df[~df["metric"].isin(R.METRICS["WER"])]).values()} == {"n/a"}
+    ppl_only = by_claim("news", df[~df["metric"].isin(R.METRICS["WER"])])
+    assert {r["holds"] for c, r in ppl_only.items() if not c.startswith(ours)} == {"n/a"}
     assert BASE in by_claim("fortunes") and BASE not in news
 
 
