@@ -100,19 +100,21 @@ def train(model: TransformerLM, tok: LMTokenizer, sentences: Sequence[str], cfg:
             for inputs, targets, pad in batches(ids, cfg, model.config.block_size, epoch):
                 if step >= total:
                     break
+                # Counted on the CPU, before the move: on a GPU each would wait for the device.
+                n_tokens, padded = int((~pad).sum()), bool(pad.any())
                 inputs, targets, pad = inputs.to(dev), targets.to(dev), pad.to(dev)
                 lr = cfg.lr * min(1.0, (step + 1) / cfg.warmup_steps) * 0.5 * (1 + math.cos(math.pi * step / total))
                 for g in opt.param_groups:
                     g["lr"] = lr
                 with torch.autocast(dev.type, dtype=torch.bfloat16, enabled=bf16):
                     _, loss = model(inputs, targets, loss_weights(targets, tok.mask_id, cfg.ignore_mask),
-                                    pad if pad.any() else None)
+                                    pad if padded else None)
                 opt.zero_grad(set_to_none=True)
                 loss.backward()
                 torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
                 opt.step()
                 step += 1
-                tokens += int((~pad).sum())
+                tokens += n_tokens
                 bar.update(1)
                 if progress:  # .item() waits for the GPU: only for a bar someone watches
                     bar.set_postfix(loss=f"{loss.item():.3f}")
