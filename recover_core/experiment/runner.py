@@ -28,14 +28,23 @@ class Runner:
         self.key = settings_key(cfg, digest)
         self.root = (root or env.cache_dir() / "experiments") / f"{cfg.name}-{self.key}"
         self.root.mkdir(parents=True, exist_ok=True)
-        self.wer = None
-        if cfg.wer_utterances:
+        self.wer = self.nbest = None  # WER by fusion (grid_wer.py) or by rescoring (grid_rescore.py)
+        if cfg.wer_utterances and cfg.wer_mode == "rescore":
+            from recover_core.asr.grid_rescore import NBestSet
+
+            self.nbest = NBestSet(cfg.wer_dataset, cfg.max_train, cfg.max_test, cfg.wer_utterances,
+                                  cfg.wer_dev_utterances)
+        elif cfg.wer_utterances:
             from recover_core.asr.grid_wer import GridWER
 
             self.wer = GridWER(cfg.wer_dataset, cfg.max_train, cfg.max_test, cfg.wer_utterances)
 
     def needs_wer(self, dataset: str) -> bool:
         return self.wer is not None and dataset == self.wer.dataset
+
+    def needs_scores(self, dataset: str) -> bool:
+        """Does this dataset's cell keep its LM's scores of the n-best texts?"""
+        return self.nbest is not None and dataset == self.nbest.dataset
 
     # -- cached pieces --
     def split(self, dataset: str):
@@ -198,7 +207,8 @@ class Runner:
         path = self.cell_path(dataset, masking, method, seed)
         rec = read_json(path) if path.exists() else {}
         ok = rec.get("key") == self.key and "perplexity" in rec and (
-            not self.needs_wer(dataset) or rec.get("wer_utterances") == self.cfg.wer_utterances)
+            not self.needs_wer(dataset) or rec.get("wer_utterances") == self.cfg.wer_utterances) and (
+            not self.needs_scores(dataset) or rec.get("nbest_sha") == self.nbest.sha)
         return rec if ok else None
 
     def run_cell(self, dataset: str, masking: str, method: str, seed: int) -> dict:
@@ -226,6 +236,11 @@ class Runner:
             from recover_core.asr.build_lms import fusion_weights
 
             rec |= self.wer.score(model.eval(), *fusion_weights("adapted"))
+            rec["seconds"] = round(time.time() - t0, 1)
+        if self.needs_scores(dataset):  # the LM is not kept: its scores are, and WER follows from them
+            from recover_core.asr.grid_rescore import lm_scores
+
+            rec |= {"nbest_sha": self.nbest.sha, "nbest_logprobs": lm_scores(model, tok, self.nbest.texts)}
             rec["seconds"] = round(time.time() - t0, 1)
         atomic.write_text(self.cell_path(dataset, masking, method, seed), json.dumps(rec))
         return rec
@@ -256,6 +271,11 @@ class Runner:
 
             speech_set.load_manifest(speech_set.set_dir(self.wer.dataset, self.cfg.max_train, self.cfg.max_test))
             grid_wer.reference(self)
+        if self.nbest is not None:
+            from recover_core.asr import grid_rescore
+
+            self.nbest.build(self.progress)
+            grid_rescore.reference(self)
         done = sum(self.cell(*c) is not None for c in todo)
         if done:
             print(f"resuming: {done} of {len(todo)} cells already done", file=sys.stderr)
@@ -305,6 +325,10 @@ class Runner:
             from recover_core.asr import grid_wer
 
             out += grid_wer.rows(self, done, common)
+        if self.nbest is not None:
+            from recover_core.asr import grid_rescore
+
+            out += grid_rescore.rows(self, done, common)
         return out
 
     def write_csv(self) -> Path:

@@ -156,6 +156,29 @@ def perplexity(model: TransformerLM, tok: LMTokenizer, sentences: Sequence[str],
             "nll": nll, "words": n_words, "tokens": n_tokens, "left_out_long": len(all_ids) - len(keep)}
 
 
+@torch.no_grad()
+def sentence_logprobs(model: TransformerLM, tok: LMTokenizer, sentences: Sequence[str],
+                      batch_size: int = 64) -> list[float]:
+    """log p_LM(sentence), its end included, per sentence in input order: what an n-best
+    rescorer adds to the recognizer's score (asr/grid_rescore.py). A sentence longer than
+    the LM's context is scored on its first block_size tokens; hypotheses of one utterance
+    are near one length, so the cut treats them alike."""
+    model.eval()
+    ids = [x[: model.config.block_size + 1] for x in tok.encode_batch(list(sentences))]
+    out = [0.0] * len(ids)
+    order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
+    dev = next(model.parameters()).device
+    for b in range(0, len(order), batch_size):
+        rows = order[b : b + batch_size]
+        inputs, targets, pad = (t.to(dev) for t in collate([ids[i] for i in rows]))
+        logits, _ = model(inputs, pad=pad if pad.any() else None)  # [B, T, V]
+        nll = torch.nn.functional.cross_entropy(logits.float().transpose(1, 2), targets, ignore_index=-100,
+                                                reduction="none").sum(1)  # [B]
+        for i, v in zip(rows, nll.tolist()):
+            out[i] = -v
+    return out
+
+
 def new_model(preset: LMConfig, tok: LMTokenizer) -> TransformerLM:
     from dataclasses import replace
 
