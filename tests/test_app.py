@@ -143,6 +143,9 @@ def test_the_wer_chart_never_pools_two_lm_families():
     # nor are runs on a subset of the utterances (the reduced grid's 100) pooled with the whole set's
     assert {"ASR-without-LM (100 utterances)", "Oracle (100 utterances)", "Baseline0 (100 utterances)"} <= labels
     assert (ours[ours.method == "ASR-without-LM"].runs == 2).all()  # asr_news.csv and asr_news_smollm2.csv
+    # nor are the full grid's LMs rescoring the 8-best list (cpu_grid.csv) pooled with the same LMs fused
+    grid = ours[ours.method == "Oracle (8-best list)"]
+    assert len(grid) == 1 and (grid.runs == 3).all() and (grid.source == "ours/cpu_grid.csv").all()
 
 
 def test_import_builds_without_launching():
