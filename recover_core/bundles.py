@@ -258,7 +258,7 @@ def _smollm2_dir() -> Path | None:
         _drop_gguf_flag(out)
         return out
     gguf = _smollm2_gguf()
-    return None if gguf is None else _convert_gguf(gguf.parent, gguf.name, out)
+    return None if gguf is None else convert_gguf(gguf.parent, gguf.name, out)
 
 
 def _drop_gguf_flag(folder: Path) -> None:
@@ -274,7 +274,8 @@ def _drop_gguf_flag(folder: Path) -> None:
         atomic.write_text(cfg_path, json.dumps(cfg, indent=2))
 
 
-def _convert_gguf(folder: Path, file: str, out: Path) -> Path:
+def convert_gguf(folder: Path, file: str, out: Path) -> Path:
+    """A GGUF causal LM as a plain float32 transformers folder (the SmolLM2 LM job uses it too)."""
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     # transformers dequantizes GGUF to fp32 on load but refuses to save a model it

@@ -286,7 +286,7 @@ def built(*a, **k):
 
 import huggingface_hub
 huggingface_hub.snapshot_download = bundles.hub_snapshot = built
-bundles.Bundle.prepare = bundles._convert_gguf = bundles._merged_asset = bundles._load_hf = built
+bundles.Bundle.prepare = bundles.convert_gguf = bundles._merged_asset = bundles._load_hf = built
 import app
 choices = [str(b.choices) for b in app.demo.blocks.values() if type(b).__name__ == "Dropdown"]
 heavy = [m for m in ("torch", "transformers", "spacy") if m in sys.modules]

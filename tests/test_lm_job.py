@@ -99,7 +99,7 @@ def test_lm_job_past_its_deadline_hands_back_what_it_finished(tmp_path, tiny_ber
     assert bad.returncode == 2 and "export-job" in bad.stderr
 
 
-def test_grid_wer_by_rescoring_here_and_as_a_job(tmp_path, tiny_bert, recordings, monkeypatch):
+def test_grid_wer_by_rescoring_here_and_as_a_job(tmp_path, tiny_bert, tiny_llama, recordings, monkeypatch):
     """[asr] wer_mode = "rescore": the recognizer's n-best lists are searched here, once; each
     news cell's LM scores their texts, in this process or in a job that has no recognizer,
     and the WER rows follow here, with λ, β tuned on dev utterances per seed."""
@@ -149,6 +149,21 @@ def test_grid_wer_by_rescoring_here_and_as_a_job(tmp_path, tiny_bert, recordings
     wt = there[there.metric == "wer_percent"]
     assert sorted(wt.method) == sorted(w.method) and (wt.value >= 0).all()
     assert "nbest_logprobs" not in json.loads((runner.root / "pretrained_job.json").read_text())
+
+    # The same cells with a pretrained causal LM adapted per cell (SmolLM2's job; a tiny LM here).
+    smol = subprocess.run([sys.executable, "-m", "recover_core.experiment.smollm2_job", str(job),
+                           str(tmp_path / "smol.json"), "--model", tiny_llama, "--device", "cpu", "--workers", "1"],
+                          env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True, timeout=600)
+    assert smol.returncode == 0, smol.stderr[-3000:]
+    from recover_core.experiment import smollm2_job
+
+    assert smollm2_job.import_records(runner, tmp_path / "smol.json", tmp_path / "smol.csv", "test") == 3
+    sm = pd.read_csv(tmp_path / "smol.csv")
+    assert set(sm[sm.metric == "perplexity"].method) == {"Pre-Trained-LM", "oracle", "baseline0", "baseline1"}
+    assert sorted(sm[sm.metric == "wer_percent"].method) == sorted(w.method)
+    assert (sm.model == smollm2_job.MODEL).all() and sm.scale.str.contains("LMs trained on cpu").all()
+    with pytest.raises(RecoverError, match="not the output of smollm2_job"):
+        smollm2_job.import_records(runner, tmp_path / "out.json", tmp_path / "x.csv")
 
     # Scores of other n-best lists are refused.
     (tmp_path / "bad.json").write_text(json.dumps(dict(out, cells=[dict(out["cells"][0], nbest_sha="0" * 16)])))

@@ -155,13 +155,14 @@ def pick(utts: Sequence[Utt], texts: Sequence[str], logprobs: Sequence[float] | 
     return out
 
 
-def tune(nb: NBestSet, logprobs: Sequence[float]) -> tuple[float, float, float]:
+def tune(nb: NBestSet, logprobs: Sequence[float], lambdas: Sequence[float] = LAMBDAS,
+         betas: Sequence[float] = BETAS) -> tuple[float, float, float]:
     """(λ, β, dev WER) with the lowest dev WER; ties go to the smaller λ, then β."""
     from recover_core.asr import wer
 
     dev = nb.utts("dev")
     refs = [u.ref for u in dev]
-    best = min((wer.score(refs, pick(dev, nb.texts, logprobs, lw, wb)).wer, lw, wb) for lw in LAMBDAS for wb in BETAS)
+    best = min((wer.score(refs, pick(dev, nb.texts, logprobs, lw, wb)).wer, lw, wb) for lw in lambdas for wb in betas)
     return best[1], best[2], best[0]
 
 
@@ -204,26 +205,35 @@ def reference(run) -> dict:
 
 
 def rows(run, done: dict, common: dict) -> list[dict]:
-    """Tidy wer_percent and cer_percent rows: the recognizer alone, the pretrained LM (once),
-    and every finished cell of the WER dataset with its seed's weights. A seed whose Oracle
-    cell is not finished has no weights yet, so its cells wait for it."""
-    from recover_core.asr.grid_wer import NO_LM, PRETRAINED
+    """The grid's WER rows: its pretrained LM's scores from the reference file, its cells'
+    from their records (``table``)."""
     from recover_core.experiment import read_json
 
     nb = run.nbest
-    common = {**common, "scale": nb.note(common["scale"])}
-    found = [(("", NO_LM, ""), score(nb, None))]
     path = run.root / "cells" / REFERENCE
     ref = read_json(path) if path.exists() else {}
-    if ref.get("key") == run.key and ref.get("nbest_sha") == nb.sha:
-        found.append((("", PRETRAINED, ""), score(nb, ref["nbest_logprobs"], *tune(nb, ref["nbest_logprobs"])[:2])))
-    scored = {(m, meth, seed): rec for (d, m, meth, seed), rec in done.items()
+    ref = ref.get("nbest_logprobs") if ref.get("key") == run.key and ref.get("nbest_sha") == nb.sha else None
+    scored = {(m, meth, seed): rec["nbest_logprobs"] for (d, m, meth, seed), rec in done.items()
               if d == nb.dataset and rec.get("nbest_sha") == nb.sha}
+    return table(nb, ref, scored, {**common, "scale": nb.note(common["scale"])})
+
+
+def table(nb: NBestSet, pretrained: Sequence[float] | None, scored: dict, common: dict,
+          lambdas: Sequence[float] = LAMBDAS, betas: Sequence[float] = BETAS) -> list[dict]:
+    """Tidy wer_percent and cer_percent rows: the recognizer alone, the pretrained LM (once),
+    and every cell of ``scored`` ((masking, method, seed) -> its LM's scores of the texts) with
+    its seed's weights. A seed whose Oracle cell is not there has no weights yet, so its
+    cells wait for it."""
+    from recover_core.asr.grid_wer import NO_LM, PRETRAINED
+
+    found = [(("", NO_LM, ""), score(nb, None))]
+    if pretrained is not None:
+        found.append((("", PRETRAINED, ""), score(nb, pretrained, *tune(nb, pretrained, lambdas, betas)[:2])))
     for seed in sorted({s for _, _, s in scored}):
-        oracle = next((rec for (_, meth, s), rec in scored.items() if s == seed and meth == "oracle"), None)
+        oracle = next((lp for (_, meth, s), lp in scored.items() if s == seed and meth == "oracle"), None)
         if oracle is None:
             continue
-        lw, wb, _ = tune(nb, oracle["nbest_logprobs"])
-        found += [(k, score(nb, rec["nbest_logprobs"], lw, wb)) for k, rec in scored.items() if k[2] == seed]
+        lw, wb, _ = tune(nb, oracle, lambdas, betas)
+        found += [(k, score(nb, lp, lw, wb)) for k, lp in scored.items() if k[2] == seed]
     return [{"dataset": nb.dataset, "masking": m, "method": meth, "metric": metric, "value": rec[metric],
              "seed": seed, **common} for (m, meth, seed), rec in found for metric in ("wer_percent", "cer_percent")]

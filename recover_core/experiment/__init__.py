@@ -64,6 +64,17 @@ def cmd_experiment(args) -> None:
         n = lm_job.import_cells(runner, args.import_cells)
         print(f"{n} cells imported; results: {runner.write_csv()}", file=sys.stderr)
         return
+    if args.import_smollm2:
+        from recover_core.experiment import smollm2_job
+
+        base = shlex.join(["python", "-m", "recover_core", "experiment", "--config", str(args.config)])
+        name = args.import_smollm2.name
+        command = (f"{base} --export-job JOB; python -m recover_core.experiment.smollm2_job JOB {name} --gguf "
+                   f"SmolLM2-135M-Instruct.Q4_1.gguf (a GPU machine); {base} --import-smollm2 {name}")
+        out = Path(args.output or smollm2_job.OUTPUT)
+        n = smollm2_job.import_records(runner, args.import_smollm2, out, command)
+        print(f"{n} SmolLM2 cells imported; results: {out}", file=sys.stderr)
+        return
     if args.corpora_only:
         n = runner.corpora()
         print(f"{n} obfuscated train sets ready under {runner.root / 'corpora'}", file=sys.stderr)
@@ -94,6 +105,10 @@ def add_parser(sub) -> None:
                    help="with --export-job: only these datasets' cells (a job per dataset)")
     p.add_argument("--import-cells", type=Path, default=None, metavar="FILE",
                    help="store the records an LM job wrote as this grid's cells, then write the CSV")
+    p.add_argument("--import-smollm2", type=Path, default=None, metavar="FILE",
+                   help="check the records python -m recover_core.experiment.smollm2_job wrote (SmolLM2 adapted per "
+                        "news cell), then write their perplexity and WER rows (--output, default "
+                        "precomputed/ours/smollm2_grid.csv)")
     p.add_argument("--quiet", action="store_true")
 
 

@@ -87,7 +87,8 @@ class PretrainedLM:
         att = torch.zeros((len(rows), T), dtype=torch.long)
         for b, (ids, targets) in enumerate(rows):
             x[b, :len(ids)], y[b, :len(ids)], att[b, :len(ids)] = torch.tensor(ids), torch.tensor(targets), 1
-        return x, y[:, 1:], att
+        dev = next(self.model.parameters()).device  # a GPU where the LM job put the model
+        return x.to(dev), y[:, 1:].to(dev), att.to(dev)
 
     @torch.inference_mode()
     def logprob(self, texts: Sequence[str], batch_size: int = 32) -> list[float]:

