@@ -234,12 +234,9 @@ def run(src: Path, out: Path, workers: int = 4, deadline_s: float | None = None,
         threads: int = 2) -> dict:
     """Pretrain once, then adapt and score every cell in ``workers`` processes. OUT is rewritten
     after each cell; cells not started by ``deadline_s`` (seconds from now) are left out."""
-    import multiprocessing as mp
     import tempfile
-    from concurrent.futures import ProcessPoolExecutor, as_completed
 
     import torch
-    from tqdm import tqdm
 
     from recover_core.lm import tokenizer as T
 
@@ -266,19 +263,31 @@ def run(src: Path, out: Path, workers: int = 4, deadline_s: float | None = None,
     with tempfile.TemporaryDirectory() as tmp:
         base_path = str(Path(tmp) / "base.pt")
         torch.save({k: v.cpu() for k, v in base.items()}, base_path)
-        ctx = mp.get_context("spawn")  # CUDA cannot be forked
-        with ProcessPoolExecutor(workers, mp_context=ctx, initializer=_worker_init,
-                                 initargs=(str(src), base_path, job["settings"], deadline, device, threads)) as pool:
-            futures = [pool.submit(_run_cell, c) for c in job["cells"]]
-            for f in tqdm(as_completed(futures), total=len(futures), desc="cells", mininterval=10):
-                rec = f.result()
-                if rec is not None:
-                    result["cells"].append(rec)
-                    result["left"] -= 1
-                    result["seconds"] = round(time.time() - t0, 1)
-                    atomic.write_text(out, json.dumps(result))
+        pool_cells(job["cells"], _run_cell, result, out, t0, workers, _worker_init,
+                   (str(src), base_path, job["settings"], deadline, device, threads), "cells")
     atomic.write_text(out, json.dumps(result))
     return result
+
+
+def pool_cells(cells: list[dict], run_cell, result: dict, out: Path, t0: float, workers: int, init, initargs: tuple,
+               desc: str) -> None:
+    """Run ``run_cell`` on every cell in ``workers`` spawned processes, adding each finished
+    record to ``result`` and rewriting OUT after each one (None: past the deadline, left out)."""
+    import multiprocessing as mp
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    from tqdm import tqdm
+
+    ctx = mp.get_context("spawn")  # CUDA cannot be forked
+    with ProcessPoolExecutor(workers, mp_context=ctx, initializer=init, initargs=initargs) as pool:
+        futures = [pool.submit(run_cell, c) for c in cells]
+        for f in tqdm(as_completed(futures), total=len(futures), desc=desc, mininterval=10):
+            rec = f.result()
+            if rec is not None:
+                result["cells"].append(rec)
+                result["left"] -= 1
+                result["seconds"] = round(time.time() - t0, 1)
+                atomic.write_text(out, json.dumps(result))
 
 
 def main(argv: list[str] | None = None) -> None:

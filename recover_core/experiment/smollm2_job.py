@@ -103,16 +103,13 @@ def run(src: Path, out: Path, gguf: Path | None, workers: int = 4, deadline_s: f
     """Convert the GGUF once (or take ``model``, a transformers folder: the tests' tiny LM),
     score the LM as it ships, then adapt and score every cell of the n-best lists' dataset in
     ``workers`` processes; OUT is rewritten after each cell."""
-    import multiprocessing as mp
     import tempfile
-    from concurrent.futures import ProcessPoolExecutor, as_completed
 
     import torch
-    from tqdm import tqdm
 
     from recover_core.bundles import convert_gguf
     from recover_core.errors import RecoverError
-    from recover_core.experiment.lm_job import JOB_FILE, _nbest
+    from recover_core.experiment.lm_job import JOB_FILE, _nbest, pool_cells
 
     t0 = time.time()
     job = json.loads((src / JOB_FILE).read_text(encoding="utf-8"))
@@ -148,17 +145,8 @@ def run(src: Path, out: Path, gguf: Path | None, workers: int = 4, deadline_s: f
             print(f"SmolLM2 as it ships scored on {where} in {pre['seconds_wall']} s", file=sys.stderr, flush=True)
         result = {"family": "smollm2", "grid": job["grid"], "grid_key": job["grid_key"], "device": where,
                   "torch": torch.__version__, "pretrain": pre, "cells": kept.get("cells", []), "left": len(cells)}
-        ctx = mp.get_context("spawn")  # CUDA cannot be forked
-        with ProcessPoolExecutor(workers, mp_context=ctx, initializer=_worker_init,
-                                 initargs=(str(src), base, tokenizer, device, deadline)) as pool:
-            futures = [pool.submit(_run_cell, c) for c in cells]
-            for f in tqdm(as_completed(futures), total=len(futures), desc="smollm2 cells", mininterval=10):
-                rec = f.result()
-                if rec is not None:
-                    result["cells"].append(rec)
-                    result["left"] -= 1
-                    result["seconds"] = round(time.time() - t0, 1)
-                    atomic.write_text(out, json.dumps(result))
+        pool_cells(cells, _run_cell, result, out, t0, workers, _worker_init,
+                   (str(src), base, tokenizer, device, deadline), "smollm2 cells")
     atomic.write_text(out, json.dumps(result))
     return result
 
