@@ -91,6 +91,18 @@ def test_lm_job_past_its_deadline_hands_back_what_it_finished(tmp_path, tiny_ber
     out = json.loads((tmp_path / "out.json").read_text())
     assert out["cells"] == [] and out["left"] == 6 and out["pretrain"]["steps"] > 0
     assert "0 cells done, 6 left" in done.stderr
+    # Cut off after two cells, a second command keeps them (its pretrained LM has the same
+    # weights) and runs only the other four; OUT from other weights is not kept.
+    whole = run_job(job, tmp_path / "out.json", tmp_path, "--workers", "1")
+    assert whole.returncode == 0 and "6 cells done, 0 left" in whole.stderr, whole.stderr[-3000:]
+    full = json.loads((tmp_path / "out.json").read_text())
+    (tmp_path / "out.json").write_text(json.dumps(dict(full, cells=full["cells"][:2], left=4)))
+    resumed = run_job(job, tmp_path / "out.json", tmp_path, "--workers", "1", "--deadline", "0")
+    assert "2 cells done, 4 left" in resumed.stderr, resumed.stderr[-3000:]
+    other = dict(full, pretrain=dict(full["pretrain"], weights_sha="0" * 16))
+    (tmp_path / "out.json").write_text(json.dumps(other))
+    assert "0 cells done, 6 left" in run_job(job, tmp_path / "out.json", tmp_path, "--deadline", "0").stderr
+    (tmp_path / "out.json").write_text(json.dumps(out))
     with pytest.raises(RecoverError, match="not a dataset of this grid"):
         lm_job.export(runner, tmp_path / "other", ["fortunes"])
     with pytest.raises(RecoverError, match="no finished cell"):

@@ -257,13 +257,20 @@ def run(src: Path, out: Path, workers: int = 4, deadline_s: float | None = None,
         pre |= _scores(model, tok, _nbest(src, job), job["nbest"]["dataset"])
     pre["seconds_wall"] = round(time.time() - t0, 1)
     print(f"pretrained on {where} in {pre['seconds_wall']} s ({pre['steps']} steps)", file=sys.stderr, flush=True)
+    # A job cut off at a command's limit goes on here: OUT's cells are kept where this run's
+    # pretrained LM has the same weights (deterministic kernels), and only the others run.
+    kept = json.loads(out.read_text(encoding="utf-8")) if out.is_file() else {}
+    kept = kept.get("cells", []) if kept.get("grid_key") == job["grid_key"] and kept.get("pretrain", {}).get(
+        "weights_sha") == pre["weights_sha"] else []
+    done = {(c["dataset"], c["masking"], c["method"], c["seed"]) for c in kept}
+    todo = [c for c in job["cells"] if (c["dataset"], c["masking"], c["method"], c["seed"]) not in done]
     result = {"grid": job["grid"], "grid_key": job["grid_key"], "device": where, "torch": torch.__version__,
-              "pretrain": pre, "cells": [], "left": len(job["cells"])}
+              "pretrain": pre, "cells": kept, "left": len(todo)}
     deadline = t0 + deadline_s if deadline_s is not None else float("inf")
     with tempfile.TemporaryDirectory() as tmp:
         base_path = str(Path(tmp) / "base.pt")
         torch.save({k: v.cpu() for k, v in base.items()}, base_path)
-        pool_cells(job["cells"], _run_cell, result, out, t0, workers, _worker_init,
+        pool_cells(todo, _run_cell, result, out, t0, workers, _worker_init,
                    (str(src), base_path, job["settings"], deadline, device, threads), "cells")
     atomic.write_text(out, json.dumps(result))
     return result
@@ -294,7 +301,8 @@ def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(prog="python -m recover_core.experiment.lm_job", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("job", type=Path, help="the folder --export-job wrote")
-    p.add_argument("out", type=Path, help="the records, a JSON file (rewritten after each cell)")
+    p.add_argument("out", type=Path, help="the records, a JSON file (rewritten after each cell; its cells are "
+                                          "kept when this run's pretrained LM has the same weights)")
     p.add_argument("--workers", type=int, default=4, help="processes that adapt cells side by side")
     p.add_argument("--threads", type=int, default=2, help="CPU threads per worker")
     p.add_argument("--device", default="auto", help="auto (a CUDA GPU where there is one), cpu, cuda")
