@@ -33,7 +33,7 @@ WHISPER = "whisper-tiny.en"
 WIDE = "none@wide"  # the recognizer alone at the rescoring LMs' beam: what their n-best lists start from
 
 
-class _Batch:
+class AudioBatch:
     """One batch of audio: encoded only if some configuration must search it, and its n-best
     lists (one per beam size, shared by every rescoring LM) taken from the store when kept."""
 
@@ -81,7 +81,7 @@ def decode_all(rec: Recognizer, clips: list, configs: list[tuple[str, DecodeConf
     with tqdm(total=len(clips) * len(configs), desc="asr decode", unit="utt", disable=not progress) as bar:
         for at in range(0, len(clips), batch_size):
             audios = [hypotheses.audio_key(c.samples) for c in clips[at:at + batch_size]]
-            batch = _Batch(rec, clips[at:at + batch_size], audios, store)
+            batch = AudioBatch(rec, clips[at:at + batch_size], audios, store)
             known = {name: [store.get(keys[name], a) for a in audios] if store else [None] for name, _ in configs}
             for name, cfg in configs:
                 if None not in known[name]:

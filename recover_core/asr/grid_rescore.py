@@ -67,7 +67,7 @@ class NBestSet:
         from recover_core import env
         from recover_core.asr import audio, hypotheses, speech_set
         from recover_core.asr.decode import DecodeConfig
-        from recover_core.asr.evaluate import WHISPER, _Batch
+        from recover_core.asr.evaluate import WHISPER, AudioBatch
         from recover_core.asr.recognize import Recognizer
 
         out = self.path()
@@ -88,7 +88,7 @@ class NBestSet:
                 sets[split] = []
                 for at in range(0, len(part), BATCH):
                     clips = [audio.load(folder / r.path) for r in part[at:at + BATCH]]
-                    batch = _Batch(rec, clips, [hypotheses.audio_key(c.samples) for c in clips], store)
+                    batch = AudioBatch(rec, clips, [hypotheses.audio_key(c.samples) for c in clips], store)
                     for r, hyps in zip(part[at:at + BATCH], batch.n_best(cfg)):
                         entry = []
                         for h in hyps:

@@ -20,6 +20,7 @@ float32 there as here.
 from __future__ import annotations
 
 import argparse
+import copy
 import json
 import sys
 import time
@@ -64,7 +65,8 @@ def _worker_init(src: str, base: str, tokenizer: str, device: str, deadline: flo
     from recover_core.experiment.lm_job import JOB_FILE, _nbest, _read_lines
 
     job = json.loads((Path(src) / JOB_FILE).read_text(encoding="utf-8"))
-    _W.update(src=Path(src), base=base, tokenizer=tokenizer, device=device, deadline=deadline, nbest=_nbest(Path(src), job),
+    # The base is read once per worker; each cell adapts a copy (LoRA wraps the model in place).
+    _W.update(src=Path(src), lm=_load(base, tokenizer, device), deadline=deadline, nbest=_nbest(Path(src), job),
               tests={d: _read_lines(Path(src) / f) for d, f in job["tests"].items()})
 
 
@@ -91,7 +93,8 @@ def _run_cell(cell: dict) -> dict | None:
         return None
     t0, nb = time.time(), _W["nbest"]
     texts = _read_lines(_W["src"] / cell["corpus"])
-    lm = _load(_W["base"], _W["tokenizer"], _W["device"])
+    base = _W["lm"]
+    lm = type(base)(copy.deepcopy(base.model), base.tok, base.base)
     stats = lm.adapt(texts, AdaptConfig(seed=cell["seed"], ignore_mask=cell["ignore_mask"]), progress=False)
     return {k: cell[k] for k in ("dataset", "masking", "method", "seed", "train_sha")} | {
         "train_sentences": len(texts), "adapt": stats, "nbest_sha": nb["sha"],
