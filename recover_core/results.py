@@ -95,19 +95,21 @@ def _chart_rows(df, metric: str, choice: str):
     # An LM of another family judges differently: its rows are bars of their own, never
     # pooled with our TransformerLM's as if they were seeds of one cell.
     rescored = rows["model"].fillna("").str.contains("smollm2")
-    # Our grid LMs rescoring an n-best list (cpu_grid.csv) are another setup than the same LMs
-    # fused into the search (asr_news.csv), on the same utterances: bars of their own too.
-    by_list = ~rescored & rows["scale"].fillna("").str.contains("n-best list rescored")
+    # The grid's LMs rescoring an n-best list (cpu_grid.csv, smollm2_grid.csv) are another setup
+    # than the same family's LMs fused or rescored by asr-eval, on the same utterances: bars of
+    # their own too.
+    grid = rows["scale"].fillna("").str.contains("n-best list rescored")
     # Nor are runs on fewer utterances (a subset of the set: the reduced WER grid's 100) pooled
     # with runs on the whole set: they are bars of their own too.
     counted = rows["scale"].fillna("").str.extract(r"(\d+) (?:spoken \w+ )?test utterances")[0]
     utts = pd.to_numeric(counted, errors="coerce")
     subset = utts < utts.max()  # NaN (no count in the scale) compares False
     count = utts[subset].astype(int).astype(str) + " utterances"
-    rows.loc[rescored & ~subset, "method"] += " (SmolLM2)"
+    rows.loc[rescored & ~subset & ~grid, "method"] += " (SmolLM2)"
     rows.loc[rescored & subset, "method"] += " (SmolLM2, " + count + ")"
     rows.loc[~rescored & subset, "method"] += " (" + count + ")"
-    rows.loc[by_list, "method"] += " (8-best list)"
+    rows.loc[rescored & grid, "method"] += " (SmolLM2 grid)"
+    rows.loc[~rescored & grid, "method"] += " (8-best list)"
     # Several runs of one cell (seeds, files) are one bar: their mean, with the min-max range
     # over the runs as its error bar (none for a single run: its noise is unknown).
     keys = ["origin", "dataset", "method", "masking"]

@@ -129,6 +129,8 @@ def test_results_chart_holds_the_papers_numbers():
 def test_the_wer_chart_never_pools_two_lm_families():
     """SmolLM2's rows (asr_news_smollm2.csv) are bars of their own, not a second "seed" of
     our TransformerLM's."""
+    import pandas as pd
+
     from recover_core import results
 
     df = results.load()
@@ -146,6 +148,12 @@ def test_the_wer_chart_never_pools_two_lm_families():
     # nor are the full grid's LMs rescoring the 8-best list (cpu_grid.csv) pooled with the same LMs fused
     grid = ours[ours.method == "Oracle (8-best list)"]
     assert len(grid) == 1 and (grid.runs == 3).all() and (grid.source == "ours/cpu_grid.csv").all()
+    # and SmolLM2 over the grid's cells (smollm2_job's CSV) is not a seed of asr-eval's SmolLM2 bars
+    row = df[(df.source == "ours/cpu_grid.csv") & (df.method == "oracle") & (df.metric == "wer_percent")].head(1)
+    smol_grid = results._chart_rows(pd.concat([df[df.origin == "ours"], row.assign(model="smollm2-135m-lora")]),
+                                    "WER", results.pair_label("WSJ", "news"))
+    assert smol_grid[smol_grid.method == "Oracle (SmolLM2 grid)"].runs.tolist() == [1]
+    assert smol_grid[smol_grid.method == "Oracle (SmolLM2)"].runs.tolist() == [1]
 
 
 def test_import_builds_without_launching():
