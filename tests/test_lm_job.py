@@ -172,6 +172,11 @@ def test_grid_wer_by_rescoring_here_and_as_a_job(tmp_path, tiny_bert, tiny_llama
     assert smol.returncode == 0, smol.stderr[-3000:]
     again = smollm2_job()  # a second command goes on where the first stopped: here, nothing is left
     assert again.returncode == 0 and "3 cells done, 0 left" in again.stderr and "scored on" not in again.stderr
+    first = json.loads((tmp_path / "smol.json").read_text())
+    older = dict(first, pretrain={k: v for k, v in first["pretrain"].items() if k != "end_token"})
+    (tmp_path / "smol.json").write_text(json.dumps(older))  # an OUT that does not name its end token
+    redone = smollm2_job()
+    assert redone.returncode == 0 and "scored on" in redone.stderr, redone.stderr[-3000:]
     from recover_core.experiment import smollm2_job
 
     assert smollm2_job.import_records(runner, tmp_path / "smol.json", tmp_path / "smol.csv", "test") == 3

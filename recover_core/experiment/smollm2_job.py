@@ -110,9 +110,11 @@ def run(src: Path, out: Path, gguf: Path | None, workers: int = 4, deadline_s: f
 
     import torch
 
+    from transformers import AutoTokenizer
+
     from recover_core.bundles import convert_gguf
     from recover_core.errors import RecoverError
-    from recover_core.experiment.lm_job import JOB_FILE, _nbest, pool_cells
+    from recover_core.experiment.lm_job import JOB_FILE, _nbest, _read_lines, pool_cells
 
     t0 = time.time()
     job = json.loads((src / JOB_FILE).read_text(encoding="utf-8"))
@@ -121,14 +123,6 @@ def run(src: Path, out: Path, gguf: Path | None, workers: int = 4, deadline_s: f
     if device == "auto":
         device = "cuda" if torch.cuda.is_available() else "cpu"
     where = torch.cuda.get_device_name(device) if device.startswith("cuda") else "cpu"
-    cells = _cells(job)
-    # A job longer than one command's limit goes on where the last one stopped: OUT's
-    # finished cells are kept (same grid and n-best lists), only the others run.
-    kept = json.loads(out.read_text(encoding="utf-8")) if out.is_file() else {}
-    if kept.get("grid_key") != job["grid_key"] or kept.get("pretrain", {}).get("nbest_sha") != job["nbest"]["sha"]:
-        kept = {}
-    done = {(c["masking"], c["method"], c["seed"]) for c in kept.get("cells", [])}
-    cells = [c for c in cells if (c["masking"], c["method"], c["seed"]) not in done]
     deadline = t0 + deadline_s if deadline_s is not None else float("inf")
     with tempfile.TemporaryDirectory() as tmp:
         if model is None and not (src / TOKENIZER).is_dir():
@@ -138,8 +132,14 @@ def run(src: Path, out: Path, gguf: Path | None, workers: int = 4, deadline_s: f
         tokenizer = base if model is not None else str(src / TOKENIZER)
         nb = _nbest(src, job)
         dataset = job["nbest"]["dataset"]
-        from recover_core.experiment.lm_job import _read_lines
-
+        # A job longer than one command's limit goes on where the last one stopped: OUT's
+        # finished cells are kept (same grid, n-best lists and end token), only the others run.
+        kept = json.loads(out.read_text(encoding="utf-8")) if out.is_file() else {}
+        same = (job["grid_key"], nb["sha"], AutoTokenizer.from_pretrained(tokenizer).eos_token)
+        if (kept.get("grid_key"), kept.get("pretrain", {}).get("nbest_sha"), kept.get("pretrain", {}).get("end_token")) != same:
+            kept = {}
+        done = {(c["masking"], c["method"], c["seed"]) for c in kept.get("cells", [])}
+        cells = [c for c in _cells(job) if (c["masking"], c["method"], c["seed"]) not in done]
         pre = kept.get("pretrain")
         if pre is None:
             pre = {"base": Path(base).name if model is not None else gguf.name, "nbest_sha": nb["sha"],
