@@ -272,6 +272,7 @@ def run(src: Path, out: Path, workers: int = 4, deadline_s: float | None = None,
         torch.save({k: v.cpu() for k, v in base.items()}, base_path)
         pool_cells(todo, _run_cell, result, out, t0, workers, _worker_init,
                    (str(src), base_path, job["settings"], deadline, device, threads), "cells")
+    result["seconds"] = round(time.time() - t0, 1)
     atomic.write_text(out, json.dumps(result))
     return result
 

@@ -150,6 +150,7 @@ def run(src: Path, out: Path, gguf: Path | None, workers: int = 4, deadline_s: f
                   "torch": torch.__version__, "pretrain": pre, "cells": kept.get("cells", []), "left": len(cells)}
         pool_cells(cells, _run_cell, result, out, t0, workers, _worker_init,
                    (str(src), base, tokenizer, device, deadline), "smollm2 cells")
+    result["seconds"] = round(time.time() - t0, 1)
     atomic.write_text(out, json.dumps(result))
     return result
 
