@@ -176,10 +176,23 @@ def titles(res, e) -> set[int]:
     return {i for i in range(e.first, e.last) if bare(res.plan.transcript.words[i].word).rstrip(".") in TITLES}
 
 
+def own_name(ob, clip):
+    """The control: each found name said again *as itself* by the chosen voice, cut and
+    spliced as a substitute is. What the second pass then loses outside the names is what
+    a change of voice costs, with no change of name (the leak is then by design)."""
+    plan = ob.find(clip)
+    for e in plan.entities:
+        e.substitute, e.chosen = e.original, False  # a person's edit: never retried
+    return ob.render(clip, plan)
+
+
 def run_set(ob, folder: Path, items: list[dict], mode: str, dump: Path | None = None,
-            unseen_voice: bool = False) -> dict:
+            unseen_voice: bool = False, control: bool = False, clone: bool = False) -> dict:
     """``unseen_voice``: auto may not pick the voice that spoke the utterance, as for a real
-    speaker, whose voice is none of ours (without it, auto often picks the speaker's own)."""
+    speaker, whose voice is none of ours (without it, auto often picks the speaker's own).
+    ``control``: the names said again as themselves (``own_name``). ``clone``: the voice that
+    spoke the utterance speaks the insert, as a perfect voice clone would (only this set's
+    speakers are voices we have)."""
     import dataclasses
 
     from tqdm import tqdm
@@ -194,9 +207,11 @@ def run_set(ob, folder: Path, items: list[dict], mode: str, dump: Path | None = 
     for it in tqdm(items, desc=f"speech obfuscation ({mode})", unit="utt"):
         if unseen_voice:
             ob.settings = dataclasses.replace(base, exclude_voices=(it["voice"],))
+        if clone:
+            ob.settings = dataclasses.replace(base, voice=it["voice"])
         clip = audio.load(folder / f"{it['id']}.flac", keep_native=True)
         t0 = time.perf_counter()
-        res = ob.run(clip)
+        res = own_name(ob, clip) if control else ob.run(clip)
         rtfs.append((time.perf_counter() - t0) / clip.seconds)
         # Truth names are matched to the first pass by jiwer's alignment, so a name the
         # recognizer misheard ("Welton" for "Walton") still counts as found when it was masked.
@@ -383,6 +398,12 @@ def main() -> None:
                     help="cut the name alone: its neighbouring 'to'/'at' is not said again (the default before 2026-11-25)")
     ap.add_argument("--unseen-voice", action="store_true",
                     help="also substitute with the speaker's own voice never chosen (method 'substitute-unseen-voice')")
+    ap.add_argument("--control-own-name", action="store_true",
+                    help="also the control: each name said again as itself by the chosen voice (method "
+                         "'substitute-own-name'); its WER rise outside the names is the cost of the voice change alone")
+    ap.add_argument("--clone", action="store_true",
+                    help="also substitute (and with --control-own-name, the control) in the speaker's own voice, "
+                         "as a voice clone would ('substitute-clone', 'substitute-own-name-clone')")
     args = ap.parse_args()
     import torch
 
@@ -397,6 +418,17 @@ def main() -> None:
     if args.unseen_voice:
         dump = args.dump.with_name(args.dump.stem + "-unseen-voice.jsonl") if args.dump else None
         results["substitute-unseen-voice"] = run_set(sub, folder, items, "substitute", dump, unseen_voice=True)
+    if args.control_own_name:
+        dump = args.dump.with_name(args.dump.stem + "-own-name.jsonl") if args.dump else None
+        results["substitute-own-name"] = run_set(sub, folder, items, "substitute", dump, unseen_voice=args.unseen_voice,
+                                                 control=True)
+    if args.clone:
+        dump = args.dump.with_name(args.dump.stem + "-clone.jsonl") if args.dump else None
+        results["substitute-clone"] = run_set(sub, folder, items, "substitute", dump, clone=True)
+        if args.control_own_name:
+            dump = args.dump.with_name(args.dump.stem + "-own-name-clone.jsonl") if args.dump else None
+            results["substitute-own-name-clone"] = run_set(sub, folder, items, "substitute", dump, control=True,
+                                                           clone=True)
     if args.only_substitute:
         for mode, d in results.items():
             print(f"[{mode}]")
