@@ -326,7 +326,7 @@ def on_speech_find(recorded, technique, filler, mode, voice):
 
 @friendly
 @threads.on_models_thread
-def on_speech_render(state, edited, technique, filler, mode, voice):
+def on_speech_render(state, edited, technique, filler, mode, voice, request: gr.Request = None):
     from recover_core.speech import demo as speech_demo
 
     if not state:
@@ -336,10 +336,51 @@ def on_speech_render(state, edited, technique, filler, mode, voice):
     result = ob.render(clip, speech_demo.apply_edits(plan, edited))
     original = clip.native if clip.native is not None else clip.samples
     second = result.second.text if result.second else "(no second pass: nothing was replaced)"
-    pcm = lambda x: (np.clip(x, -1, 1) * 32767).astype(np.int16)  # noqa: E731  (what Gradio plays, without its warning)
-    return ((result.rate, pcm(original)), (result.rate, pcm(result.samples)), speech_demo.waveform(original, result),
+    players = played(request, original=(result.rate, original), obfuscated=(result.rate, result.samples))
+    return (*players, speech_demo.waveform(original, result),
             second, speech_demo.checks(result), speech_demo.verdict(result), speech_demo.highlighted(plan),
             speech_demo.table(plan))  # a retry may have changed a substitute: the table shows what was rendered
+
+
+def played_folder(request: gr.Request | None) -> Path:
+    """The players' audio of one browser session, in Gradio's cache (so it is served as it is,
+    not copied). Named by a hash: the folder's name is in the files' URLs."""
+    import hashlib
+
+    from gradio.utils import get_upload_folder
+
+    session = getattr(request, "session_hash", None) or "no-session"
+    return Path(get_upload_folder()) / f"played-{hashlib.sha256(session.encode()).hexdigest()[:20]}"
+
+
+def played(request: gr.Request | None, **clips: tuple[int, np.ndarray]) -> list[str]:
+    """Write the players' audio ourselves, not as Gradio's numpy outputs: those sat in its cache
+    until the 10-minute sweep, and the "Original" player holds the names. A session keeps only
+    its newest render (two renders of one session run one after another in the models group),
+    and its folder goes when the tab closes (``forget_played``)."""
+    import shutil
+
+    import soundfile as sf
+
+    from recover_core import atomic
+
+    folder = played_folder(request)
+    shutil.rmtree(folder, ignore_errors=True)  # the last render's: its players are being replaced
+    folder.mkdir(mode=0o700, parents=True)
+    paths = []
+    for name, (rate, x) in clips.items():
+        path = folder / f"{name}-{os.urandom(6).hex()}.wav"  # a new URL per render: no stale browser cache
+        with atomic.replacing(path, suffix=".tmp.wav", mode=0o600) as tmp:
+            sf.write(tmp, np.clip(x, -1, 1), rate, subtype="PCM_16")
+        paths.append(str(path))
+    return paths
+
+
+def forget_played(request: gr.Request):
+    """The tab closed (or a client left): its players' audio goes now, not at the sweep."""
+    import shutil
+
+    shutil.rmtree(played_folder(request), ignore_errors=True)
 
 
 RESULTS = results.load()  # read once at start: precomputed/ does not change while the app runs
@@ -524,6 +565,7 @@ def build_demo() -> gr.Blocks:
             on_speech_render, [s_state, s_table] + speech_inputs, render_outputs, api_name="speech_render", **MODELS)
         s_again.click(on_speech_render, [s_state, s_table] + speech_inputs, render_outputs,
                       api_name="speech_rerender", **MODELS)
+        demo.unload(forget_played)
         a_button.click(on_wer, [a_recorded, a_uploaded, a_typed, a_transcript, a_lms, a_engine],
                        [a_status, a_plot] + a_columns,
                        api_name="wer", **MODELS)

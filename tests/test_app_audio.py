@@ -2,6 +2,7 @@
 and the bad inputs a user can send, each answered with a message."""
 from __future__ import annotations
 
+import hashlib
 import shutil
 import tempfile
 import time
@@ -173,6 +174,32 @@ def test_obfuscate_speech_then_edit_a_substitute(client, tmp_path):
         assert "Needs review" in verdict2 and "substitute is not heard" in verdict2
     leftovers = [p for p in Path(tempfile.gettempdir()).rglob(name) if not p.is_relative_to(tmp_path)]
     assert not leftovers, leftovers  # the upload did not outlive its request
+
+
+def played_on_server(client) -> list[Path]:
+    """The players' audio the app keeps for this client's session (app.played_folder)."""
+    h = hashlib.sha256(client.session_hash.encode()).hexdigest()[:20]
+    return sorted(Path(tempfile.gettempdir()).glob(f"recover-gradio-*/played-{h}/*"))
+
+
+def test_played_audio_lives_only_as_long_as_its_players(app_url, tmp_path):
+    """The "Original" player holds the names: the server keeps one render's audio per session,
+    the newest, and none once the session has gone (the tab closed, the client left)."""
+    from gradio_client import Client
+
+    user = Client(app_url, verbose=False, download_files=tmp_path)
+    _, table, _ = speech(user, ROOT / "assets/speech/dashwood-0870.flac")
+    render(user, table)
+    first = played_on_server(user)
+    assert [p.name.split("-")[0] for p in first] == ["obfuscated", "original"], first
+    render(user, table, api="/speech_rerender")
+    second = played_on_server(user)
+    assert len(second) == 2 and not set(first) & set(second), (first, second)  # the first render's went
+    user.close()
+    deadline = time.time() + 60  # Gradio notices a closed heartbeat within its 15 s interval
+    while played_on_server(user) and time.time() < deadline:
+        time.sleep(1)
+    assert not played_on_server(user), "the session's audio outlived the session"
 
 
 @pytest.mark.parametrize("case, message", [

@@ -88,6 +88,11 @@ def test_audio_tab_obfuscates_the_names_in_an_example(page, tmp_path):
     assert "PERSON →" in body and "Traceback" not in body
     second = page.get_by_label("Second pass (what the recognizer hears in the output)").input_value()
     assert second and "dashwood" not in second.lower()
+    # Both players serve the audio the app wrote for this session (app.played), not a copy.
+    srcs = page.evaluate("() => [...document.querySelectorAll('a[data-testid=download-link]')].map(a => a.href)"
+                         ".filter(s => s.includes('/played-'))")
+    assert {s.rsplit("/", 1)[-1].split("-")[0] for s in srcs} == {"original", "obfuscated"}, srcs
+    assert all(page.request.get(s).ok for s in srcs)
     shot = Path(os.environ.get("RECOVER_SCREENSHOT_SPEECH", tmp_path / "speech_tab.png"))
     page.screenshot(path=str(shot), full_page=True)
     assert shot.stat().st_size > 20_000
