@@ -113,3 +113,17 @@ def test_bad_arguments_get_a_message(folder, tmp_path):
     taken.write_text("x")
     p = run("obfuscate-audio", folder / "a_call.wav", "-o", taken, check=False)
     assert p.returncode == 2 and "cannot write there" in p.stderr
+
+
+def test_top_k_with_obfuscates_sampling_flag(folder, tmp_path):
+    """`--method topk --sampling uniform`, as for `obfuscate`: the names are still replaced,
+    and the manifest records the draw it was made with."""
+    out = tmp_path / "o"
+    run("obfuscate-audio", folder / "a_call.wav", folder / "c_trip.wav", "-o", out, "--quiet",
+        "--method", "topk", "--sampling", "uniform", "--no-second-pass")
+    recs = records(out)
+    assert [r["settings"]["sampling"] for r in recs] == ["uniform", "uniform"]
+    assert all(r["entities"] and all(e["substitute"] not in TEXTS[Path(r["path"]).stem] for e in r["entities"])
+               for r in recs)
+    p = run("obfuscate-audio", folder / "a_call.wav", "-o", tmp_path / "o2", "--sampling", "greedy", check=False)
+    assert p.returncode == 2 and "greedy" in p.stderr

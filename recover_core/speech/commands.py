@@ -25,7 +25,8 @@ def _settings(args):
 
     types = tuple(t.strip().upper() for t in args.types.split(",") if t.strip()) if args.types else ("PERSON",)
     return Settings(technique=args.technique, types=types if "entityTagger" in args.technique else (), n=args.n,
-                    ner_model=args.ner_model, filler=args.filler, model=args.model, method=args.method, k=args.k,
+                    ner_model=args.ner_model, filler=args.filler, model=args.model, method=args.method,
+                    sampling=args.sampling, k=args.k,
                     mode=args.mode, voice=args.voice, seed=args.seed, review_below=args.review_below,
                     second_pass=not args.no_second_pass, retries=0 if args.no_second_pass else args.retries,
                     respeak=not args.no_respeak).check()
@@ -138,6 +139,7 @@ def cmd_obfuscate_audio(args) -> None:
 def add_parser(sub) -> None:
     from recover_core.cli import _positive
     from recover_core.filling import KINDS
+    from recover_core.filling.base import DEFAULT_SAMPLING, SAMPLINGS
     from recover_core.speech.obfuscate import MODES
     from recover_core.speech.voices import VOICES
 
@@ -153,6 +155,9 @@ def add_parser(sub) -> None:
     p.add_argument("--model", default=None)
     p.add_argument("--method", choices=["top1", "topk"], default="top1")
     p.add_argument("--k", type=_positive, default=50, help="candidates the filler offers to the name rules")
+    p.add_argument("--sampling", choices=SAMPLINGS, default=DEFAULT_SAMPLING,
+                   help="Top-K: the order in which the name rules try the best 10: uniform (shuffled) or weighted "
+                        "(drawn by the filler's scores), as for `obfuscate`")
     p.add_argument("--voice", choices=["auto", *VOICES], default="auto",
                    help="auto: the clearest voice in the speaker's pitch range")
     p.add_argument("--seed", type=int, default=0)

@@ -26,6 +26,7 @@ import numpy as np
 from recover_core import validation
 from recover_core.asr.audio import SAMPLE_RATE, Audio
 from recover_core.errors import RecoverError
+from recover_core.filling.base import DEFAULT_SAMPLING, SAMPLINGS, Candidate
 from recover_core.speech import boundaries, splice, voices
 from recover_core.pseudonyms import TITLES, Pseudonyms, bare
 
@@ -54,6 +55,7 @@ class Settings:
     filler: str = "mlm"
     model: str | None = None
     method: str = "top1"
+    sampling: str = DEFAULT_SAMPLING  # Top-K's draw, as obfuscate's --sampling
     k: int = 50  # candidates the filler offers; the name rules filter them
     mode: str = "substitute"
     voice: str = "auto"  # or one of voices.VOICES (voices.choose)
@@ -71,6 +73,8 @@ class Settings:
 
     def check(self) -> "Settings":
         validation.check_choice("mode", self.mode, list(MODES))
+        validation.check_choice("method", self.method, ["top1", "topk"])
+        validation.check_choice("sampling", self.sampling, list(SAMPLINGS))
         if self.voice != "auto":
             voices.check_voice(self.voice)
         for v in self.exclude_voices:
@@ -80,6 +84,25 @@ class Settings:
         if not 0 <= self.retries <= 5:
             raise RecoverError("Retries: a number from 0 to 5.")
         return self
+
+
+TOPK_HEAD = 10  # Top-K: the name rules take the first acceptable word of the best 10, in a drawn order
+
+
+def ranked(cands: list[Candidate], method: str, sampling: str, rng: random.Random) -> list[str]:
+    """The order in which the name rules try the filler's words. Top-1: best first. Top-K: the
+    best TOPK_HEAD in a drawn order, as `obfuscate --method topk` draws: ``uniform`` shuffles
+    them, ``weighted`` draws them one after another in proportion to their scores
+    (Efraimidis-Spirakis keys); the rest follow, best first."""
+    words = [c.word for c in cands]
+    if method != "topk":
+        return words
+    head = list(cands[:TOPK_HEAD])
+    if sampling == "weighted":
+        head.sort(key=lambda c: rng.random() ** (1.0 / max(c.score, 1e-12)), reverse=True)
+    else:
+        rng.shuffle(head)
+    return [c.word for c in head] + words[TOPK_HEAD:]
 
 
 @dataclass
@@ -337,14 +360,8 @@ class SpeechObfuscator:
         masked.append(text[at:])
         filler = get_filler(s.filler, s.model)
         filled = filler.fill([MaskInput("".join(masked), markers)], method="top1", k=s.k, seed=s.seed)[0]
-        out = []
-        for i, f in enumerate(filled.fills):
-            words = [c.word for c in f.candidates]
-            if s.method == "topk":
-                head = words[:10]
-                random.Random(f"{s.seed}:{i}").shuffle(head)
-                words = head + words[10:]
-            out.append(words)
+        out = [ranked(f.candidates, s.method, s.sampling, random.Random(f"{s.seed}:{i}"))
+               for i, f in enumerate(filled.fills)]
         return out + [[] for _ in range(len(groups) - len(out))]
 
     def render(self, clip: Audio, plan: Plan) -> Result:
