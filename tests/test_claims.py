@@ -221,3 +221,15 @@ def test_grid_table_shows_the_mean_and_range_over_seeds():
     assert "mean of 3 seeds" in table
     assert "| Oracle | 1,010 (1,000-1,020) |" in table
     assert "typed; ours" in table and "1,110 (1,100-1,120)" in table
+
+
+def test_speech_table_puts_our_bench_beside_preiss2023_table2():
+    """The Results tab's speech table, from the shipped CSVs: the paper's three MLMs (13/20
+    names exactly matched) and our bench's rows, with our second-pass WER in the paper's
+    "confidence" column (lower is better in both)."""
+    t = R.speech_table(R.load())
+    paper, ours = t[t["origin"] == "paper"], t[t["origin"] == "ours"]
+    assert set(paper["system"]) == {"ALBERT", "BERT", "RoBERTa"} and set(paper["NE exact match"]) == {"13/20"}
+    assert {"substitute", "bleep"} <= set(ours["system"]) and (ours["dataset"] == "names-speech").all()
+    conf = [c for c in t.columns if "preiss2023's confidence" in c][0]
+    assert ours[conf].between(0, 1).all() and ours["names found (recall)"].between(0.5, 1).all()

@@ -222,15 +222,23 @@ def test_telephone_audio_at_8khz_stays_8khz(obfuscators, tmp_path):
     assert "margaret" not in heard(r) and "thompson" not in heard(r)
 
 
-@pytest.mark.parametrize("text", [
-    "Margaret called about the report, and then she thanked Robert",  # names at the very start and end
-    "We invited Margaret, Susan, Robert and Kevin to the dinner.",  # names back to back
-    "Please welcome Maximiliano Bartholomew Wolfeschlegelsteinhausen to the stage.",  # a very long name
+@pytest.mark.parametrize("text, names", [
+    # names at the very start and end of the file
+    ("Margaret called about the report, and then she thanked Robert", ["Margaret", "Robert"]),
+    ("We invited Margaret, Susan, Robert and Kevin to the dinner.", ["Margaret", "Susan", "Robert", "Kevin"]),
+    # a very long name: Whisper writes its end as other words ("Wolfish Ledgerstein-Hossing")
+    ("Please welcome Maximiliano Bartholomew Wolfeschlegelsteinhausen to the stage.", None),
 ])
-def test_awkward_positions_and_lengths(obfuscators, tmp_path, text):
+def test_awkward_positions_and_lengths(obfuscators, tmp_path, text, names):
     c = speak(tmp_path, text)
     r = obfuscators["substitute"].run(c)
     assert r.entities, "no name found"
+    if names:  # every name found, replaced, and not heard again, the first and last too
+        assert [e.original for e in r.entities] == names
+        assert not {n.lower() for n in names} & set(heard(r)), r.second.text
+    if text.startswith("Margaret called"):
+        first, last = r.entities[0], r.entities[-1]
+        assert first.start < 0.05 and last.end > c.seconds - 0.3  # the cuts reach the file's edges
     ends = [(e.out_start, e.out_end) for e in r.entities]
     assert all(0 <= a < b <= len(r.samples) / r.rate + 1e-3 for a, b in ends)
     assert all(b1 <= a2 for (_, b1), (a2, _) in zip(ends, ends[1:]))  # replacements never overlap
@@ -348,6 +356,48 @@ def test_top_k_tries_the_best_ten_in_a_drawn_order():
         assert len({tuple(o) for o in orders}) > 100  # a drawn order, not a fixed one
         firsts[sampling] = sum(o[0] == "Anna" for o in orders) / len(orders)
     assert firsts["uniform"] < 0.25 < 0.45 < firsts["weighted"], firsts  # 0.1 and 0.6 expected
+
+
+def test_review_flags_unsure_words_and_low_confidence(obfuscators, clip):
+    """needs_review also when the recognizer was unsure of a found name's words, or the
+    second pass's confidence is under the threshold: each says why."""
+    r = obfuscators["substitute"].run(clip)
+    strict = SpeechObfuscator(Settings(voice="piper-joe", unsure_below=1.01, review_below=1.0),
+                              obfuscators["substitute"].recognizer)
+    r.reasons, r.confidence = [], 0.75
+    strict._review(r)
+    assert r.needs_review
+    assert any("unsure of these words" in x for x in r.reasons) and "confidence 0.75 is under 1.00" in r.reasons
+
+
+def test_a_substitute_is_stretched_toward_the_span_within_limits(obfuscators):
+    """The inserted audio moves toward the original span's length, by at most 1.25x / 0.8x."""
+    from recover_core.speech.obfuscate import Entity
+
+    rate = 16000
+    x = (np.random.default_rng(0).standard_normal(4 * rate) * 0.05).astype(np.float32)
+    y, r = voices.synthesize("Mary", "piper-joe")
+    natural = len(splice.trim(y, r, pad_s=0.02)) / r
+    got = {}
+    for span in (natural, 3.0, 0.05):
+        e = Entity(0, 1, "PERSON", "Jane", "Mary", 0.5, 0.5 + span, "aligned", 1.0)
+        got[span] = len(obfuscators["substitute"]._insert(e, x, rate, "piper-joe")) / rate
+    assert got[natural] == pytest.approx(natural, rel=0.05)
+    lo, hi = splice.STRETCH_LIMITS
+    assert got[3.0] == pytest.approx(natural * hi, rel=0.12) and got[0.05] == pytest.approx(natural * lo, rel=0.12)
+
+
+def test_median_pitch_of_real_voices_and_a_tone():
+    """The pitch that auto matches: a 150 Hz harmonic tone reads 150 Hz; the female flite
+    voice is well above the male one; a clip too short to tell has none."""
+    rate = 16000
+    t = np.arange(rate) / rate
+    tone = sum(np.sin(2 * np.pi * 150 * h * t) / h for h in (1, 2, 3)).astype(np.float32) * 0.3
+    assert voices.median_f0(tone, rate) == pytest.approx(150, rel=0.05)
+    f0 = {v: voices.median_f0(*voices.synthesize("The report arrived this morning from the office.", v))
+          for v in ("flite-slt", "flite-rms")}
+    assert all(60 <= f <= 400 for f in f0.values()) and f0["flite-slt"] > 1.3 * f0["flite-rms"], f0
+    assert voices.median_f0(tone[: rate // 10], rate) is None
 
 
 def test_auto_picks_the_clearest_voice_in_the_speakers_register(monkeypatch):

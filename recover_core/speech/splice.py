@@ -20,8 +20,8 @@ FADES = (FADE_S, 0.010, 0.020)  # tried in turn until every seam of a recording 
 FRAME_S = 0.010
 CONTEXT_S = 1.0
 BLEEP_HZ = 1000.0
-STRETCH_LIMITS = (0.8, 1.25)
-CLICK_RATIO = 2.0  # how far a substitute's duration is pulled toward the original's
+STRETCH_LIMITS = (0.8, 1.25)  # how far a substitute's duration is pulled toward the original's
+CLICK_RATIO = 2.0  # a seam's click_ratio above this is a click
 
 
 def frames_rms(x: np.ndarray, rate: int, frame_s: float = FRAME_S) -> np.ndarray:
