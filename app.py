@@ -615,4 +615,5 @@ if __name__ == "__main__":
         server_name=os.environ.get("GRADIO_SERVER_NAME", "127.0.0.1"),
         server_port=int(os.environ.get("GRADIO_SERVER_PORT", "7860")),
         share=False,  # privacy: never a public share link
+        run_history=False,  # privacy: no run's text or audio is saved in the browser either
     )

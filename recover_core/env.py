@@ -39,6 +39,9 @@ def configure() -> None:
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
     os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
+    # Gradio 6 keeps every run's inputs and outputs in the browser (or a hub bucket) by default:
+    # the user's sentences and audio would outlive the request, on a shared demo machine too.
+    os.environ.setdefault("GRADIO_RUN_HISTORY", "False")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 

@@ -96,3 +96,14 @@ def test_audio_tab_obfuscates_the_names_in_an_example(page, tmp_path):
     shot = Path(os.environ.get("RECOVER_SCREENSHOT_SPEECH", tmp_path / "speech_tab.png"))
     page.screenshot(path=str(shot), full_page=True)
     assert shot.stat().st_size > 20_000
+
+
+def test_no_run_is_kept_in_the_browser(page):
+    """Gradio 6 saves each run's inputs and outputs in the browser's localStorage by default
+    (a "Runs" page): the user's sentences would outlive their request on a shared machine.
+    After this module's runs, nothing of them is stored, and there is no Runs page."""
+    stored = page.evaluate("() => Object.fromEntries(Object.entries(localStorage))")
+    assert not [k for k in stored if "run-history" in k], list(stored)
+    assert "Okonkwo" not in str(stored) and "dashwood" not in str(stored).lower()
+    assert page.locator("a.run-history").count() == 0
+    assert page.request.get(page.url.rstrip("/") + "/gradio_api/runs").status == 404
