@@ -340,21 +340,22 @@ def test_bad_settings_get_a_message():
 
 
 def test_top_k_tries_the_best_ten_in_a_drawn_order():
-    """`--method topk --sampling` as for `obfuscate`: uniform shuffles the best ten; weighted
-    draws them by score, so the best comes first far more often; the rest follow, best first."""
+    """`--method topk --sampling` as for `obfuscate`: the name rules try the best ten in the
+    order Top-K draws them. Uniform: any order; weighted: the best comes first far more
+    often; the rest follow, best first."""
     import random
 
-    from recover_core.filling.base import Candidate
-    from recover_core.speech.obfuscate import ranked
+    from recover_core.filling.base import Candidate, drawn_order
+    from recover_core.speech.obfuscate import TOPK_HEAD
 
     cands = [Candidate("Anna", 0.6)] + [Candidate(f"N{i}", 0.04) for i in range(9)] + [Candidate("Zoe", 0.001)]
-    assert ranked(cands, "top1", "weighted", random.Random(0)) == [c.word for c in cands]
+    assert drawn_order(cands, "top1", TOPK_HEAD, random.Random(0)) == list(range(11))
     firsts = {}
     for sampling in ("uniform", "weighted"):
-        orders = [ranked(cands, "topk", sampling, random.Random(f"{seed}:0")) for seed in range(300)]
-        assert all(sorted(o[:10]) == sorted(c.word for c in cands[:10]) and o[10:] == ["Zoe"] for o in orders)
+        orders = [drawn_order(cands, "topk", TOPK_HEAD, random.Random(f"{seed}:0"), sampling) for seed in range(300)]
+        assert all(sorted(o[:10]) == list(range(10)) and o[10:] == [10] for o in orders)
         assert len({tuple(o) for o in orders}) > 100  # a drawn order, not a fixed one
-        firsts[sampling] = sum(o[0] == "Anna" for o in orders) / len(orders)
+        firsts[sampling] = sum(o[0] == 0 for o in orders) / len(orders)
     assert firsts["uniform"] < 0.25 < 0.45 < firsts["weighted"], firsts  # 0.1 and 0.6 expected
 
 

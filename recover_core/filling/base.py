@@ -152,14 +152,32 @@ def choose(cands: Sequence[Candidate], method: Method, k: int, rng: random.Rando
         return 0, False
     pool = list(range(min(k, len(cands))))
     while pool:
-        if sampling == "uniform":
-            i = pool[rng.randrange(len(pool))]
-        else:
-            i = rng.choices(pool, weights=[max(cands[i].score, 1e-12) for i in pool])[0]
+        i = _draw(pool, cands, rng, sampling)
         if keep is None or cands[i].word.lower() not in keep:
             return i, False
         pool.remove(i)
     return 0, True
+
+
+def drawn_order(cands: Sequence[Candidate], method: Method, k: int, rng: random.Random,
+                sampling: Sampling = DEFAULT_SAMPLING) -> list[int]:
+    """Indices of ``cands`` in the order Top-K would draw them, for a caller whose own rules
+    may refuse a draw (speech's name rules): the best K one after another, as ``choose``
+    redraws, then the rest, best first. Top-1: best first."""
+    order = list(range(len(cands)))
+    if method == "top1":
+        return order
+    pool, drawn = order[:k], []
+    while pool:
+        drawn.append(_draw(pool, cands, rng, sampling))
+        pool.remove(drawn[-1])
+    return drawn + order[k:]
+
+
+def _draw(pool: list[int], cands: Sequence[Candidate], rng: random.Random, sampling: Sampling) -> int:
+    if sampling == "uniform":
+        return pool[rng.randrange(len(pool))]
+    return rng.choices(pool, weights=[max(cands[i].score, 1e-12) for i in pool])[0]
 
 
 def rng_for(seed: int, item: int, mask: int) -> random.Random:

@@ -26,7 +26,7 @@ import numpy as np
 from recover_core import validation
 from recover_core.asr.audio import SAMPLE_RATE, Audio
 from recover_core.errors import RecoverError
-from recover_core.filling.base import DEFAULT_SAMPLING, SAMPLINGS, Candidate
+from recover_core.filling.base import DEFAULT_SAMPLING, SAMPLINGS, drawn_order
 from recover_core.speech import boundaries, splice, voices
 from recover_core.pseudonyms import TITLES, Pseudonyms, bare
 
@@ -86,23 +86,7 @@ class Settings:
         return self
 
 
-TOPK_HEAD = 10  # Top-K: the name rules take the first acceptable word of the best 10, in a drawn order
-
-
-def ranked(cands: list[Candidate], method: str, sampling: str, rng: random.Random) -> list[str]:
-    """The order in which the name rules try the filler's words. Top-1: best first. Top-K: the
-    best TOPK_HEAD in a drawn order, as `obfuscate --method topk` draws: ``uniform`` shuffles
-    them, ``weighted`` draws them one after another in proportion to their scores
-    (Efraimidis-Spirakis keys); the rest follow, best first."""
-    words = [c.word for c in cands]
-    if method != "topk":
-        return words
-    head = list(cands[:TOPK_HEAD])
-    if sampling == "weighted":
-        head.sort(key=lambda c: rng.random() ** (1.0 / max(c.score, 1e-12)), reverse=True)
-    else:
-        rng.shuffle(head)
-    return [c.word for c in head] + words[TOPK_HEAD:]
+TOPK_HEAD = 10  # Top-K: the name rules try the best 10 in a drawn order (base.drawn_order)
 
 
 @dataclass
@@ -360,7 +344,8 @@ class SpeechObfuscator:
         masked.append(text[at:])
         filler = get_filler(s.filler, s.model)
         filled = filler.fill([MaskInput("".join(masked), markers)], method="top1", k=s.k, seed=s.seed)[0]
-        out = [ranked(f.candidates, s.method, s.sampling, random.Random(f"{s.seed}:{i}"))
+        out = [[f.candidates[j].word for j in drawn_order(f.candidates, s.method, TOPK_HEAD,
+                                                          random.Random(f"{s.seed}:{i}"), s.sampling)]
                for i, f in enumerate(filled.fills)]
         return out + [[] for _ in range(len(groups) - len(out))]
 
