@@ -32,6 +32,18 @@ def test_mask_and_fill_in_the_browser(page, tmp_path):
     page.get_by_text("LoRA-tuned LLM · Top-K · smollm2-fill").wait_for(timeout=300_000)
     body = page.inner_text("body")
     assert "Okonkwo" not in body.split("Mask and fill")[-1].split("Candidates")[0]  # not in the filled text
+    # What a reviewer sees in every column (issue 12): two people, two substitutes, neither
+    # an original, and Maria's a woman's first name by the census.
+    from recover_core.pseudonyms import genders
+
+    filled = page.evaluate("() => [...document.querySelectorAll('[data-testid=highlighted-text]')]"
+                           ".map(e => e.innerText).filter(t => t.startsWith('Filled'))")
+    assert len(filled) == 6, filled
+    for text in filled:
+        people = re.findall(r"([^\n]+) PERSON\n", text)
+        assert len(people) == 2 and people[0] != people[1], text
+        assert not {"Chidi", "Okonkwo", "Maria"} & set(" ".join(people).split()), text
+        assert genders().get(people[1].lower()) == "f", text
     assert page.evaluate("() => document.querySelectorAll('[role=row]').length") > 10  # candidate rows
     shot = Path(os.environ.get("RECOVER_SCREENSHOT", tmp_path / "text_tab.png"))
     page.screenshot(path=str(shot), full_page=True)
