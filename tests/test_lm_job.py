@@ -125,7 +125,8 @@ def test_grid_wer_by_rescoring_here_and_as_a_job(tmp_path, tiny_bert, tiny_llama
     converted = bundles._smollm2_converted()  # SmolLM2 as `make setup` converted it, not once more
     monkeypatch.setattr(env, "cache_dir", lambda: tmp_path / "home-cache")
     monkeypatch.setattr(bundles, "_smollm2_converted", lambda: converted)
-    folder = speech_set.set_dir("news", 16, 16)  # where `speech-set` puts the TTS set: real recordings
+    sizes = 16, 16  # max_train, max_test: the spoken set and its n-best lists are keyed by them
+    folder = speech_set.set_dir("news", *sizes)  # where `speech-set` puts the TTS set: real recordings
     folder.mkdir(parents=True)
     table = references.read(PSPHINX / "librivox" / "transcription")
     rows = [speech_set.Utterance(p.stem, split, "librivox", p.stem, table[p.stem].replace("<s>", "")
@@ -134,7 +135,8 @@ def test_grid_wer_by_rescoring_here_and_as_a_job(tmp_path, tiny_bert, tiny_llama
     (folder / "manifest.jsonl").write_text("".join(json.dumps(r.__dict__) + "\n" for r in rows))
     path = tiny_config(tmp_path, tiny_bert)
     path.write_text(path.read_text().replace(f', "mlm:{tiny_bert}:top1", "mlm-ft:{tiny_bert}:topk"', "")
-                    .replace("seeds = [0, 1]", "seeds = [0]").replace("max_train = 64", "max_train = 16")
+                    .replace("seeds = [0, 1]", "seeds = [0]")
+                    .replace("max_train = 64", f"max_train = {sizes[0]}").replace("max_test = 16", f"max_test = {sizes[1]}")
                     + "[asr]\nwer_utterances = 2\nwer_mode = 'rescore'\nwer_dev_utterances = 2\n")
     cfg = X.load_config(path)
 
@@ -144,7 +146,7 @@ def test_grid_wer_by_rescoring_here_and_as_a_job(tmp_path, tiny_bert, tiny_llama
     assert (w.value >= 0).all() and w[w.method == "ASR-without-LM"].value.iloc[0] < 30  # LibriVox
     assert w.scale.str.contains("beam-8 n-best list rescored").all()
     assert not here[here.metric == "perplexity"].scale.str.contains("WER on").any()
-    nb = grid_rescore.NBestSet("news", 16, 16, 2, 2)
+    nb = grid_rescore.NBestSet("news", *sizes, 2, 2)
     assert nb.path().exists() and len(nb.utts("test")) == 2 and len(nb.utts("dev")) == 2
     # The recognizer alone is the list's own best by its own score.
     alone = grid_rescore.score(nb, None)["wer_percent"]
