@@ -232,8 +232,8 @@ class Pseudonyms:
             kind = place_kind(original) if label in PLACE_LABELS else None
             if label == "LOC" and kind is None:  # "Middle East", "Southern Highlands": a region
                 kind = "region"
-            # Plain words may share a stand-in; a capitalised original under [MASK] is most
-            # often an entity whose merged label is generic ("South Australia's Riverland")
+            # Plain words may share a stand-in; a capitalised original under [MASK] is most often an entity
+            # whose merged label is generic ("South Australia's Riverland"): a drawn city, not a shared "thing"
             generic = label in GENERIC_LABELS and original == original.lower()
 
             # A town named like a person ("Alice", Texas) reads as a person: only where the original does
@@ -249,8 +249,8 @@ class Pseudonyms:
                     plural is None or (w in lexicons.plural_groups()) == plural) and (
                     self._free(w, key) or (generic and w not in self.originals and w != key))
             pick = next((own_case(c) for c in candidates if fits(c)), None)
-            if pick is None and kind is not None:
-                pool = [p for p in drawn_places_of_kind(kind) if self._free(p, key)]
+            if pick is None and (kind is not None or (label in GENERIC_LABELS and not generic)):
+                pool = [p for p in drawn_places_of_kind(kind or "city") if self._free(p, key)]
                 pick = rng.choice(pool) if pool else None
             for _ in range(1000):  # a fallback of the right type, drawn until one is free
                 if pick is not None and (self._free(pick.lower(), key) or (generic and pick.lower() not in self.originals)):

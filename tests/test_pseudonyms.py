@@ -46,6 +46,19 @@ def test_one_substitute_per_original_and_never_shared():
     assert g.text == f"{words[0]} lives in {words[1]} with his sister {words[2]} and {words[0]} visits {words[1]}."
 
 
+def test_entities_under_a_merged_label_never_share_a_stand_in():
+    """A user's 1,200-line run with --mapping wrote "resort in Thing", "relocated to Thing
+    centre" and "crash in Thing" for three originals: an entity whose merged label is [MASK]
+    ("South Australia's Riverland") had no free candidate, and the generic fallback is one word."""
+    originals = ["South Australia's Riverland", "Port Augusta's El Alamein", "South Australia's Spencer Gulf"]
+    f, _ = filled_as("In {}, {} and {}.", ["australia", "australia", "australia"], ["MASK"] * 3, [["australia"]] * 3)
+    words = [x.word for x in consistent(f, originals, Pseudonyms(0, {"australia": "canada"})).fills]
+    assert len(set(words)) == 3 and all(place_kind(w) == "city" for w in words), words
+    plain = consistent(*filled_as("a {} and a {}", ["dog", "dog"], ["MASK"] * 2, [["dog"]] * 2)[:1],
+                       ["cat", "cow"], Pseudonyms(0))
+    assert [x.word for x in plain.fills] == ["dog", "dog"]  # plain words may still share one
+
+
 def test_a_title_takes_a_surname_and_a_place_keeps_its_kind():
     f, _ = filled_as("Dr. {} flew from {} to {}.", ["John", "Paris", "Paris"], ["PERSON", "GPE", "GPE"],
                      [["John", "Smith"], ["Paris", "France", "Lyon"], ["Paris", "Italy"]])
