@@ -100,19 +100,19 @@ def highlighted(text: str, spans) -> dict:
     return {"text": text, "entities": [{"entity": s.label, "start": s.start, "end": s.end} for s in spans]}
 
 
-def candidates_table(filled) -> pd.DataFrame:
+def candidates_table(result) -> pd.DataFrame:
     """The filler's candidates per mask; ✓ marks the substitute. Where the pseudonym rules
     chose a word the filler did not offer (a name of the original's gender, a free one), it
     gets a row of its own, marked "✓ list". A mask whose candidates another filler proposed
     says which in its label ("GPE · infill")."""
     rows = []
-    for i, f in enumerate(filled.fills):
-        chosen = f.word.lower().removesuffix("'s").split()
-        marks = ["✓" if c.word.lower() in chosen[:1] else "" for c in f.candidates]
-        label = f"{f.label} · {f.source}" if f.source else f.label
-        rows += [(i + 1, label, c.word, round(c.score, 4), m) for c, m in zip(f.candidates, marks)]
+    for i, r in enumerate(result.replacements):
+        chosen = r.substitute.lower().removesuffix("'s").split()
+        marks = ["✓" if c.word.lower() in chosen[:1] else "" for c in r.candidates]
+        label = f"{r.label} · {r.source}" if r.source else r.label
+        rows += [(i + 1, label, c.word, round(c.score, 4), m) for c, m in zip(r.candidates, marks)]
         if "✓" not in marks:
-            rows.append((i + 1, label, f.word, None, "✓ list"))
+            rows.append((i + 1, label, r.substitute, None, "✓ list"))
     return pd.DataFrame(rows, columns=CANDIDATE_COLUMNS)
 
 
@@ -147,7 +147,6 @@ def fill_steps(text, technique, n, markers, k, seed, models: dict, which: list[i
             i: no_column("Nothing to fill.") for i in which}
         return
     explore.check_fillable(m)
-    keep = explore.keep_list(technique, n)
     columns = {i: no_column(f"**{explore.COLUMNS[i].title}** · waiting…") for i in which}
     # Top-1 and Top-K share the causal fillers' work, for this request only. Only events of
     # the models group open the memo (one at a time); the MLM columns have nothing to share.
@@ -158,9 +157,10 @@ def fill_steps(text, technique, n, markers, k, seed, models: dict, which: list[i
             yield head, f"Masked {len(m.spans)} of {m.n_words} words. Filling: {col.title}…", columns
             model = models[col.kind]
             try:
-                f = explore.fill(m, col, model, k, seed, keep)
-                note = explore.fallback_note(f)
-                columns[i] = [highlighted(f.text, f.fills), f"**{col.title}** · {model}{note}", candidates_table(f)]
+                r = explore.fill(m, col, model, k, seed, technique, n, markers)
+                note = explore.fallback_note(r)
+                columns[i] = [highlighted(r.text, r.replacements), f"**{col.title}** · {model}{note}",
+                              candidates_table(r)]
             except RecoverError as e:  # one unavailable model must not blank the other columns
                 columns[i] = no_column(f"**{col.title}** · {model}: {e}")
     yield head, f"Masked {len(m.spans)} of {m.n_words} words.", columns

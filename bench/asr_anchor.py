@@ -81,7 +81,7 @@ def main() -> None:
 
 
 def references_for(n: int) -> list[str]:
-    from recover_core.asr import speech_set
+    from recover_core.experiment import speech_set
 
     rows = speech_set.load_manifest(speech_set.set_dir("news", 2000, 400))
     return [r.text for r in rows if r.split == "test"][:n]

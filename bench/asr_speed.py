@@ -23,7 +23,8 @@ import recover_core  # noqa: E402,F401  (offline environment)
 
 
 def clips(n: int):
-    from recover_core.asr import audio, speech_set
+    from recover_core.asr import audio
+    from recover_core.experiment import speech_set
 
     try:
         folder = speech_set.set_dir("news", 2000, 400)

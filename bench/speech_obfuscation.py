@@ -356,7 +356,7 @@ def cue_false_positives(n: int = 400) -> dict:
     the text as written and lower-cased without punctuation (as a recognizer may write it)."""
     import re as _re
 
-    from recover_core.asr.speech_set import texts
+    from recover_core.experiment.speech_set import texts
     from recover_core.masking import build
     from recover_core.speech import cues
 

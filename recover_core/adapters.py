@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from recover_core.errors import RecoverError
 
@@ -52,23 +52,9 @@ def load_mlm_head(model, folder: Path | str) -> None:
         raise RecoverError(f"{folder}: head weights do not fit the base model ({', '.join(unexpected[:3])}).")
 
 
-def causal_lm(name: str, purpose: str = "this needs a causal LM") -> tuple[Any, Any]:
-    """(model, tokenizer): a fresh copy of a causal LM bundle or folder (not the cached one
-    that bundles.load_causal shares: the caller trains it or merges an adapter into it)."""
-    from transformers import AutoModelForCausalLM, AutoTokenizer
-
-    from recover_core import bundles
-
-    b = bundles.get(name)
-    if b.kind != "causal":
-        raise RecoverError(f"{name!r} is a {b.kind} model; {purpose}.")
-    src = b.source()
-    return AutoModelForCausalLM.from_pretrained(src), AutoTokenizer.from_pretrained(src)
-
-
-def load_causal_adapter(folder: Path | str) -> tuple[Any, Any]:
-    """(model, tokenizer) from a finetune-llm OUT/adapter: the base causal LM (by its
-    bundle name) with the adapter merged in, in eval mode."""
+def load_causal_adapter(folder: Path | str, causal_lm: Callable[[str, str], tuple[Any, Any]]) -> tuple[Any, Any]:
+    """(model, tokenizer) from a finetune-llm OUT/adapter: the base causal LM (by its bundle
+    name, which ``causal_lm`` resolves: bundles.causal_lm) with the adapter merged in, in eval mode."""
     from peft import PeftModel
 
     folder = Path(folder)

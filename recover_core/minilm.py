@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from recover_core.sources import minilm_base_dir
+
 if TYPE_CHECKING:
     import torch
 
@@ -36,7 +38,6 @@ def minilm_mlm(freq_bias: bool = True) -> tuple[Any, Any]:
     from transformers import AutoTokenizer, BertConfig, BertForMaskedLM
     from transformers.utils import logging as hf_logging
 
-    from recover_core.bundles import minilm_base_dir
 
     src = minilm_base_dir()  # the package's copy offline, the hub's in a Space
     cfg = BertConfig.from_pretrained(str(src))

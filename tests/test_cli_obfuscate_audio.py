@@ -98,7 +98,7 @@ def test_killed_mid_run_then_resumed(folder, tmp_path):
 
 
 def test_a_manifest_cut_short_by_a_kill_is_repaired(tmp_path):
-    from recover_core.speech.commands import read_manifest
+    from recover_core.cli.speech import read_manifest
 
     m = tmp_path / "manifest.jsonl"
     m.write_text('{"path": "a.wav", "output": "a.wav"}\n{"path": "b.wa')

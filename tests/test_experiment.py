@@ -98,11 +98,16 @@ def test_grid_runs_resumes_and_writes_tidy_csv(tmp_path, tiny_bert, monkeypatch)
 
 
 def test_paper_fillers_see_mask_only_and_typed_methods_see_labels(tmp_path):
-    from recover_core.masking import build, mask_many
+    from recover_core.filling import MaskInput
+    from recover_core.obfuscator import Obfuscator
 
-    masked = mask_many(["Maria flew to Paris in 1999."], build("vocabThres", n=1000))
+    runner = X.Runner(X.ExperimentConfig(name="t", datasets=("news",), maskings=("vocabThres",), methods=("oracle",),
+                                         max_train=20, max_test=5), progress=False, root=tmp_path)
+    masked = Obfuscator(technique="vocabThres", n=1000).mask_many(["Maria flew to Paris in 1999."])
     assert {s.label for s in masked[0].markers} >= {"NUMBER"}
-    paper, typed = X.filler_inputs(masked, typed=False), X.filler_inputs(masked, typed=True)
+    items = [MaskInput(m.masked, m.markers) for m in masked]
+    paper = runner.engine("vocabThres", X.MethodSpec.parse("mlm:minilm-wiki:topk"), 0).filler_inputs(items)
+    typed = runner.engine("vocabThres", X.MethodSpec.parse("mlm:minilm-wiki:topk+typed"), 0).filler_inputs(items)
     assert {s.label for s in paper[0].markers} == {"MASK"}
     assert [s.label for s in typed[0].markers] == [s.label for s in masked[0].markers]
     spec = X.MethodSpec.parse("mlm-ft:minilm-wiki:topk+typed")
@@ -163,8 +168,9 @@ def test_grid_wer_per_cell_on_real_speech(tmp_path, tiny_bert, recordings, monke
 
     from conftest import PSPHINX
     from recover_core import env
-    from recover_core.asr import references, speech_set
-    from recover_core.asr.grid_wer import GridWER
+    from recover_core.asr import references
+    from recover_core.experiment import speech_set
+    from recover_core.experiment.grid_wer import GridWER
 
     monkeypatch.setattr(env, "cache_dir", lambda: tmp_path / "home-cache")
     # Where `speech-set` would put the TTS set, real recordings with their transcripts.

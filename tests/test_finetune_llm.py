@@ -8,8 +8,9 @@ import torch
 
 from recover_core.errors import RecoverError
 from recover_core.filling import MaskInput, get_filler
-from recover_core.filling import evaluate as ev
-from recover_core.adapters import causal_lm, load_causal_adapter
+from recover_core.training import evaluate_fillers as ev
+from recover_core.adapters import load_causal_adapter
+from recover_core.bundles import causal_lm
 from recover_core.training.config import LLMConfig
 from recover_core.training.examples import encode, mask_example
 from recover_core.training.llm import finetune_llm
@@ -195,8 +196,8 @@ def test_loss_falls_and_the_adapter_is_saved(trained):
 
 
 def test_reloaded_adapter_gives_the_same_outputs(trained, tiny_llama, corpus, tmp_path):
-    model, tok = load_causal_adapter(trained / "adapter")
-    again, _ = load_causal_adapter(trained / "adapter")
+    model, tok = load_causal_adapter(trained / "adapter", causal_lm)
+    again, _ = load_causal_adapter(trained / "adapter", causal_lm)
     ids = tok(prompt("The [MASK] sat on the mat."), return_tensors="pt")["input_ids"]
     with torch.no_grad():
         a, b = model(input_ids=ids).logits, again(input_ids=ids).logits
@@ -213,8 +214,8 @@ def test_resume_continues_from_the_checkpoint(tiny_llama, corpus, tmp_path):
     with pytest.raises(RecoverError, match="--resume"):
         finetune_llm(config(tiny_llama, corpus, split, steps=12, save_every=4))
     finetune_llm(config(tiny_llama, corpus, split, steps=12, save_every=4, resume=True))
-    a, _ = load_causal_adapter(whole / "adapter")
-    b, _ = load_causal_adapter(split / "adapter")
+    a, _ = load_causal_adapter(whole / "adapter", causal_lm)
+    b, _ = load_causal_adapter(split / "adapter", causal_lm)
     for (n, p), (_, q) in zip(a.named_parameters(), b.named_parameters()):
         assert torch.allclose(p, q, atol=1e-6), n
 
@@ -260,7 +261,9 @@ def test_a_mask_without_an_acceptable_word_is_filled_by_infill_and_the_others_ke
     assert asked == [("Dr. Johnson said the results from the ", " clinic would come.", "GPE")]  # sees the LLM's word
     assert f.stats["infill_masks"] == 1 and f.stats["fallback_infill"] == 0
     from recover_core.explore import fallback_note
+    from recover_core.obfuscator import Obfuscator
 
+    out = Obfuscator(filler="instruct").choose(out)  # what the Text tab shows: the engine's result
     assert fallback_note(out) == " · 1 of 2 masks filled by causal infill (no valid word from the LLM)"
     from app import candidates_table
 

@@ -1,5 +1,5 @@
-"""The package's shape (issue 12, item 6): files a newcomer can read, and models that know
-nothing of their users."""
+"""The package's shape (issues 12 and 44): files a newcomer can read, packages that depend
+downward only, and models that know nothing of their users."""
 import ast
 import subprocess
 import sys
@@ -28,10 +28,13 @@ def _imported(path: Path) -> set[str]:
 
 def test_models_do_not_import_their_users():
     # bundles and adapters load models; trainers, fillers and the grid use them, never the reverse.
-    for name in ("bundles.py", "adapters.py", "minilm.py"):
+    for name in ("bundles.py", "adapters.py", "minilm.py", "sources.py"):
         users = {m for m in _imported(PACKAGE / name)
                  if m.startswith(("recover_core.training", "recover_core.filling", "recover_core.experiment"))}
         assert not users, f"{name} imports {users}"
+    # the registry finds the loaders, never the reverse
+    for name in ("adapters.py", "minilm.py", "sources.py"):
+        assert not {m for m in _imported(PACKAGE / name) if m.startswith("recover_core.bundles")}, name
 
 
 def test_loading_a_bundle_pulls_in_no_trainer():
@@ -40,3 +43,48 @@ def test_loading_a_bundle_pulls_in_no_trainer():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          cwd=PACKAGE.parent).stdout.strip()
     assert out == "[]"
+
+
+def _graph() -> dict[str, dict[str, set[str]]]:
+    """Package-level imports: each top-level package or module of recover_core -> the ones it
+    imports, with the modules that do (function-local imports count: they knot the code just
+    the same). The package's own __init__ (the offline environment, the lazy engine) is not a node."""
+    def node(module: str) -> str | None:
+        parts = module.split(".")
+        name = parts[1] if len(parts) > 1 else ""
+        return name if (PACKAGE / name).is_dir() or (PACKAGE / f"{name}.py").exists() else None
+
+    out: dict[str, dict[str, set[str]]] = {}
+    for path in PACKAGE.rglob("*.py"):
+        rel = path.relative_to(PACKAGE.parent).with_suffix("").as_posix().replace("/", ".")
+        src = node(rel)
+        for m in _imported(path):
+            dst = node(m)
+            if src and dst and dst != src:
+                out.setdefault(src, {}).setdefault(dst, set()).add(rel)
+    return out
+
+
+def test_no_import_cycle_between_packages():
+    graph = _graph()
+    seen: dict[str, int] = {}  # 1: on the current path, 2: done
+
+    def visit(v: str, path: list[str]) -> None:
+        seen[v] = 1
+        for w in sorted(graph.get(v, {})):
+            if seen.get(w) == 1:
+                cycle = path[path.index(w):] + [w]
+                hops = [f"{a} -> {b} ({', '.join(sorted(graph[a][b]))})" for a, b in zip(cycle, cycle[1:])]
+                raise AssertionError("import cycle: " + "; ".join(hops))
+            if w not in seen:
+                visit(w, path + [w])
+        seen[v] = 2
+
+    for v in sorted(graph):
+        if v not in seen:
+            visit(v, [v])
+
+
+def test_nothing_imports_the_command_line():
+    users = {a for a, deps in _graph().items() if "cli" in deps and a not in ("cli", "__main__")}
+    assert not users, f"these import recover_core.cli: {users}"

@@ -119,7 +119,8 @@ def test_grid_wer_by_rescoring_here_and_as_a_job(tmp_path, tiny_bert, tiny_llama
 
     from conftest import PSPHINX
     from recover_core import bundles, env
-    from recover_core.asr import grid_rescore, references, speech_set
+    from recover_core.asr import references
+    from recover_core.experiment import grid_rescore, speech_set
     from recover_core.experiment import lm_job
 
     converted = bundles._smollm2_converted()  # SmolLM2 as `make setup` converted it, not once more

@@ -45,8 +45,8 @@ def test_the_fill_type_check_leaves_no_private_word_in_spacy(nlp):
     """The tagger re-reads each filled sentence; the words that were not masked are in it."""
     m = explore.mask(f"Anna bought a {THING} in Denver.", "entityTagger", 10000, "mask")
     assert THING in m.masked
-    filled = explore.fill(m, explore.Column("mlm", "top1"), "minilm-mlm", 5, 0, explore.keep_list("entityTagger", 10000))
-    assert THING in filled.text and len(filled.fills) == 2
+    filled = explore.fill(m, explore.Column("mlm", "top1"), "minilm-mlm", 5, 0, "entityTagger", 10000)
+    assert THING in filled.text and len(filled.replacements) == 2
     assert not remembered(nlp, (THING,))
 
 

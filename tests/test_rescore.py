@@ -155,7 +155,8 @@ def test_asr_eval_decodes_each_lm_and_shares_the_wide_search(recognizer, recordi
                                                              monkeypatch):
     """asr-eval's decoding: the rescoring LMs share one beam-8 search per batch, and the
     recognizer alone at beam 8 is that search's own best (no second search)."""
-    from recover_core.asr import audio, evaluate, lms
+    from recover_core.asr import audio, lms
+    from recover_core.experiment import asr_eval as evaluate
     from recover_core.asr.decode import beam_search
 
     monkeypatch.setenv("RECOVER_LMS", str(tmp_path))
@@ -178,7 +179,8 @@ def test_asr_eval_keeps_each_transcript_and_decodes_only_what_it_has_not_seen(re
     """An hour-long asr-eval run that is cut off resumes: transcripts already decoded come from
     the store, new utterances are decoded, and a rebuilt rescoring LM rescores the kept n-best
     lists without searching again."""
-    from recover_core.asr import audio, evaluate, hypotheses, lms, rescore
+    from recover_core.asr import audio, hypotheses, lms, rescore
+    from recover_core.experiment import asr_eval as evaluate
 
     monkeypatch.setenv("RECOVER_LMS", str(tmp_path / "lms"))
     lms.save(None, lms.LMCard("smollm2", "tiny", {"base": tiny_llama}, 1.0, 0.0, family="smollm2"))
@@ -207,7 +209,8 @@ def test_asr_eval_keeps_each_transcript_and_decodes_only_what_it_has_not_seen(re
 
 
 def test_the_paired_bootstrap_resamples_both_systems_on_the_same_utterances():
-    from recover_core.asr import evaluate, wer
+    from recover_core.asr import wer
+    from recover_core.experiment import asr_eval as evaluate
 
     refs = [f"the ship left port number {i} at noon" for i in range(40)]
     good = list(refs)
@@ -220,7 +223,8 @@ def test_the_paired_bootstrap_resamples_both_systems_on_the_same_utterances():
 
 
 def test_each_grid_cells_lm_is_compared_with_its_own_familys_oracle_and_pretrained_lm():
-    from recover_core.asr import evaluate, lms
+    from recover_core.asr import lms
+    from recover_core.experiment import asr_eval as evaluate
 
     def card(name, masking="", family="transformer"):
         return lms.LMCard(name, "", {}, 0.5, 0.0, masking=masking, family=family)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from recover_core.bundles import package_dir
+from recover_core.sources import package_dir
 
 
 def make_tiny_bert(out: Path) -> Path:

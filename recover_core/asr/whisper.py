@@ -62,7 +62,7 @@ class WhisperBundle:
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def offline_dir(self) -> Path | None:
-        from recover_core.bundles import package_dir
+        from recover_core.sources import package_dir
 
         pkg = package_dir(PACKAGE)
         folder = pkg / "model" if pkg else None

@@ -25,7 +25,8 @@ from recover_core import atomic
 from recover_core.batch.job import Job, differences
 from recover_core.errors import RecoverError
 
-VERSION = 1
+# 2: a line's draws are seeded by the masked line itself (obfuscator.line_id), not its number.
+VERSION = 2
 HASH_BLOCK = 1 << 20
 
 

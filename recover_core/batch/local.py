@@ -126,8 +126,11 @@ class RunMapping:
     def __init__(self, job: Job, ckpt: Checkpoint):
         from recover_core import pseudonyms
         from recover_core.batch.checkpoint import mapping_path
+        from recover_core.batch.pipeline import engine_settings
+        from recover_core.obfuscator import Obfuscator
 
         self.job = job
+        self.engine = Obfuscator(engine_settings(job))  # its rules only: no model is built here
         self.path = Path(job.mapping) if job.mapping else mapping_path(job.output)
         self.pseudonyms = pseudonyms.load_pseudonyms(self.path, job.seed)
         self.saved = -1  # entries and originals on disk; -1: the file is not written yet
@@ -135,7 +138,7 @@ class RunMapping:
     def finish(self, res: ChunkResult) -> ChunkResult:
         from recover_core import pseudonyms
 
-        res = finish(self.job, res, self.pseudonyms)
+        res = finish(self.job, self.engine, res, self.pseudonyms)
         # Entries and originals are only ever added: a chunk that added none need not rewrite the file
         size = len(self.pseudonyms.mapping) + len(self.pseudonyms.originals)
         if size != self.saved:

@@ -12,11 +12,12 @@ import json
 import time
 from dataclasses import dataclass, field
 
-from recover_core import pseudonyms, quality, validation
+from recover_core import pseudonyms, validation
 from recover_core.batch.job import Job
 from recover_core.errors import RecoverError
 from recover_core.filling.base import MaskInput
 from recover_core.masking.mask import Masked
+from recover_core.obfuscator import Obfuscator, Settings
 from recover_core.spans import Span
 
 
@@ -81,23 +82,15 @@ def decode_record(raw: bytes, jsonl: bool, field: str, line: int) -> dict | None
 
 
 class Pipeline:
-    """The models of one job, built once, and what it does to a chunk."""
+    """The engine of one job, its models built once, and what it does to a chunk."""
 
     def __init__(self, job: Job):
-        from recover_core.masking import build
-
         self.job = job
-        self.masker = None
-        if job.command in ("mask", "obfuscate"):
-            self.masker = build(job.technique or "entityTagger", n=job.n, ner_model=job.ner_model,
-                                types=list(job.types) if job.types else None)
-        self.filler = self.keep = self.type_check = None
-        if job.command in ("fill", "obfuscate"):
-            from recover_core.filling import get_filler
-
-            self.filler = get_filler(job.filler or "mlm", job.model)
-            self.keep = self.masker.keep if self.masker else self._keep_list()
-            self.type_check = self._type_check()
+        self.engine = Obfuscator(engine_settings(job))
+        self.masker = self.engine.masker if job.command in ("mask", "obfuscate") else None
+        self.filler = self.engine.filler if job.command in ("fill", "obfuscate") else None
+        if self.filler is not None:  # built now, with the models, not on the first chunk
+            _ = self.engine.keep, self.engine.type_check
         self._warm_up()
 
     def _warm_up(self) -> None:
@@ -114,22 +107,6 @@ class Pipeline:
         if self.job.in_jsonl:
             lines = tuple(json.dumps({self.job.field: t}) for t in lines)
         self.run(Chunk(-1, 0, [(t + "\n").encode() for t in lines]))
-
-    def _keep_list(self):
-        from recover_core.masking import build
-
-        if self.job.keep_list in (None, "none"):
-            return None
-        return build(self.job.keep_list, n=self.job.n).keep
-
-    def _type_check(self):
-        """Entity substitutes must read as the masked type to the same NER that masks."""
-        if not self.job.type_check:
-            return None
-        from recover_core import bundles
-        from recover_core.filling.candidates import ner_type_check
-
-        return ner_type_check(bundles.load_ner(self.job.ner_model or "spacy-md"))
 
     @property
     def filler_name(self) -> str:
@@ -155,7 +132,7 @@ class Pipeline:
                 prepared, filled = self._fill(chunk, texts, counts)
                 if self.job.consistent:
                     return ChunkResult(chunk.index, "", counts, None, started, time.time(), (prepared, filled))
-                out = write_filled(self.job, prepared, filled, counts)
+                out = write_filled(self.job, self.engine, prepared, filled, counts)
         except BadLine as e:
             return ChunkResult(chunk.index, "", {}, str(e))
         return ChunkResult(chunk.index, "".join(s + "\n" for s in out), counts, None, started, time.time())
@@ -183,9 +160,7 @@ class Pipeline:
         counts["bad"] += 1
 
     def _mask(self, texts, counts: dict) -> list[str]:
-        from recover_core.masking import mask_many
-
-        masked = iter(mask_many([t for _, t, _ in texts if t is not None], self.masker, self.job.markers))
+        masked = iter(self.engine.mask_many([t for _, t, _ in texts if t is not None]))
         rates = RateCounter()
         out = []
         for _, text, _ in texts:
@@ -206,16 +181,13 @@ class Pipeline:
         return rec
 
     def _fill(self, chunk: Chunk, texts, counts: dict) -> tuple[list, list]:
-        from recover_core.masking import mask_many
-
         job = self.job
         for key in ("no_mask", "words", "masked_words", "fills", "fallbacks", "infill_fallbacks", "infill_masks",
                     "leaks", "leak_checked"):
             counts[key] = 0
-        style = "class" if job.markers == "class" else "mask"
-        masked = iter(mask_many([t for _, t, _ in texts if t is not None], self.masker, style)) if self.masker else None
+        masked = iter(self.engine.mask_many([t for _, t, _ in texts if t is not None])) if self.masker else None
         # prepared: None | ("copy", text, None, line) | ("fill", item index, originals, line)
-        items, lines, prepared = [], [], []  # lines: each item's line number, which seeds its fills
+        items, prepared = [], []
         for line, text, rec in texts:
             if text is None:
                 prepared.append(None)
@@ -247,18 +219,24 @@ class Pipeline:
                     continue
             prepared.append(("fill", len(items), orig, line))
             items.append(item)
-            lines.append(line)
-        extra = {"one_pass": True} if job.one_pass else {}  # the MLM filler's own option
-        filled = self.filler.fill(items, method=job.method, k=job.k, seed=job.seed, keep=self.keep,
-                                  first_id=lines, type_check=self.type_check, sampling=job.sampling,
-                                  **extra)
-        return prepared, filled
+        return prepared, self.engine.propose(items)
 
 
-def write_filled(job: Job, prepared: list, filled: list, counts: dict,
+def engine_settings(job: Job) -> Settings:
+    """The engine's settings for a batch job (checked: a bad setting is refused before any model loads)."""
+    fill = job.command != "mask"
+    return Settings(
+        technique=job.technique or "entityTagger", n=job.n, ner_model=job.ner_model, types=job.types,
+        markers=job.markers, filler=job.filler or "mlm", model=job.model, method=job.method, k=job.k,
+        sampling=job.sampling, type_check=job.type_check, one_pass=job.one_pass, rules=job.rules, seed=job.seed,
+        # `fill` has no masking technique: its keep-list is the one named, or none
+        keep_list=(job.keep_list or "none") if fill and job.command == "fill" else None).check()
+
+
+def write_filled(job: Job, engine: Obfuscator, prepared: list, filled: list, counts: dict,
                  shared: pseudonyms.Pseudonyms | None = None) -> list[str]:
-    """The output lines of filled text: each substitute chosen under pseudonyms' rules, by
-    one Pseudonyms per line, or by ``shared`` for the whole run (--consistent)."""
+    """The output lines of filled text: each substitute chosen by the engine's rules, with
+    one mapping per line, or ``shared`` for the whole run (--consistent)."""
     for key in ("fills", "fallbacks", "infill_fallbacks", "infill_masks", "leaks", "leak_checked"):
         counts.setdefault(key, 0)
     out = []
@@ -271,28 +249,26 @@ def write_filled(job: Job, prepared: list, filled: list, counts: dict,
             counts["no_mask"] += 1
             out.append(json.dumps({"text": val, "fills": []}) if job.out_jsonl else val)
             continue
-        f = filled[val]
-        if orig is not None:  # the originals are known: one substitute per original, never shared
-            per_fill = quality.originals_per_fill(orig[0], orig[1], f)
-            f = pseudonyms.consistent(f, per_fill, shared or pseudonyms.Pseudonyms(f"{job.seed}:{line}"))
-        counts["fills"] += len(f.fills)
-        counts["fallbacks"] += sum(x.fallback for x in f.fills)
-        counts["infill_fallbacks"] += f.fallback == "infill"  # instruct output failed validation
-        counts["infill_masks"] += sum(x.source == "infill" for x in f.fills)  # ... for these masks only
+        # the originals, where known, choose one substitute per original, never shared
+        r = engine.choose(filled[val], orig, shared)
+        counts["fills"] += len(r.replacements)
+        counts["fallbacks"] += sum(x.fallback for x in r.replacements)
+        counts["infill_fallbacks"] += r.filled_by == "infill"  # instruct output failed validation
+        counts["infill_masks"] += sum(x.source == "infill" for x in r.replacements)  # ... for these masks only
         if orig is not None:
-            counts["leaks"] += quality.leaks(f, quality.originals_per_fill(orig[0], orig[1], f))
-            counts["leak_checked"] += len(f.fills)
-        out.append(json.dumps(filled_record(f, job.candidates)) if job.out_jsonl else f.text)
+            counts["leaks"] += r.leaks
+            counts["leak_checked"] += len(r.replacements)
+        out.append(json.dumps(r.public(job.candidates)) if job.out_jsonl else r.text)
     return out
 
 
-def finish(job: Job, res: ChunkResult, shared: pseudonyms.Pseudonyms) -> ChunkResult:
+def finish(job: Job, engine: Obfuscator, res: ChunkResult, shared: pseudonyms.Pseudonyms) -> ChunkResult:
     """--consistent: a chunk's substitutes chosen by the run's one mapping, in input order."""
     if res.pending is None:
         return res
     prepared, filled = res.pending
     counts = dict(res.counts)
-    out = write_filled(job, prepared, filled, counts, shared)
+    out = write_filled(job, engine, prepared, filled, counts, shared)
     return ChunkResult(res.index, "".join(s + "\n" for s in out), counts, None, res.started, res.ended)
 
 
@@ -316,22 +292,6 @@ def jsonl_originals(rec: dict, item: MaskInput):
         text += word or "?"
         pos = m.end
     return text + item.text[pos:], spans
-
-
-def filled_record(f, with_candidates: bool) -> dict:
-    rec: dict = {"text": f.text, "fills": []}
-    if f.fallback:
-        rec["filled_by"] = f.fallback
-    for x in f.fills:
-        d = {"start": x.start, "end": x.end, "label": x.label, "word": x.word}
-        if x.fallback:
-            d["fallback"] = True
-        if x.source:
-            d["filled_by"] = x.source
-        if with_candidates:
-            d["candidates"] = [[c.word, round(c.score, 5)] for c in x.candidates]
-        rec["fills"].append(d)
-    return rec
 
 
 class RateCounter:

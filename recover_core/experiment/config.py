@@ -93,7 +93,7 @@ class ExperimentConfig:
 
     @property
     def typing_note(self) -> str:
-        return "[MASK] only (typed methods: entity types, ours)"
+        return "[MASK] only, their own choice standing (+typed methods: the engine with our rules)"
 
 
 def versions() -> dict[str, str]:
@@ -248,18 +248,6 @@ def cells(cfg: ExperimentConfig) -> list[tuple[str, str, str, int]]:
                 if meth != MASK_FREE and (not meth.endswith(TYPED) or m in cfg.typed_maskings)
                 for seed in cfg.seeds]
     return out
-
-
-def filler_inputs(masked, typed: bool) -> list:
-    """What a grid filler reads. The paper's fillers see [MASK] and nothing else; a typed
-    method (ours) is also told the masker's label of each mask (PERSON, GPE, NUMBER, ...)."""
-    from dataclasses import replace as with_
-
-    from recover_core.filling import MaskInput
-
-    if typed:
-        return [MaskInput(m.masked, m.markers) for m in masked]
-    return [MaskInput(m.masked, [with_(s, label="MASK") for s in m.markers]) for m in masked]
 
 
 def read_json(path: Path) -> dict:

@@ -138,7 +138,7 @@ def import_cells(runner, path: Path) -> int:
         n += 1
     pre = dict(out["pretrain"])
     if "nbest_sha" in pre:  # the job's pretrained LM is the reference rows' LM, as a local run's would be
-        from recover_core.asr.grid_rescore import REFERENCE
+        from recover_core.experiment.grid_rescore import REFERENCE
 
         ref = {"key": runner.key, "nbest_sha": pre.pop("nbest_sha"), "pretrained": pre["key"],
                "nbest_logprobs": pre.pop("nbest_logprobs"), "device": out.get("device")}
@@ -176,7 +176,7 @@ def _nbest(src: Path, job: dict) -> dict | None:
 def _scores(model, tok, nbest: dict | None, dataset: str) -> dict:
     if nbest is None or dataset != nbest["dataset"]:
         return {}
-    from recover_core.asr.grid_rescore import lm_scores
+    from recover_core.experiment.grid_rescore import lm_scores
 
     return {"nbest_sha": nbest["sha"], "nbest_logprobs": lm_scores(model, tok, nbest["texts"])}
 

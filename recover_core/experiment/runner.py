@@ -10,7 +10,8 @@ from pathlib import Path
 
 from recover_core import atomic
 from recover_core.experiment.config import (FT_KIND, MASK_FREE, ExperimentConfig, MethodSpec, cells, dataset_split,
-                                            filler_inputs, read_json, settings_key, sha, texts_digest, usable, versions)
+                                            read_json, settings_key, sha, texts_digest, usable, versions)
+from recover_core.obfuscator import Obfuscator
 
 
 class Runner:
@@ -30,12 +31,12 @@ class Runner:
         self.root.mkdir(parents=True, exist_ok=True)
         self.wer = self.nbest = None  # WER by fusion (grid_wer.py) or by rescoring (grid_rescore.py)
         if cfg.wer_utterances and cfg.wer_mode == "rescore":
-            from recover_core.asr.grid_rescore import NBestSet
+            from recover_core.experiment.grid_rescore import NBestSet
 
             self.nbest = NBestSet(cfg.wer_dataset, cfg.max_train, cfg.max_test, cfg.wer_utterances,
                                   cfg.wer_dev_utterances)
         elif cfg.wer_utterances:
-            from recover_core.asr.grid_wer import GridWER
+            from recover_core.experiment.grid_wer import GridWER
 
             self.wer = GridWER(cfg.wer_dataset, cfg.max_train, cfg.max_test, cfg.wer_utterances)
 
@@ -56,18 +57,24 @@ class Runner:
         """The masked train set (in memory only: it holds the originals for leak counts)."""
         from tqdm import tqdm
 
-        from recover_core.masking import build, mask_many
-
         key = (dataset, masking)
         if key not in self._masked:
-            masker = build(masking)
+            engine = Obfuscator(technique=masking)
             train = self.split(dataset)[0]
             out = []
             for b in tqdm(range(0, len(train), 256), desc=f"mask {dataset}/{masking}", leave=False,
                           disable=not self.progress):
-                out += mask_many(train[b : b + 256], masker)
-            self._masked[key] = (out, masker.keep)
+                out += engine.mask_many(train[b : b + 256])
+            self._masked[key] = (out, engine.keep)
         return self._masked[key]
+
+    def engine(self, masking: str, spec: MethodSpec, seed: int, model: str | None = None) -> Obfuscator:
+        """The product's engine for one cell: the paper's procedure (the filler sees [MASK] and
+        its own choice stands), or with ``+typed`` our rules (entity types, pseudonym rules)."""
+        c = self.cfg
+        return Obfuscator(technique=masking, filler=spec.kind if spec.kind != FT_KIND else "mlm",
+                          model=model or spec.model, method=spec.how, k=c.k, seed=seed, sampling=c.sampling,
+                          type_check=c.type_check, rules="ours" if spec.typed else "paper")
 
     def train_text(self, dataset: str, masking: str, method: str, seed: int) -> tuple[list[str], dict]:
         """The train sentences the LM adapts on for this cell, and facts about them."""
@@ -93,31 +100,18 @@ class Runner:
     def _fill(self, dataset: str, masking: str, method: str, seed: int) -> tuple[list[str], dict]:
         from tqdm import tqdm
 
-        from recover_core import bundles, quality
-        from recover_core.filling import get_filler
-        from recover_core.filling.candidates import ner_type_check
-
-        masked, keep = self.masked(dataset, masking)
+        masked, _ = self.masked(dataset, masking)
         spec = MethodSpec.parse(method)
-        kind, model = spec.kind, spec.model
-        if kind == FT_KIND:
-            kind, model = "mlm", self.finetuned(dataset, masking, spec, seed)
-        filler = get_filler(kind, model)
-        check = ner_type_check(bundles.load_ner("spacy-md")) if self.cfg.type_check and spec.typed else None
-        todo = [i for i, m in enumerate(masked) if m.markers]
-        inputs = filler_inputs([masked[i] for i in todo], spec.typed)
-        texts = [m.masked for m in masked]
-        leaks = fills = 0
-        bs = 64 if kind == "mlm" else 8
-        for b in tqdm(range(0, len(todo), bs), desc=f"fill {dataset}/{masking} {method} s{seed}", leave=False,
+        model = self.finetuned(dataset, masking, spec, seed) if spec.kind == FT_KIND else None
+        engine = self.engine(masking, spec, seed, model)
+        texts, leaks, fills = [], 0, 0
+        bs = 64 if engine.settings.filler == "mlm" else 8
+        for b in tqdm(range(0, len(masked), bs), desc=f"fill {dataset}/{masking} {method} s{seed}", leave=False,
                       disable=not self.progress):
-            idx = todo[b : b + bs]
-            out = filler.fill(inputs[b : b + bs], method=spec.how, k=self.cfg.k, seed=seed, keep=keep, first_id=b,
-                              type_check=check, sampling=self.cfg.sampling)
-            for i, f in zip(idx, out):
-                texts[i] = f.text
-                fills += len(f.fills)
-                leaks += quality.leaks(f, quality.originals_per_fill(masked[i].original, masked[i].spans, f))
+            for r in engine.fill(masked[b : b + bs]):
+                texts.append(r.text)
+                fills += len(r.replacements)
+                leaks += r.leaks
         return texts, {"fills": fills, "leaks": leaks}
 
     def finetuned(self, dataset: str, masking: str, spec: MethodSpec, seed: int) -> str:
@@ -233,12 +227,12 @@ class Runner:
                "pretrained": pre.get("key"), "train_sha": texts_digest(texts), "seconds": round(time.time() - t0, 1),
                "key": self.key, **{k: v for k, v in facts.items() if k in ("fills", "leaks")}}
         if self.needs_wer(dataset):  # now, while the adapted LM is in memory: it is not kept
-            from recover_core.asr.build_lms import fusion_weights
+            from recover_core.experiment.build_lms import fusion_weights
 
             rec |= self.wer.score(model.eval(), *fusion_weights("adapted"))
             rec["seconds"] = round(time.time() - t0, 1)
         if self.needs_scores(dataset):  # the LM is not kept: its scores are, and WER follows from them
-            from recover_core.asr.grid_rescore import lm_scores
+            from recover_core.experiment.grid_rescore import lm_scores
 
             rec |= {"nbest_sha": self.nbest.sha, "nbest_logprobs": lm_scores(model, tok, self.nbest.texts)}
             rec["seconds"] = round(time.time() - t0, 1)
@@ -265,14 +259,14 @@ class Runner:
             torch.set_num_threads(self.cfg.threads)
         todo = cells(self.cfg)
         if self.wer is not None:  # a missing speech set stops the run now, not after hours of cells
-            from recover_core.asr import speech_set
+            from recover_core.experiment import speech_set
 
-            from recover_core.asr import grid_wer
+            from recover_core.experiment import grid_wer
 
             speech_set.load_manifest(speech_set.set_dir(self.wer.dataset, self.cfg.max_train, self.cfg.max_test))
             grid_wer.reference(self)
         if self.nbest is not None:
-            from recover_core.asr import grid_rescore
+            from recover_core.experiment import grid_rescore
 
             self.nbest.build(self.progress)
             grid_rescore.reference(self)
@@ -322,11 +316,11 @@ class Runner:
                 out.append({"dataset": d, "masking": m, "method": meth, "metric": "leak_rate_percent",
                             "value": round(100 * rec["leaks"] / rec["fills"], 2), "seed": seed, **common})
         if self.wer is not None:
-            from recover_core.asr import grid_wer
+            from recover_core.experiment import grid_wer
 
             out += grid_wer.rows(self, done, common)
         if self.nbest is not None:
-            from recover_core.asr import grid_rescore
+            from recover_core.experiment import grid_rescore
 
             out += grid_rescore.rows(self, done, common)
         return out

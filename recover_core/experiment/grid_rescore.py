@@ -53,7 +53,7 @@ class NBestSet:
 
     def path(self) -> Path:
         from recover_core import env
-        from recover_core.asr import speech_set
+        from recover_core.experiment import speech_set
 
         folder = speech_set.set_dir(self.dataset, self.max_train, self.max_test)
         return env.cache_dir() / "asr_hyps" / folder.name / f"grid-nbest-b{BEAM}-t{self.test}-d{self.dev}.json.gz"
@@ -65,9 +65,10 @@ class NBestSet:
         from tqdm import tqdm
 
         from recover_core import env
-        from recover_core.asr import audio, hypotheses, speech_set
+        from recover_core.asr import audio, hypotheses
+        from recover_core.experiment import speech_set
         from recover_core.asr.decode import DecodeConfig
-        from recover_core.asr.evaluate import WHISPER, AudioBatch
+        from recover_core.experiment.asr_eval import WHISPER, AudioBatch
         from recover_core.asr.recognize import Recognizer
 
         out = self.path()
@@ -132,7 +133,7 @@ class NBestSet:
         return self._utts[split]
 
     def note(self, scale: str) -> str:
-        from recover_core.asr import speech_set
+        from recover_core.experiment import speech_set
 
         return (f"{scale}; WER on {self.test} spoken {self.dataset} test utterances (TTS voices "
                 f"{'/'.join(speech_set.VOICES)}), Whisper tiny.en beam-{BEAM} n-best list rescored by each LM "
@@ -174,7 +175,7 @@ def tune(nb: NBestSet, logprobs: Sequence[float], lambdas: Sequence[float] = LAM
 def score(nb: NBestSet, logprobs: Sequence[float] | None, lm_weight: float = 0.0, word_bonus: float = 0.0) -> dict:
     """WER, CER and a 95% bootstrap interval over the test utterances, as a cell record's fields."""
     from recover_core.asr import wer
-    from recover_core.asr.evaluate import bootstrap, per_utterance
+    from recover_core.experiment.asr_eval import bootstrap, per_utterance
 
     test = nb.utts("test")
     s = wer.score([u.ref for u in test], pick(test, nb.texts, logprobs, lm_weight, word_bonus))
@@ -229,7 +230,7 @@ def table(nb: NBestSet, pretrained: Sequence[float] | None, scored: dict, common
     and every cell of ``scored`` ((masking, method, seed) -> its LM's scores of the texts) with
     its seed's weights. A seed whose Oracle cell is not there has no weights yet, so its
     cells wait for it."""
-    from recover_core.asr.grid_wer import NO_LM, PRETRAINED
+    from recover_core.experiment.grid_wer import NO_LM, PRETRAINED
 
     found = [(("", NO_LM, ""), score(nb, None))]
     if pretrained is not None:

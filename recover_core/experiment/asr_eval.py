@@ -18,7 +18,8 @@ from pathlib import Path
 import numpy as np
 
 from recover_core import atomic, env
-from recover_core.asr import audio, hypotheses, lms, speech_set, wer
+from recover_core.asr import audio, hypotheses, lms, wer
+from recover_core.experiment import speech_set
 from recover_core.asr.decode import DecodeConfig
 from recover_core.asr.recognize import Recognizer
 from recover_core.errors import RecoverError

@@ -10,9 +10,7 @@ candidate list through the normal fill() call, with no type check and no keep-li
 """
 from __future__ import annotations
 
-import argparse
 import hashlib
-import json
 import sys
 import time
 from dataclasses import dataclass
@@ -118,35 +116,3 @@ def format_results(rows: Sequence[dict], k: int = 10) -> str:
         lines.append(f"{r['filler']:34s} {r['items']:5d} {100 * r['top1']:6.1f}% {100 * r[f'top{k}']:6.1f}% "
                      f"{100 * r['fallback_rate']:7.1f}% {r['seconds_per_item']:7.3f}")
     return "\n".join(lines)
-
-
-def cmd_evaluate_fillers(args) -> None:
-    import torch
-
-    if args.threads:
-        torch.set_num_threads(args.threads)
-    specs = [s.strip() for s in args.fillers.split(",") if s.strip()]
-    corpora = [c.strip() for c in args.corpus.split(",") if c.strip()] if args.corpus else None
-    if args.json:
-        print(json.dumps(run(specs, args.items, args.seed, args.k, corpora, progress=not args.quiet), indent=2))
-        return
-    print(format_results([], args.k), flush=True)  # the header; each row as soon as it is known
-    run(specs, args.items, args.seed, args.k, corpora, progress=not args.quiet,
-        on_row=lambda r: print(format_results([r], args.k).split("\n", 1)[1], flush=True))
-
-
-def add_parser(sub) -> None:
-    from recover_core.cli import _positive
-
-    p = sub.add_parser("evaluate-fillers", help="held-out masked-word top-1/top-10 of every filler, same items",
-                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.set_defaults(fn=cmd_evaluate_fillers)
-    p.add_argument("--fillers", default=",".join(DEFAULT_FILLERS),
-                   help="kind:model pairs, comma-separated (kinds: mlm, infill, instruct)")
-    p.add_argument("--items", type=_positive, default=200)
-    p.add_argument("--k", type=_positive, default=10)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--corpus", default=None, help="held-out split of these corpora, mixed equally (default: all four)")
-    p.add_argument("--threads", type=_positive, default=None)
-    p.add_argument("--json", action="store_true")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")

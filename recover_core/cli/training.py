@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 from recover_core import validation
+from recover_core.cli.common import positive
 from recover_core.errors import RecoverError
 from recover_core.training import llm, mlm
 from recover_core.training.config import DEFAULT_STEPS, EVAL_CORPORA, LLM_LR, FinetuneConfig, LLMConfig
@@ -22,7 +23,7 @@ def command_line() -> str:
     """This process's command line, as the model card shows it."""
     args = sys.argv[1:]
     prog = ["python", "-m", "recover_core"] if sys.argv[0].endswith("__main__.py") and "recover_core" in sys.argv[0] \
-        else ["python", "-m", "recover_core.training.commands"]
+        else ["python", "-m", "recover_core.cli.training"]
     return shlex.join(prog + args)
 
 
@@ -88,7 +89,6 @@ def cmd_finetune_llm(args) -> None:
 
 def add_parser(sub) -> None:
     """Register `finetune-mlm`, `evaluate-mlm` and `finetune-llm` on an argparse subparsers object."""
-    from recover_core.cli import _positive
 
     p = sub.add_parser("finetune-mlm", help="fine-tune a masked LM on a corpus (vats2024 §3.2), LoRA or full",
                        description=mlm.__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -107,34 +107,34 @@ def add_parser(sub) -> None:
     data.add_argument("--mode", choices=["clean", "filled"], default="clean",
                       help="clean: sentences without mask; filled: all, masks filled by the model")
     data.add_argument("--fill-method", choices=["top1", "topk"], default="top1")
-    data.add_argument("--k", type=_positive, default=10, help="Top-K: sample among the best K")
+    data.add_argument("--k", type=positive, default=10, help="Top-K: sample among the best K")
     data.add_argument("--technique", default="entityTagger",
                       help="filled mode, text without markers: the masking technique applied first")
-    data.add_argument("--rounds", type=_positive, default=1, help="filled mode: fill, fine-tune, refill, ...")
+    data.add_argument("--rounds", type=positive, default=1, help="filled mode: fill, fine-tune, refill, ...")
     tr = p.add_argument_group("training")
     tr.add_argument("--lora-r", type=int, default=16, help="LoRA rank; 0 = full fine-tune")
     tr.add_argument("--lora-alpha", type=float, default=None, help="default 2 * r")
     tr.add_argument("--lora-targets", default="query,value,dense",
                     help="encoder linear layers that get LoRA (last name part), comma-separated")
-    tr.add_argument("--steps", type=_positive, default=None,
+    tr.add_argument("--steps", type=positive, default=None,
                     help=f"optimizer steps per round (default {DEFAULT_STEPS}; with --minutes: until time is up)")
     tr.add_argument("--minutes", type=float, default=None,
                     help="time budget for all rounds together; the learning rate decays with it")
-    tr.add_argument("--batch-size", type=_positive, default=32)
+    tr.add_argument("--batch-size", type=positive, default=32)
     tr.add_argument("--lr", type=float, default=None, help="default 5e-4 with LoRA, 5e-5 full")
     tr.add_argument("--warmup-steps", type=int, default=100)
-    tr.add_argument("--max-length", type=_positive, default=128, help="tokens per sentence")
+    tr.add_argument("--max-length", type=positive, default=128, help="tokens per sentence")
     tr.add_argument("--seed", type=int, default=0)
     tr.add_argument("--bf16", action="store_true",
                     help="bfloat16 autocast in training steps: ~2x faster on CPUs with AVX512-BF16 or AMX")
-    tr.add_argument("--threads", type=_positive, default=None, help="torch threads (default: all cores)")
+    tr.add_argument("--threads", type=positive, default=None, help="torch threads (default: all cores)")
     tr.add_argument("--device", default="auto", help="auto (a CUDA GPU where there is one, else the CPU), cpu, cuda")
     io = p.add_argument_group("output")
     io.add_argument("--out", type=Path, required=True, help="output folder (model/, adapter/, checkpoint/)")
     io.add_argument("--resume", action="store_true", help="continue from OUT/checkpoint")
-    io.add_argument("--save-every", type=_positive, default=200, help="steps between checkpoints")
+    io.add_argument("--save-every", type=positive, default=200, help="steps between checkpoints")
     io.add_argument("--eval-every", type=int, default=500, help="steps between held-out evaluations (0: none)")
-    io.add_argument("--eval-items", type=_positive, default=1000, help="held-out masked words per evaluation")
+    io.add_argument("--eval-items", type=positive, default=1000, help="held-out masked words per evaluation")
     io.add_argument("--heldout-file", type=Path, default=None,
                     help="held-out sentences, one per line, instead of the corpora's mix (see evaluate-mlm "
                          "--export-heldout); kept out of training too")
@@ -148,9 +148,9 @@ def add_parser(sub) -> None:
     p.add_argument("--from-minilm", action="store_true", help="the untrained MiniLM MLM (a baseline)")
     p.add_argument("--corpus", default=",".join(EVAL_CORPORA), help="held-out split of these corpora, mixed equally")
     p.add_argument("--test-file", type=Path, default=None, help="instead: held-out sentences, one per line")
-    p.add_argument("--items", type=_positive, default=1000)
+    p.add_argument("--items", type=positive, default=1000)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--threads", type=_positive, default=None)
+    p.add_argument("--threads", type=positive, default=None)
     p.add_argument("--json", action="store_true")
     p.add_argument("--export-heldout", type=Path, default=None, metavar="FILE",
                    help="only write the held-out sentences of --corpus to FILE (for finetune-mlm --heldout-file)")
@@ -162,19 +162,19 @@ def add_parser(sub) -> None:
     p.add_argument("--model", default="smollm2-135m", help="a causal LM name (see `models`) or a local folder")
     p.add_argument("--corpus", default=",".join(EVAL_CORPORA), help="registered corpora, comma-separated")
     p.add_argument("--train-file", type=Path, default=None, help="instead: sentences, one per line")
-    p.add_argument("--lora-r", type=_positive, default=16)
+    p.add_argument("--lora-r", type=positive, default=16)
     p.add_argument("--lora-alpha", type=float, default=None, help="default 2 * r")
     p.add_argument("--lora-targets", default="q_proj,v_proj", help="module name suffixes, comma-separated")
-    p.add_argument("--steps", type=_positive, default=None, help=f"default {DEFAULT_STEPS} (or --minutes)")
+    p.add_argument("--steps", type=positive, default=None, help=f"default {DEFAULT_STEPS} (or --minutes)")
     p.add_argument("--minutes", type=float, default=None, help="time budget; the learning rate decays with it")
-    p.add_argument("--batch-size", type=_positive, default=8)
+    p.add_argument("--batch-size", type=positive, default=8)
     p.add_argument("--lr", type=float, default=None, help=f"default {LLM_LR}")
-    p.add_argument("--max-length", type=_positive, default=256)
+    p.add_argument("--max-length", type=positive, default=256)
     p.add_argument("--bf16", action="store_true", help="bfloat16 autocast (about 2x faster on AVX512-BF16 CPUs)")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--threads", type=_positive, default=None)
+    p.add_argument("--threads", type=positive, default=None)
     p.add_argument("--out", type=Path, required=True, help="output folder (adapter/, checkpoint/)")
     p.add_argument("--resume", action="store_true")
-    p.add_argument("--save-every", type=_positive, default=100)
+    p.add_argument("--save-every", type=positive, default=100)
     p.add_argument("--eval-every", type=int, default=200)
     p.add_argument("--quiet", action="store_true")

@@ -5,6 +5,7 @@ import json
 import sys
 from pathlib import Path
 
+from recover_core.cli.common import atomic_output, positive
 from recover_core.errors import RecoverError
 
 AUDIO_SUFFIXES = {".wav", ".flac", ".ogg", ".mp3", ".sph", ".wv1", ".wv2", ".nist"}
@@ -39,7 +40,6 @@ def cmd_transcribe(args) -> None:
     from recover_core.asr import audio, lms
     from recover_core.asr.decode import DecodeConfig
     from recover_core.asr.recognize import Recognizer, split_long
-    from recover_core.cli import atomic_output
 
     paths = expand_inputs(args.audio)
     card = lms.card(args.lm)
@@ -109,7 +109,7 @@ def cmd_wer(args) -> None:
 
 
 def cmd_speech_set(args) -> None:
-    from recover_core.asr import speech_set
+    from recover_core.experiment import speech_set
 
     folder = speech_set.build(args.dataset, args.max_train, args.max_test, progress=not args.quiet)
     rows = speech_set.load_manifest(folder)
@@ -121,18 +121,17 @@ def cmd_speech_set(args) -> None:
 
 
 def add_parser(sub) -> None:
-    from recover_core.asr import build_lms
-    from recover_core.cli import _positive
+    from recover_core.experiment import build_lms
 
     build_lms.add_parser(sub)
-    from recover_core.asr import evaluate
+    from recover_core.experiment import asr_eval as evaluate
 
     evaluate.add_parser(sub)
 
     p = sub.add_parser("speech-set", help="speak the news dev/test sentences with offline TTS voices (WSJ stand-in)")
     p.add_argument("--dataset", default="news")
-    p.add_argument("--max-train", type=_positive, default=2000, help="as the grid's: dev sentences come after these")
-    p.add_argument("--max-test", type=_positive, default=400, help="as the grid's: the test sentences")
+    p.add_argument("--max-train", type=positive, default=2000, help="as the grid's: dev sentences come after these")
+    p.add_argument("--max-test", type=positive, default=400, help="as the grid's: the test sentences")
     p.add_argument("--quiet", action="store_true")
     p.set_defaults(fn=cmd_speech_set)
 
@@ -142,10 +141,10 @@ def add_parser(sub) -> None:
     p.add_argument("--lm", default="none", help="an LM to fuse: none, pretrained, oracle, ... (see build-lms)")
     p.add_argument("--lm-weight", type=float, default=None, help="λ (default: the LM's tuned value)")
     p.add_argument("--word-bonus", type=float, default=None, help="β per word (default: the LM's tuned value)")
-    p.add_argument("--beam", type=_positive, default=4)
+    p.add_argument("--beam", type=positive, default=4)
     p.add_argument("--engine", choices=["whisper-tiny.en", "emformer-rnnt"], default="whisper-tiny.en",
                    help="emformer-rnnt: the paper's recognizer (downloads its weights: a Space, not offline)")
-    p.add_argument("--batch-size", type=_positive, default=8, help="30 s windows decoded together")
+    p.add_argument("--batch-size", type=positive, default=8, help="30 s windows decoded together")
     p.add_argument("--threads", type=int, default=0)
     p.add_argument("--skip-bad", action="store_true", help="write an error record for unreadable audio and go on")
     p.add_argument("--quiet", action="store_true")

@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 from recover_core import atomic
+from recover_core.cli.common import positive
 from recover_core.errors import RecoverError
 
 MANIFEST = "manifest.jsonl"
@@ -68,7 +69,7 @@ def cmd_obfuscate_audio(args) -> None:
     from tqdm import tqdm
 
     from recover_core.asr import audio
-    from recover_core.asr.commands import expand_inputs
+    from recover_core.cli.asr import expand_inputs
     from recover_core.speech.obfuscate import SpeechObfuscator
     from recover_core.pseudonyms import Pseudonyms, load_pseudonyms, save_mapping
 
@@ -137,7 +138,6 @@ def cmd_obfuscate_audio(args) -> None:
 
 
 def add_parser(sub) -> None:
-    from recover_core.cli import _positive
     from recover_core.filling import KINDS
     from recover_core.filling.base import DEFAULT_SAMPLING, SAMPLINGS
     from recover_core.speech.obfuscate import MODES
@@ -154,7 +154,7 @@ def add_parser(sub) -> None:
     p.add_argument("--filler", choices=list(KINDS), default="mlm")
     p.add_argument("--model", default=None)
     p.add_argument("--method", choices=["top1", "topk"], default="top1")
-    p.add_argument("--k", type=_positive, default=50, help="candidates the filler offers to the name rules")
+    p.add_argument("--k", type=positive, default=50, help="candidates the filler offers to the name rules")
     p.add_argument("--sampling", choices=SAMPLINGS, default=DEFAULT_SAMPLING,
                    help="Top-K: the order in which the name rules try the best 10: uniform (shuffled) or weighted "
                         "(drawn by the filler's scores), as for `obfuscate`")

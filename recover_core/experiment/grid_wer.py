@@ -17,7 +17,8 @@ import functools
 import json
 from dataclasses import dataclass
 
-from recover_core.asr import audio, speech_set, wer
+from recover_core.asr import audio, wer
+from recover_core.experiment import speech_set
 from recover_core.asr.decode import DecodeConfig
 
 BATCH = 8
@@ -46,7 +47,7 @@ class GridWER:
     def score(self, lm, lm_weight: float = 0.0, word_bonus: float = 0.0) -> dict:
         """WER, CER and a 95% bootstrap interval over utterances of the recognizer with ``lm``
         fused (None: the recognizer alone), as a cell record's fields."""
-        from recover_core.asr.evaluate import bootstrap, per_utterance
+        from recover_core.experiment.asr_eval import bootstrap, per_utterance
 
         rec, encoded, refs = self._set
         cfg = DecodeConfig(lm_weight=lm_weight if lm is not None else 0.0,
@@ -67,7 +68,7 @@ def reference(run) -> dict:
     """WER of the recognizer alone and with the pretrained LM fused, on the cells' utterances
     (Table 6's first two rows), cached beside the cells of ``run`` (an experiment.Runner)."""
     from recover_core import atomic
-    from recover_core.asr.build_lms import fusion_weights
+    from recover_core.experiment.build_lms import fusion_weights
     from recover_core.experiment import read_json
 
     path = run.root / "cells" / "asr_reference.json"

@@ -1,0 +1,317 @@
+"""The obfuscation engine: find private spans, propose substitutes, choose them under the rules.
+
+Every path obfuscates through here: the Python API, the `mask`/`fill`/`obfuscate` commands,
+the Text tab, the downstream grid and speech. As in Presidio, finding (``find``) and
+replacing (``replace``) meet only in a list of spans.
+
+One sentence goes through three steps:
+
+1. mask: the technique finds spans, which become markers (``mask_many``);
+2. propose: the filler fills the markers and lists its candidates (``propose``); it never
+   sees the original words;
+3. choose: under ``rules="ours"`` each substitute is chosen by the pseudonym rules
+   (pseudonyms.consistent: a free, same-type, same-gender name, never an original); under
+   ``rules="paper"`` the filler saw only [MASK] and its own choice stands (vats2024 §3.2).
+
+Seeding has one rule, so every path gives the same text for the same settings: a line's
+draws are seeded by the seed and the masked line itself (never the original words, never
+its place in a file or batch), and the pseudonym rules by the seed and each original.
+
+The originals live in the returned ``Result`` and in a consistent run's mapping, in memory
+only: nothing here writes or logs them.
+"""
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field, fields, replace
+from typing import Iterable, Literal, Sequence
+
+from recover_core import validation
+from recover_core.errors import RecoverError
+from recover_core.filling import KINDS, get_filler
+from recover_core.filling.base import (DEFAULT_K, DEFAULT_SAMPLING, Candidate, Filled, Filler, MaskInput,
+                                       check_method, check_sampling)
+from recover_core.masking import Masked, build, mask_many, names as technique_names
+from recover_core.masking.mask import render
+from recover_core.pseudonyms import Pseudonyms, consistent as apply_rules
+from recover_core.quality import originals_per_fill
+from recover_core.spans import ENTITY_LABELS, Span
+
+Rules = Literal["ours", "paper"]
+RULES = ("ours", "paper")
+MARKER_STYLES = ("mask", "class")
+NER_MODELS = ("spacy-md", "spacy-sm")
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything that decides an obfuscation's output. Checked by ``check``."""
+
+    technique: str = "entityTagger"  # a masking technique, or several joined by '+'
+    n: int | None = None  # vocabThres: keep the N most frequent words
+    ner_model: str | None = None  # entityTagger and the type check: spacy-md (default) or spacy-sm
+    types: tuple[str, ...] | None = None  # entityTagger: only these entity types
+    markers: str = "mask"  # how masked text reads: [MASK], or [PERSON]/[NUMBER]/...
+    filler: str = "mlm"  # mlm | infill | instruct
+    model: str | None = None  # the filler's model; None: its default
+    method: str = "top1"  # top1 | topk
+    k: int = DEFAULT_K
+    sampling: str = DEFAULT_SAMPLING  # Top-K: uniform | weighted
+    type_check: bool = True  # ours: an entity substitute must read as the masked type to the NER
+    one_pass: bool = False  # mlm: every mask of a line from one forward pass
+    rules: str = "ours"  # ours: the pseudonym rules; paper: vats2024's plain procedure
+    seed: int = 0
+    keep_list: str | None = None  # `fill` alone: Top-K avoids this technique's keep-list
+
+    def check(self) -> "Settings":
+        """These settings, or a RecoverError that says which one is wrong and what is allowed."""
+        for part in self.technique.split("+") if isinstance(self.technique, str) else [self.technique]:
+            validation.check_choice("masking technique", part.strip() if isinstance(part, str) else part,
+                                    technique_names())
+        validation.check_choice("filler", self.filler, list(KINDS))
+        check_method(self.method)
+        check_sampling(self.sampling)
+        validation.check_k(self.k)
+        validation.check_choice("rules", self.rules, list(RULES))
+        validation.check_choice("markers", self.markers, list(MARKER_STYLES))
+        if self.ner_model is not None:
+            validation.check_choice("NER model", self.ner_model, list(NER_MODELS))
+        if self.n is not None and (isinstance(self.n, bool) or not isinstance(self.n, int) or self.n < 1):
+            raise RecoverError(f"n (vocabThres's vocabulary size) must be a whole number of at least 1, not {self.n!r}.")
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int):
+            raise RecoverError(f"The seed must be a whole number, not {self.seed!r}.")
+        for t in self.types or ():
+            validation.check_choice("entity type", t, list(ENTITY_LABELS))
+        if self.one_pass and self.filler != "mlm":
+            raise RecoverError(f"one_pass is for the MLM filler (filler='mlm'); {self.filler} fills word by word.")
+        if self.keep_list not in (None, "none"):
+            validation.check_choice("keep-list technique", self.keep_list, ["allowList", "vocabThres"])
+        return self
+
+    def changed(self, **kw) -> "Settings":
+        return replace(self, **kw).check()
+
+
+SETTING_NAMES = tuple(f.name for f in fields(Settings))
+
+
+@dataclass(frozen=True)
+class Replacement:
+    """One private span and what stands in its place. ``start``/``end`` are in ``Result.text``."""
+
+    start: int
+    end: int
+    label: str
+    original: str = field(repr=False)  # the private words (in memory only; never in a repr or a log)
+    substitute: str = ""
+    candidates: tuple[Candidate, ...] = field(default=(), repr=False)  # the filler's, best first
+    fallback: bool = False  # no candidate passed the rules: a drawn or best-anyway word
+    source: str | None = None  # the filler that proposed the candidates, where another did
+
+
+@dataclass
+class Result:
+    """One obfuscated text. ``replacements`` hold the originals: keep a Result in memory only,
+    and write ``public()``."""
+
+    text: str
+    masked: str = ""  # the text with markers, before filling
+    replacements: list[Replacement] = field(default_factory=list)
+    filled_by: str | None = None  # the filler that did the whole text's work instead (instruct -> infill)
+
+    @property
+    def leaks(self) -> int:
+        """Substitutes equal to the word they replace (0 under our rules)."""
+        return sum(r.original.lower() == r.substitute.lower() for r in self.replacements if r.original)
+
+    def public(self, candidates: bool = False) -> dict:
+        """What may be written out: the text and each substitute, never an original word."""
+        rec: dict = {"text": self.text, "fills": []}
+        if self.filled_by:
+            rec["filled_by"] = self.filled_by
+        for r in self.replacements:
+            d: dict = {"start": r.start, "end": r.end, "label": r.label, "word": r.substitute}
+            if r.fallback:
+                d["fallback"] = True
+            if r.source:
+                d["filled_by"] = r.source
+            if candidates:
+                d["candidates"] = [[c.word, round(c.score, 5)] for c in r.candidates]
+            rec["fills"].append(d)
+        return rec
+
+
+def line_id(masked: str) -> int:
+    """The number that seeds a line's draws: from the masked line alone, so a line gives the
+    same text whichever file, batch, chunk or request it comes in, and no original word
+    (which the masked line no longer holds) can be read back from a seed."""
+    return int.from_bytes(hashlib.blake2b(masked.encode("utf-8"), digest_size=6).digest(), "big")
+
+
+class Obfuscator:
+    """Masks private words and fills each with a substitute, with models built once, on first use.
+
+    >>> ob = Obfuscator(technique="entityTagger", filler="mlm", method="topk", k=10, seed=0)
+    >>> r = ob.obfuscate("Tom lives in Chicago with his sister Margaret.")  # doctest: +SKIP
+    """
+
+    def __init__(self, settings: Settings | None = None, **kw) -> None:
+        unknown = sorted(set(kw) - set(SETTING_NAMES))
+        if unknown:
+            raise RecoverError(f"Unknown setting {unknown[0]!r}. Known: {', '.join(SETTING_NAMES)}.")
+        if "types" in kw and kw["types"] is not None:
+            kw["types"] = tuple(kw["types"].split(",") if isinstance(kw["types"], str) else kw["types"])
+        self.settings = (replace(settings, **kw) if settings else Settings(**kw)).check()
+        self._masker = self._keep = self._type_check = None
+        self._keep_built = False
+        self.mapping = Pseudonyms(self.settings.seed)  # consistent=True: one run-wide mapping, in memory
+
+    def __repr__(self) -> str:
+        return f"Obfuscator({self.settings})"
+
+    # --- models, built on first use ------------------------------------------------------
+
+    @property
+    def masker(self):
+        if self._masker is None:
+            s = self.settings
+            self._masker = build(s.technique, n=s.n, ner_model=s.ner_model, types=list(s.types) if s.types else None)
+        return self._masker
+
+    @property
+    def filler(self) -> Filler:
+        return get_filler(self.settings.filler, self.settings.model)
+
+    @property
+    def keep(self):
+        """The words Top-K must not draw (§3.2): the masking technique's keep-list."""
+        if not self._keep_built:
+            s = self.settings
+            if s.keep_list not in (None, "none"):
+                self._keep = build(s.keep_list, n=s.n).keep
+            elif s.keep_list is None:
+                self._keep = self.masker.keep
+            self._keep_built = True
+        return self._keep
+
+    @property
+    def type_check(self):
+        """Entity substitutes must read as the masked type to the same NER that masks (ours only)."""
+        if not (self.settings.type_check and self.settings.rules == "ours"):
+            return None
+        if self._type_check is None:
+            from recover_core import bundles
+            from recover_core.filling.candidates import ner_type_check
+
+            self._type_check = ner_type_check(bundles.load_ner(self.settings.ner_model or "spacy-md"))
+        return self._type_check
+
+    # --- analyze ---------------------------------------------------------------------------
+
+    def find(self, text: str) -> list[Span]:
+        """The private spans of ``text`` (Presidio's analyze). Each span holds its words."""
+        return self.masker.find(validation.check_text(text))
+
+    def mask(self, text: str) -> Masked:
+        return self.mask_many([validation.check_text(text)])[0]
+
+    def mask_many(self, texts: Sequence[str]) -> list[Masked]:
+        """Masked lines; texts must already be checked (``validation.check_text``)."""
+        return mask_many(list(texts), self.masker, self.settings.markers)
+
+    # --- anonymize -------------------------------------------------------------------------
+
+    def obfuscate(self, text: str) -> Result:
+        """One text, masked and filled."""
+        return self.obfuscate_many([text])[0]
+
+    def obfuscate_many(self, texts: Iterable[str], *, consistent: bool = False) -> list[Result]:
+        """Many texts, masked and filled in batches. ``consistent=True`` gives one original one
+        substitute across this call and every earlier consistent call (``self.mapping``)."""
+        checked = [validation.check_text(t, what=f"text {i + 1}") for i, t in enumerate(texts)]
+        return self.fill(self.mask_many(checked), consistent=consistent)
+
+    def replace(self, text: str, spans: Iterable[Span | tuple | dict]) -> Result:
+        """Substitutes for spans found anywhere: another detector's, or spans a person edited
+        (Presidio's anonymize). Every substitute rule applies as for ``obfuscate``."""
+        text = validation.check_text(text)
+        return self.fill([render(text, self._checked_spans(text, spans), self.settings.markers)])[0]
+
+    def fill(self, masked: Sequence[Masked], *, consistent: bool = False) -> list[Result]:
+        """Masked lines (``mask_many``, or spans made into markers) filled and chosen."""
+        for m in masked:
+            validation.check_mask_count(len(m.markers), what="masked text")
+        todo = [i for i, m in enumerate(masked) if m.markers]
+        filled = self.propose([MaskInput(masked[i].masked, masked[i].markers) for i in todo])
+        out = [Result(m.masked, m.masked) for m in masked]
+        for i, f in zip(todo, filled):
+            m = masked[i]
+            out[i] = self.choose(f, (m.original, m.spans), self.mapping if consistent else None, masked=m.masked)
+        return out
+
+    def propose(self, items: Sequence[MaskInput]) -> list[Filled]:
+        """The filler's fills and candidates for masked items (step 2: no original is seen).
+        Under the paper's rules the filler reads every marker as [MASK]."""
+        if not items:
+            return []
+        s = self.settings
+        items = self.filler_inputs(items)
+        extra = {"one_pass": True} if s.one_pass else {}  # the MLM filler's own option
+        return self.filler.fill(items, method=s.method, k=s.k, seed=s.seed, keep=self.keep,
+                                first_id=[line_id(it.text) for it in items], type_check=self.type_check,
+                                sampling=s.sampling, **extra)
+
+    def filler_inputs(self, items: Sequence[MaskInput]) -> list[MaskInput]:
+        """What the filler reads. vats2024's fillers see [MASK] and nothing else (class markers
+        are its future work, §5); under our rules each mask also carries the masker's label."""
+        if self.settings.rules == "paper":
+            return [MaskInput(it.text, [replace(m, label="MASK") for m in it.markers]) for it in items]
+        return list(items)
+
+    def choose(self, filled: Filled, originals: tuple[str, list[Span]] | None = None,
+               mapping: Pseudonyms | None = None, *, masked: str = "") -> Result:
+        """Step 3: each substitute chosen under the rules, where the originals are known.
+        ``mapping`` keeps a whole run consistent; by default each text has its own."""
+        words = originals_per_fill(originals[0], originals[1], filled) if originals else None
+        if words is not None and self.settings.rules == "ours":
+            filled = apply_rules(filled, words, mapping or Pseudonyms(self.settings.seed))
+        words = words if words is not None and len(words) == len(filled.fills) else [""] * len(filled.fills)
+        reps = [Replacement(f.start, f.end, f.label, o, f.word, tuple(f.candidates), f.fallback, f.source)
+                for f, o in zip(filled.fills, words)]
+        return Result(filled.text, masked, reps, filled.fallback)
+
+    # --- checks ----------------------------------------------------------------------------
+
+    @staticmethod
+    def _checked_spans(text: str, spans: Iterable[Span | tuple | dict]) -> list[Span]:
+        out = []
+        for s in spans:
+            if isinstance(s, dict):
+                s = (s.get("start"), s.get("end"), s.get("label", s.get("entity_type", "MASK")))
+            if isinstance(s, tuple):
+                if len(s) not in (2, 3):
+                    raise RecoverError(f"A span is (start, end) or (start, end, label); got {s!r}.")
+                start, end, label = (*s, "MASK")[:3]
+                if not (isinstance(start, int) and isinstance(end, int) and 0 <= start < end <= len(text)):
+                    raise RecoverError(f"Span ({start!r}, {end!r}) is not inside the text (0 to {len(text)}).")
+                s = Span(start, end, text[start:end], str(label))
+            if not isinstance(s, Span):
+                raise RecoverError(f"A span is a Span, a (start, end, label) tuple or a dict; got {type(s).__name__}.")
+            if s.end > len(text) or text[s.start : s.end] != s.text:
+                raise RecoverError(f"Span {s.start}-{s.end} does not match the text there.")
+            if s.label not in ("MASK", "WORD", "NUMBER", *ENTITY_LABELS):
+                raise RecoverError(f"Unknown span label {s.label!r}. Known: MASK, NUMBER, {', '.join(ENTITY_LABELS)}.")
+            out.append(s)
+        out.sort(key=lambda s: s.start)
+        for a, b in zip(out, out[1:]):
+            if b.start < a.end:
+                raise RecoverError(f"Spans {a.start}-{a.end} and {b.start}-{b.end} overlap.")
+        return out
+
+
+def obfuscate(text: str, **settings) -> Result:
+    """The one-off form: ``recover_core.obfuscate("Tom met Ann.", method="topk")``."""
+    return Obfuscator(**settings).obfuscate(text)
+
+
+__all__ = ["Obfuscator", "Result", "Replacement", "Settings", "obfuscate", "line_id", "RULES"]
