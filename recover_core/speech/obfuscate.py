@@ -26,9 +26,11 @@ import numpy as np
 from recover_core import validation
 from recover_core.asr.audio import SAMPLE_RATE, Audio
 from recover_core.errors import RecoverError
-from recover_core.filling.base import DEFAULT_SAMPLING, SAMPLINGS, drawn_order
+from recover_core.filling.base import DEFAULT_SAMPLING, SAMPLINGS, MaskInput, drawn_order
+from recover_core.obfuscator import Obfuscator
 from recover_core.speech import boundaries, splice, voices
 from recover_core.pseudonyms import TITLES, Pseudonyms, bare
+from recover_core.spans import Span
 
 if TYPE_CHECKING:  # torch loads with the recognizer, not on import (the app starts without it)
     from recover_core.asr.alignment import Word
@@ -252,18 +254,17 @@ class SpeechObfuscator:
             from recover_core.asr.recognize import Recognizer
 
             recognizer = Recognizer()
-        self.settings = settings.check()
+        self.settings = s = settings.check()
         self.recognizer = recognizer
-        self._masker = None
+        # Text's engine finds the spans and proposes the candidates: Top-1's list, which the
+        # name rules read in Top-K's drawn order (``_candidates``). The rules themselves run
+        # per entity (``_choose``), since a spoken substitute must also be heard.
+        self.engine = Obfuscator(technique=s.technique, n=s.n, ner_model=s.ner_model, types=s.types or None,
+                                 filler=s.filler, model=s.model, method="top1", k=s.k, seed=s.seed, type_check=False)
 
     @property
     def masker(self):
-        if self._masker is None:
-            from recover_core.masking import build
-
-            s = self.settings
-            self._masker = build(s.technique, n=s.n, ner_model=s.ner_model, types=list(s.types) or None)
-        return self._masker
+        return self.engine.masker
 
     def find(self, clip: Audio, pseudonyms: Pseudonyms | None = None) -> Plan:
         """Steps 1-3: transcript, private words with cut points, and a substitute for each."""
@@ -328,10 +329,6 @@ class SpeechObfuscator:
 
     def _candidates(self, text: str, groups) -> list[list[str]]:
         """The filler's candidates for each entity, best first (Top-K: the best K shuffled)."""
-        from recover_core.filling import get_filler
-        from recover_core.filling.base import MaskInput
-        from recover_core.spans import Span
-
         s = self.settings
         markers, masked, at = [], [], 0
         for start, end, _, _, label in groups:
@@ -342,8 +339,7 @@ class SpeechObfuscator:
             masked.append(marker)
             at = end
         masked.append(text[at:])
-        filler = get_filler(s.filler, s.model)
-        filled = filler.fill([MaskInput("".join(masked), markers)], method="top1", k=s.k, seed=s.seed)[0]
+        filled = self.engine.propose([MaskInput("".join(masked), markers)])[0]
         out = [[f.candidates[j].word for j in drawn_order(f.candidates, s.method, TOPK_HEAD,
                                                           random.Random(f"{s.seed}:{i}"), s.sampling)]
                for i, f in enumerate(filled.fills)]
