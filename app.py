@@ -360,18 +360,13 @@ def played(request: gr.Request | None, **clips: tuple[int, np.ndarray]) -> list[
     and its folder goes when the tab closes (``forget_played``)."""
     import shutil
 
-    import soundfile as sf
-
-    from recover_core import atomic
-
     folder = played_folder(request)
     shutil.rmtree(folder, ignore_errors=True)  # the last render's: its players are being replaced
     folder.mkdir(mode=0o700, parents=True)
     paths = []
     for name, (rate, x) in clips.items():
         path = folder / f"{name}-{os.urandom(6).hex()}.wav"  # a new URL per render: no stale browser cache
-        with atomic.replacing(path, suffix=".tmp.wav", mode=0o600) as tmp:
-            sf.write(tmp, np.clip(x, -1, 1), rate, subtype="PCM_16")
+        speech_audio.write(path, x, rate, mode=0o600)
         paths.append(str(path))
     return paths
 

@@ -105,7 +105,7 @@ def build_set(n: int) -> tuple[Path, list[dict]]:
     import soundfile as sf
 
     from recover_core.speech import voices
-    from recover_core.speech.splice import resample
+    from recover_core.asr.audio import resample
 
     items = sentences(n)
     key = hashlib.sha1(json.dumps(items).encode()).hexdigest()[:10]
@@ -305,7 +305,8 @@ def boundary_errors(rec, n: int) -> dict:
     joined with 20 ms gaps, so the name's true edges are where it was put."""
     from recover_core.asr.audio import Audio
     from recover_core.speech import boundaries, voices
-    from recover_core.speech.splice import resample, trim
+    from recover_core.asr.audio import resample
+    from recover_core.speech.splice import trim
 
     rng = random.Random(1)
     firsts, lasts, _ = name_lists(rng)

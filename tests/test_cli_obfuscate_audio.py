@@ -26,12 +26,13 @@ TEXTS = {
 
 @pytest.fixture(scope="module")
 def folder(tmp_path_factory) -> Path:
-    from recover_core.speech import splice, voices
+    from recover_core.asr import audio
+    from recover_core.speech import voices
 
     d = tmp_path_factory.mktemp("calls")
     for i, (name, text) in enumerate(TEXTS.items()):
         x, r = voices.synthesize(text, ("flite-slt", "flite-rms")[i % 2])  # deterministic voices
-        sf.write(d / f"{name}.wav", splice.resample(x, r, 16000), 16000)
+        sf.write(d / f"{name}.wav", audio.resample(x, r, 16000), 16000)
     (d / "b_broken.wav").write_bytes(b"RIFF\x00\x00not really a wave file")
     return d
 

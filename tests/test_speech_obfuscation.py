@@ -21,7 +21,7 @@ SENTENCE = "Yesterday I called Margaret Thompson about the report from the offic
 
 def speak(tmp: Path, text: str, voice: str = "piper-joe", rate: int = 16000, gain: float = 1.0) -> audio.Audio:
     x, r = voices.synthesize(text, voice)
-    x = np.clip(splice.resample(x, r, rate) * gain, -1, 1)
+    x = np.clip(audio.resample(x, r, rate) * gain, -1, 1)
     path = tmp / f"{abs(hash((text, voice, rate, gain)))}.wav"
     sf.write(path, x, rate)
     return audio.load(path, keep_native=True)
@@ -195,7 +195,7 @@ def test_names_back_to_back_share_one_seam():
 def test_cut_points_follow_the_words_not_the_recognizers_coarse_times(obfuscators, tmp_path):
     """A name spoken apart and joined to its context: its true edges are known."""
     rec = obfuscators["substitute"].recognizer
-    parts = [splice.trim(splice.resample(*voices.synthesize(t, "flite-slt"), 16000), 16000, pad_s=0.0)
+    parts = [splice.trim(audio.resample(*voices.synthesize(t, "flite-slt"), 16000), 16000, pad_s=0.0)
              for t in ("I talked to", "Margaret Thompson", "about the new job")]
     gap = np.zeros(320, np.float32)
     x = np.concatenate([parts[0], gap, parts[1], gap, parts[2]]).astype(np.float32)

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
+from recover_core import atomic
 from recover_core.errors import RecoverError
 
 SAMPLE_RATE = 16_000
@@ -112,6 +113,26 @@ def _sniff(blob: bytes) -> str | None:
         return None
 
 
+def resample(x: np.ndarray, rate_in: int, rate_out: int) -> np.ndarray:
+    """``x`` (mono float) at ``rate_out``, by torchaudio's windowed-sinc resampler."""
+    if rate_in == rate_out:
+        return np.ascontiguousarray(x, dtype=np.float32)
+    import torch
+    import torchaudio.functional as AF
+
+    return AF.resample(torch.from_numpy(np.ascontiguousarray(x, dtype=np.float32)), rate_in, rate_out).numpy()
+
+
+def write(path: Path, samples: np.ndarray, rate: int, *, mode: int | None = None, subtype: str | None = "PCM_16") -> None:
+    """Write audio atomically (a killed write leaves nothing), in the format the suffix names
+    (.wav as 16-bit PCM unless ``subtype`` says otherwise, .flac, ...), clipped to [-1, 1]."""
+    import soundfile as sf
+
+    path = Path(path)
+    with atomic.replacing(path, suffix=".tmp" + path.suffix, mode=mode) as tmp:  # soundfile reads the suffix
+        sf.write(tmp, np.clip(samples, -1, 1), rate, subtype=subtype if path.suffix == ".wav" else None)
+
+
 def load(source: str | Path | bytes, max_seconds: float | None = None, name: str | None = None,
          keep_native: bool = False) -> Audio:
     """Read, mix down to mono and resample to 16 kHz; reject what cannot be recognized.
@@ -130,18 +151,16 @@ def load(source: str | Path | bytes, max_seconds: float | None = None, name: str
     channels = data.shape[1]
     if data.shape[0] == 0:
         raise RecoverError(f"{name}: the file holds no audio samples (zero length).")
+    if not np.isfinite(data).all():
+        raise RecoverError(f"{name}: the file holds samples that are not numbers (NaN or infinite); "
+                           "it is damaged or was written wrongly, and cannot be recognized.")
     mono = data.mean(axis=1) if channels > 1 else data[:, 0]
     native = np.ascontiguousarray(mono, dtype=np.float32) if keep_native else None
     seconds = len(mono) / rate
     if max_seconds is not None and seconds > max_seconds:
         raise RecoverError(f"{name}: {seconds:.1f} s is longer than the {max_seconds:.0f} s limit here; "
                            "trim it, or use the `transcribe` command, which splits long audio.")
-    if rate != SAMPLE_RATE:
-        import torch
-        import torchaudio.functional as AF
-
-        mono = AF.resample(torch.from_numpy(np.ascontiguousarray(mono)), rate, SAMPLE_RATE).numpy()
-    mono = np.ascontiguousarray(mono, dtype=np.float32)
+    mono = resample(mono, rate, SAMPLE_RATE)
     if float(np.sqrt(np.mean(mono.astype(np.float64) ** 2))) < SILENCE_RMS:
         raise RecoverError(f"{name}: the audio is silent: there is nothing to recognize.")
     return Audio(mono, rate, channels, native)

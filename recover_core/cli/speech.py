@@ -14,7 +14,6 @@ import sys
 import time
 from pathlib import Path
 
-from recover_core import atomic
 from recover_core.cli.common import positive
 from recover_core.errors import RecoverError
 
@@ -56,13 +55,6 @@ def _append(path: Path, record: dict) -> None:
         f.write(json.dumps(record, ensure_ascii=False) + "\n")
         f.flush()
         os.fsync(f.fileno())
-
-
-def _write_wav(path: Path, samples, rate: int) -> None:
-    import soundfile as sf
-
-    with atomic.replacing(path, suffix=".tmp.wav") as tmp:  # soundfile reads the format from it
-        sf.write(tmp, samples, rate, subtype="PCM_16")
 
 
 def cmd_obfuscate_audio(args) -> None:
@@ -123,7 +115,7 @@ def cmd_obfuscate_audio(args) -> None:
         if args.mapping:
             save_mapping(args.mapping, pseudonyms)
         target = out_dir / (p.stem + ".wav")
-        _write_wav(target, result.samples, result.rate)
+        audio.write(target, result.samples, result.rate)
         record = {"path": str(p), "output": target.name, "seconds": round(clip.seconds, 3), "rate": result.rate,
                   **result.public(args.keep_originals), "settings": fingerprint}
         _append(manifest, record)

@@ -72,10 +72,9 @@ def build(dataset: str = "news", max_train: int = 2000, max_test: int = 400, pro
     """Synthesize every dev and test sentence (skipping files already there); the manifest is
     written last, so a set with a manifest is complete."""
     import soundfile as sf
-    import torch
-    import torchaudio.functional as AF
     from tqdm import tqdm
 
+    from recover_core.asr import audio
     from recover_core.asr.audio import SAMPLE_RATE
 
     folder = set_dir(dataset, max_train, max_test)
@@ -90,10 +89,7 @@ def build(dataset: str = "news", max_train: int = 2000, max_test: int = 400, pro
         path = folder / rel
         if not path.exists():
             samples, rate = synthesize(sentence, voice)
-            if rate != SAMPLE_RATE:
-                samples = AF.resample(torch.from_numpy(samples), rate, SAMPLE_RATE).numpy()
-            with atomic.replacing(path, suffix=".tmp.flac") as tmp:  # soundfile reads the format from it
-                sf.write(tmp, samples, SAMPLE_RATE)
+            audio.write(path, audio.resample(samples, rate, SAMPLE_RATE), SAMPLE_RATE)
         seconds = sf.info(path).duration
         rows.append(Utterance(uid, split, voice, hashlib.sha1(sentence.encode()).hexdigest()[:12], sentence,
                               round(seconds, 3), rel))

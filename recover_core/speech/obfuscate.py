@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from recover_core import validation
-from recover_core.asr.audio import SAMPLE_RATE, Audio
+from recover_core.asr.audio import SAMPLE_RATE, Audio, resample
 from recover_core.errors import RecoverError
 from recover_core.filling.base import DEFAULT_SAMPLING, SAMPLINGS, MaskInput, drawn_order
 from recover_core.obfuscator import Obfuscator
@@ -445,7 +445,7 @@ class SpeechObfuscator:
         if abs(ratio - 1.0) > 0.05:
             audio, r = voices.synthesize(text, voice, ratio)
             audio = splice.trim(audio, r, pad_s=0.02)
-        ins = splice.resample(audio, r, rate)
+        ins = resample(audio, r, rate)
         return splice.scaled(ins, rate, splice.context_rms(x, rate, s, t))
 
     def _intended(self, words: list[Word], entities: list[Entity]) -> str:
@@ -461,7 +461,7 @@ class SpeechObfuscator:
     def _second_pass(self, r: Result) -> None:
         from recover_core.asr import wer
 
-        clip = Audio(splice.resample(r.samples, r.rate, SAMPLE_RATE), r.rate, 1)
+        clip = Audio(resample(r.samples, r.rate, SAMPLE_RATE), r.rate, 1)
         r.second = self.recognizer.transcribe([clip], finish=True)[0]
         heard = [(bare(w.word), w.start, w.end) for w in r.second.words]
         for e in r.entities:

@@ -56,15 +56,6 @@ def trim(x: np.ndarray, rate: int, floor_db: float = 40.0, pad_s: float = 0.01) 
     return x[max(0, loud[0] * n - pad):min(len(x), (loud[-1] + 1) * n + pad)]
 
 
-def resample(x: np.ndarray, rate_in: int, rate_out: int) -> np.ndarray:
-    if rate_in == rate_out:
-        return x.astype(np.float32)
-    import torch
-    import torchaudio.functional as AF
-
-    return AF.resample(torch.from_numpy(np.ascontiguousarray(x, dtype=np.float32)), rate_in, rate_out).numpy()
-
-
 def scaled(x: np.ndarray, rate: int, level: float) -> np.ndarray:
     """``x`` at the given active RMS, without clipping."""
     own = active_rms(x, rate)
