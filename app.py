@@ -478,6 +478,9 @@ def build_demo() -> gr.Blocks:
                         "details in docs/speech_obfuscation.md).")
             gr.Dataframe(value=results.speech_table(RESULTS), label="Named entities in speech", wrap=True)
             r_table = gr.Dataframe(value=RESULTS.drop(columns=["origin"]), label="Tidy results", wrap=True)
+            gr.Dataframe(value=results.provenance(), wrap=True,
+                         label="Where each table came from: the commit that produced it, and whether one "
+                               "obfuscation engine (the one the Text tab and the commands use) filled its corpora")
         with gr.Tab("Audio"):
             gr.Markdown(
                 "Recognize one utterance with Whisper tiny.en, alone and with each LM fused into its beam "

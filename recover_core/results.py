@@ -35,6 +35,24 @@ def load(root: str | None = None):
     return read_tidy(sorted(p for p in base.rglob("*.csv") if "bench" not in p.relative_to(base).parts[:1]), base)
 
 
+def provenance(root: str | None = None):
+    """Which commit produced each table under precomputed/, and whether the engine did
+    (precomputed/provenance.json): the Results tab shows it beside the tables."""
+    import json
+
+    import pandas as pd
+
+    base = Path(root) if root else precomputed_dir()
+    path = base / "provenance.json"
+    columns = ["table", "commit", "obfuscated by", "rows the engine would change"]
+    if not path.is_file():
+        return pd.DataFrame(columns=columns)
+    rec = json.loads(path.read_text(encoding="utf-8"))
+    by = {True: "the engine", False: f"code before the engine ({rec.get('engine_since', '')})", None: "the paper"}
+    return pd.DataFrame([(table, t["commit"], by[t.get("engine")], t.get("changed_rows", ""))
+                         for table, t in sorted(rec.get("tables", {}).items())], columns=columns)
+
+
 def read_tidy(paths, base: Path | None = None):
     """Tidy CSVs as one frame; a file that is not one is skipped and said in SKIPPED."""
     import pandas as pd

@@ -233,3 +233,20 @@ def test_speech_table_puts_our_bench_beside_preiss2023_table2():
     assert {"substitute", "bleep"} <= set(ours["system"]) and (ours["dataset"] == "names-speech").all()
     conf = [c for c in t.columns if "preiss2023's confidence" in c][0]
     assert ours[conf].between(0, 1).all() and ours["names found (recall)"].between(0.5, 1).all()
+
+
+def test_every_result_table_says_which_code_produced_it():
+    """The Results tab names each table's commit and whether the one engine filled its corpora
+    (issue 44): a new or regenerated table must be entered in precomputed/provenance.json."""
+    import subprocess
+
+    root = R.precomputed_dir()
+    tables = {p.relative_to(root).as_posix() for p in root.rglob("*.csv") if p.relative_to(root).parts[0] != "bench"}
+    prov = R.provenance()
+    assert set(prov["table"]) == tables
+    shallow = subprocess.run(["git", "rev-parse", "--is-shallow-repository"], cwd=root.parent, capture_output=True,
+                             text=True).stdout.strip() != "false"
+    for commit in set() if shallow else set(prov["commit"]):  # a shallow clone lacks the history to look in
+        assert subprocess.run(["git", "cat-file", "-e", f"{commit}^{{commit}}"], cwd=root.parent).returncode == 0, commit
+    assert set(prov["obfuscated by"]) <= {"the paper", "the engine"} | {
+        x for x in prov["obfuscated by"] if x.startswith("code before the engine")}
