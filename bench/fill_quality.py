@@ -2,7 +2,7 @@
 
 entityTagger masks the sentences as a user's would be; a filler replaces every mask; then
 each measure is taken twice: on the filler's own choices ("filler"), and after the
-pseudonym rules that `obfuscate` and the app apply (`recover_core/pseudonyms.py`:
+pseudonym rules that `obfuscate` and the app apply (`recover_core/pseudonyms/`:
 "+ rules"). The measures (issue 12's goals in brackets):
 
 - collisions: pairs of different originals of one type in one sentence that got the same

@@ -15,8 +15,9 @@ import pytest
 from recover_core.filling.base import Candidate, Fill, Filled
 from recover_core import lexicons
 from recover_core.filling.candidates import acceptable
-from recover_core.pseudonyms import (Pseudonyms, _pool_sets, agreed_labels, consistent, genders, place_kind,
-                                     places_of_kind, sound)
+from recover_core.pseudonyms import (Pseudonyms, agreed_labels, consistent, genders, place_kind, places_of_kind,
+                                     sound)
+from recover_core.pseudonyms.names import _pool_sets
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -1,0 +1,63 @@
+"""The mapping kept across runs (``--mapping FILE``): read, and written atomically, owner only."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from recover_core import atomic
+from recover_core.errors import RecoverError
+from recover_core.pseudonyms.policy import Pseudonyms
+
+MAPPING_FORMAT = "recover-pseudonyms/1"
+
+
+def load_mapping(path: Path) -> dict[str, str]:
+    """The originals -> substitutes of earlier runs; {} when the file does not exist yet.
+
+    The file holds original private words, so it must be readable by its owner only: a
+    file that others can read is refused (as ssh refuses a readable private key)."""
+    return _read_mapping(path)[0]
+
+
+def load_pseudonyms(path: Path, seed: int | str = 0) -> Pseudonyms:
+    """A ``Pseudonyms`` in the state ``save_mapping`` left: its choices and every original it
+    had seen. Both decide later choices (no original, nor a word that sounds like one, ever
+    becomes a substitute), so a resumed run chooses as the uninterrupted one would."""
+    mapping, reserved = _read_mapping(path)
+    p = Pseudonyms(seed, mapping)
+    p._remember(reserved)
+    return p
+
+
+def _read_mapping(path: Path) -> tuple[dict[str, str], list[str]]:
+    path = Path(path)
+    if not path.exists():
+        return {}, []
+    if not path.is_file():
+        raise RecoverError(f"--mapping {path}: not a file.")
+    loose = path.stat().st_mode & 0o077
+    if loose:
+        raise RecoverError(f"--mapping {path}: other users can read or write it (mode {path.stat().st_mode & 0o777:o}), "
+                           f"and it holds original private words. Run `chmod 600 {path}` and try again.")
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise RecoverError(f"--mapping {path}: not a mapping file written by recover ({e}).") from None
+    entries = data.get("mapping") if isinstance(data, dict) and data.get("format") == MAPPING_FORMAT else None
+    reserved = data.get("reserved", []) if isinstance(data, dict) else None  # absent in files of 2026-11-23
+    if not isinstance(entries, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in entries.items()) \
+            or not isinstance(reserved, list) or not all(isinstance(w, str) for w in reserved):
+        raise RecoverError(f"--mapping {path}: not a mapping file written by recover (expected format "
+                           f"{MAPPING_FORMAT!r}).")
+    return entries, reserved
+
+
+def save_mapping(path: Path, pseudonyms: Pseudonyms) -> None:
+    """Write the mapping, and the originals seen that have no entry of their own (the words
+    of a place "New York", whose entry is the whole name), atomically, created mode 600
+    (owner only), flushed to disk: a run resumed after a kill must find every choice its
+    committed output used, and everything those choices depended on."""
+    reserved = sorted(pseudonyms.originals - pseudonyms.mapping.keys())
+    data = json.dumps({"format": MAPPING_FORMAT, "mapping": pseudonyms.mapping, "reserved": reserved},
+                      ensure_ascii=False, indent=0)
+    atomic.write_bytes(Path(path), data.encode("utf-8"), mode=0o600, fsync=True)

@@ -1,0 +1,110 @@
+"""Facts about names: which gender a first name has (1990 US census), which names a draw
+picks from and which a filler's candidate may be, whether a word of a name is a title, a
+first name or a surname (preiss2023's rules), and how a word sounds."""
+from __future__ import annotations
+
+import functools
+import re
+from typing import Sequence
+
+from recover_core import lexicons
+
+# A surname comes after these (preiss2023's rule), unless a possessive makes the title a
+# relation ("his sister Mary"). Not name_cues.TITLES, which finds names ("grandma", "madam").
+TITLES = frozenset("mr mrs ms miss mx dr doctor prof professor sir dame lady lord rev reverend fr father "
+                   "sister brother capt captain sgt sergeant judge officer detective president senator "
+                   "governor mayor uncle aunt".split())
+POSSESSIVES = frozenset("my your his her our their its".split())
+GENDER_RATIO = 3.0
+COMMON_FIRST = 1000  # random draws come from the commonest names: rare census names sound invented
+COMMON_LAST = 1000
+# A filler's first name is taken only among the commonest: its rarer favourites are famous
+# one-offs that read as something else ("Moses", "Athena", "Apollo"). 600 names: about one
+# person in 2,000 or more bears each. bench/fill_quality.py, multi set, seeds 0-2: same-type
+# with the rules, Top-1 86.8% with all 2,000 -> 89.8% (1,000), 90.6% (600), 91.2% (300);
+# Top-K 89.4 / 89.6 / 89.5 / 88.8%.
+ACCEPT_FIRST = 600
+
+
+@functools.lru_cache(maxsize=1)
+def genders() -> dict[str, str]:
+    """first name -> "m", "f", or "" (both lists, neither clearly)."""
+    male, female = dict(lexicons.census("dist.male.first")), dict(lexicons.census("dist.female.first"))
+    out = {}
+    for name in male.keys() | female.keys():
+        m, f = male.get(name, 0.0), female.get(name, 0.0)
+        out[name] = "m" if m >= GENDER_RATIO * f else "f" if f >= GENDER_RATIO * m else ""
+    return out
+
+
+@functools.lru_cache(maxsize=1)
+def _pools() -> dict[str, list[str]]:
+    # Names that read as words ("love", "will") or as places ("Lincoln") are left out: lexicons.
+    g = genders()
+    firsts = list(lexicons.drawn_first_names()[: 2 * COMMON_FIRST])
+    return {"first:m": [n for n in firsts if g[n] == "m"], "first:f": [n for n in firsts if g[n] == "f"],
+            "first:": firsts, "last": list(lexicons.drawn_surnames()[:COMMON_LAST])}
+
+
+@functools.lru_cache(maxsize=1)
+def _pool_sets() -> dict[str, frozenset[str]]:
+    return {k: frozenset(v) for k, v in _pools().items()}
+
+
+@functools.lru_cache(maxsize=1)
+def _accept_sets() -> dict[str, frozenset[str]]:
+    common = frozenset(lexicons.drawn_first_names()[:ACCEPT_FIRST])
+    return {k: v & common if k.startswith("first") else v for k, v in _pool_sets().items()}
+
+
+# Metaphone keeps W, H and Y only before a vowel, so one glide splits names that sound alike
+# ("Lewis" LWS, "Luis" LS; "Bryan" BRYN, "Brian" BRN). After the first letter they go; a
+# first W or H is a consonant of its own ("William", "Henry").
+_GLIDES = str.maketrans("", "", "WHY")
+
+
+@functools.lru_cache(maxsize=65536)
+def sound(word: str) -> str:
+    """A rough key for how a word sounds (jellyfish's Metaphone, glides after the first
+    letter dropped): equal keys sound alike. Empty for a word without letters."""
+    import jellyfish
+
+    letters = "".join(ch for ch in word.lower() if ch.isalpha())
+    if not letters:
+        return ""
+    code = jellyfish.metaphone(letters)
+    return code[:1] + code[1:].translate(_GLIDES)
+
+
+_NOT_WORD = re.compile(r"[^\w'’-]")
+
+
+def bare(word: str) -> str:
+    return _NOT_WORD.sub("", word).lower()
+
+
+def own_case(word: str) -> str:
+    """``bare(word)``, but as the filler wrote it where its case is more than a capital
+    letter: an acronym or a name with inner capitals ("NATO", "McDonald's") is not recased
+    like the original ("the EU" for "the World Heritage Act" read "Eu", which no tagger
+    takes for an organisation)."""
+    kept = _NOT_WORD.sub("", word)
+    return kept if any(ch.isupper() for ch in kept[1:]) else kept.lower()
+
+
+def roles(tokens: Sequence[str], title_before: bool) -> list[str]:
+    """'title', 'first' or 'last' for each word of a person's name (preiss2023's rules, with
+    the census lists deciding a single name where they can)."""
+    words = [bare(t) for t in tokens]
+    out = ["title" if w.rstrip(".") in TITLES else "" for w in words]
+    names_at = [i for i, r in enumerate(out) if not r]
+    titled = title_before or any(r == "title" for r in out)
+    if len(names_at) == 1:
+        w = words[names_at[0]]
+        in_first, in_last = w in lexicons.first_names(), w in lexicons.last_names(20000)
+        out[names_at[0]] = "last" if titled or (in_last and not in_first) else "first"
+    elif names_at:
+        for i in names_at:
+            out[i] = "first"
+        out[names_at[-1]] = "last"
+    return out
