@@ -16,11 +16,26 @@ pseudonym rules that `obfuscate` and the app apply (`recover_core/pseudonyms/`:
   originals the judge itself tags right, and same-type over those only;
 - leaks: substitutes equal to the word they replace [<= 3%].
 
-The "multi" set is built here from 12 templates with two or more entities of one type
-(census first names of known gender, large cities, countries, US states), seeded.
+And how varied the substitutes are, per label (issue 46), after the rules, with each
+substitute chosen as ranked ("rank": the filler's best acceptable candidate) or drawn by
+the prior ("prior", the default: census shares and populations, tilted by the filler):
 
-    python bench/fill_quality.py [--sentences 60] [--filler mlm] [--model minilm-mlm] [--sets news,multi] [--one-pass]
-                                 [--seed 0]
+- distinct per distinct: distinct substitutes over distinct originals;
+- top-1 / top-10 share: of all substitutes, the most frequent one's (ten's) share;
+- originals elsewhere: substitutes that are an original of another sentence of the set;
+- for people, by word: distinct words per word, substitutes beside originals
+  [>= 0.8 x the originals'], the most frequent word's share [<= 3%], and the share of
+  text-famous words (wordfreq per million over census percent >= 400, names.TEXT_FAME:
+  "Jesus", "Clinton") [<= 1%].
+
+The "multi" set is built here from 12 templates with two or more entities of one type
+(census first names of known gender, large cities, countries, US states), seeded. The
+"names" set holds many distinct names: 16 news and conversational templates filled with
+first names and surnames drawn uniformly from the census lists' 5,000 commonest (never
+weighted as the prior is), seeded apart from every draw of the rules.
+
+    python bench/fill_quality.py [--sentences 60] [--filler mlm] [--model minilm-mlm] [--sets news,multi,names]
+                                 [--choices rank,prior] [--one-pass] [--seed 0]
 
 ``--seed`` drives the filler's Top-K draw and the rules' draws (not the sentences): the
 spread over seeds is the noise of every measure above.
@@ -40,12 +55,11 @@ import pandas as pd  # noqa: E402
 from tqdm import tqdm  # noqa: E402
 
 from recover_core import bundles, corpora  # noqa: E402
-from recover_core.filling import MaskInput, get_filler  # noqa: E402
-from recover_core.filling.candidates import ner_type_check  # noqa: E402
-from recover_core.masking import build, mask_many  # noqa: E402
-from recover_core.pseudonyms import (  # noqa: E402
-    Pseudonyms, after_title, consistent, genders, place_kind, places_of_kind, roles,
-)
+from recover_core.filling import MaskInput  # noqa: E402
+from recover_core.obfuscator import Obfuscator  # noqa: E402
+from recover_core.pseudonyms import after_title, bare, genders, place_kind, places_of_kind, roles  # noqa: E402
+from recover_core.lexicons import name_share  # noqa: E402
+from recover_core.pseudonyms.names import TEXT_FAME  # noqa: E402
 from recover_core.quality import leaks, original_spans, originals_per_fill, same_type  # noqa: E402
 from recover_core.spans import GENERIC_LABELS  # noqa: E402
 
@@ -94,9 +108,79 @@ def multi_sentences(n: int) -> list[str]:
     return out
 
 
-def news_sentences(n: int, masker) -> list:
-    pool = [m for m in mask_many(list(corpora.news()), masker, "class") if m.spans]
+NAME_TEMPLATES = [
+    "{F1} {L1} told reporters on Tuesday that the council would vote again.",
+    "A spokesman for {F1} {L1} said {F2} {L2} had resigned.",
+    "{F1} {L1}, who chairs the committee, met {F2} in the morning.",
+    "Police said {F1} {L1} and {F2} {L2} were questioned after the crash.",
+    "The report was written by {F1} {L1} with help from {F2} {L2} and {F3} {L3}.",
+    "Did {F1} call you back about the car?",
+    "I saw {F1} and {F2} at the game last night.",
+    "My friend {F1} {L1} says {F2} still owes him money.",
+    "Ask {F1} whether {F2} is coming on Friday.",
+    "We had dinner with {F1} {L1} and her husband {F2}.",
+    "{F1} {L1} scored twice before {F2} {L2} was sent off.",
+    "Mr {L1} declined to comment, a lawyer for {F1} {L1} said.",
+    "Honestly {F1} never listens when {F2} talks about work.",
+    "Coach {F1} {L1} praised {F2} {L2} after the match.",
+    "{F1} asked {F2} {L2} to send the file to {F3}.",
+    "Yesterday {F1} {L1} phoned {F2} about the invoice.",
+]
+NAMES_SEED = 46046  # the set's own seed: apart from every draw the rules make
+
+
+def names_sentences(n: int) -> list[str]:
+    """Sentences with many distinct names, drawn uniformly (not by frequency) from the census."""
+    import names as census
+
+    def ranked(file: str) -> list[str]:
+        return [ln.split()[0].capitalize() for ln in (Path(census.__file__).parent / file).open() if ln.strip()]
+
+    firsts = sorted(set(ranked("dist.male.first")[:2500] + ranked("dist.female.first")[:2500]))
+    lasts = ranked("dist.all.last")[:5000]
+    rng = random.Random(NAMES_SEED)
+    return [NAME_TEMPLATES[i % len(NAME_TEMPLATES)].format(
+        F1=rng.choice(firsts), F2=rng.choice(firsts), F3=rng.choice(firsts),
+        L1=rng.choice(lasts), L2=rng.choice(lasts), L3=rng.choice(lasts)) for i in range(n)]
+
+
+def news_sentences(n: int, engine: Obfuscator) -> list:
+    pool = [m for m in engine.mask_many(list(corpora.news())) if m.spans]
     return pool[:: max(1, len(pool) // n)][:n]
+
+
+def diversity(filled, sample) -> list[dict]:
+    """Per label: how varied the substitutes are, beside the originals they replace."""
+    from collections import Counter
+
+    from wordfreq import word_frequency
+
+    pairs = [(o.lower().removesuffix("'s"), x.word.lower().removesuffix("'s"), x.label)
+             for f, m in zip(filled, sample) for o, x in zip(originals_per_fill(m.original, m.spans, f), f.fills)
+             if x.label not in GENERIC_LABELS]
+    everywhere = {o for o, _, _ in pairs}
+    rows = []
+    for label in sorted({lab for _, _, lab in pairs}):
+        mine = [(o, s) for o, s, lab in pairs if lab == label]
+        subs = Counter(s for _, s in mine)
+        # an original of another sentence, not the one this substitute stands for
+        elsewhere = sum(s in everywhere and s != o for o, s in mine)
+        row = {"label": label, "n": len(mine), "distinct per distinct": round(len(subs) / len({o for o, _ in mine}), 2),
+               "top-1 %": round(100 * subs.most_common(1)[0][1] / len(mine), 1),
+               "top-10 %": round(100 * sum(c for _, c in subs.most_common(10)) / len(mine), 1),
+               "originals elsewhere %": round(100 * elsewhere / len(mine), 1)}
+        if label == "PERSON":
+            o_words = [bare(w) for o, _ in mine for w in o.split() if bare(w)]
+            s_words = [bare(w) for _, s in mine for w in s.split() if bare(w)]
+            counts = Counter(s_words)
+            share = name_share()  # a name's larger share, as a first name or a surname
+            famous = sum(word_frequency(w, "en") * 1e6 / max(share.get(w, 0.0), 1e-4) >= TEXT_FAME for w in s_words)
+            row |= {"words": len(s_words), "distinct/word subs": round(len(counts) / len(s_words), 2),
+                    "distinct/word originals": round(len(set(o_words)) / len(o_words), 2),
+                    "top word %": round(100 * counts.most_common(1)[0][1] / len(s_words), 1),
+                    "top word": counts.most_common(1)[0][0], "text-famous %": round(100 * famous / len(s_words), 1)}
+        rows.append(row)
+    return rows
 
 
 def measures(filled, sample, judge) -> dict:
@@ -179,7 +263,8 @@ def main() -> None:
     ap.add_argument("--filler", default="mlm")
     ap.add_argument("--model", default=None)
     ap.add_argument("--methods", default="top1,topk")
-    ap.add_argument("--sets", default="news,multi")
+    ap.add_argument("--sets", default="news,multi,names")
+    ap.add_argument("--choices", default="rank,prior", help="how the rules choose: rank, prior (the default)")
     ap.add_argument("--no-type-check", action="store_true")
     ap.add_argument("--one-pass", action="store_true", help="mlm: every mask of a sentence in one forward pass")
     ap.add_argument("--seed", type=int, default=0, help="the filler's and the rules' draws (not the sentences)")
@@ -188,36 +273,40 @@ def main() -> None:
                          "and what it reads there instead, with a count per substitute")
     args = ap.parse_args()
 
-    masker = build("entityTagger")
-    filler = get_filler(args.filler, args.model)
-    nlp = bundles.load_ner("spacy-md")
+    choices = args.choices.split(",")
+    base = Obfuscator(filler=args.filler, model=args.model, seed=args.seed, type_check=not args.no_type_check,
+                      one_pass=args.one_pass)
     judge = bundles.load_ner("spacy-sm")
-    check = None if args.no_type_check else ner_type_check(nlp)
-    rows = []
+    rows, spread = [], []
     for set_name in args.sets.split(","):
         if set_name == "news":
-            sample = news_sentences(args.sentences, masker)
+            sample = news_sentences(args.sentences, base)
         else:
-            sample = mask_many(multi_sentences(args.sentences), masker, "class")
+            sample = base.mask_many(multi_sentences(args.sentences) if set_name == "multi"
+                                    else names_sentences(args.sentences))
         print(f"{set_name}: {len(sample)} sentences, {sum(len(m.spans) for m in sample)} masked words; "
-              f"filler {args.filler}:{filler.model_name}")
+              f"filler {args.filler}:{base.filler.model_name}")
         for method in args.methods.split(","):
-            raw, ruled, secs = [], [], []
-            for i, m in enumerate(tqdm(sample, desc=f"{set_name} {method}")):
+            engines = {c: Obfuscator(base.settings, method=method, choice=c) for c in choices}
+            raw, ruled, secs = [], {c: [] for c in choices}, []
+            for m in tqdm(sample, desc=f"{set_name} {method}"):
                 t = time.perf_counter()
-                f = filler.fill([MaskInput(m.masked, m.markers)], method=method, seed=args.seed, first_id=i,
-                                type_check=check, **({"one_pass": True} if args.one_pass else {}))[0]
+                f = engines[choices[0]].propose([MaskInput(m.masked, m.markers)])[0]  # the filler's own choices
                 secs.append(time.perf_counter() - t)
                 t = time.perf_counter()
-                g = consistent(f, originals_per_fill(m.original, m.spans, f), Pseudonyms(f"{args.seed}:{i}"))
-                secs[-1] = (secs[-1], time.perf_counter() - t)
+                for c, ob in engines.items():  # then the rules, as obfuscate and the app apply them
+                    r = ob.choose(f, (m.original, m.spans))
+                    ruled[c].append(type(f)(r.text, [type(x)(y.start, y.end, y.label, y.substitute, list(y.candidates),
+                                                             y.fallback, y.source) for x, y in zip(f.fills, r.replacements)],
+                                            r.filled_by))
+                secs[-1] = (secs[-1], (time.perf_counter() - t) / len(engines))
                 raw.append(f)
-                ruled.append(g)
-            if args.show_misses:
-                show_misses(ruled, judge, f"{set_name} {method}")
-            for label, filled in (("filler", raw), ("+ rules", ruled)):
+            for c in choices if args.show_misses else ():
+                show_misses(ruled[c], judge, f"{set_name} {method} {c}")
+            for label, filled in [("filler", raw)] + [(f"+ rules ({c})", ruled[c]) for c in choices]:
                 rows.append({"set": set_name, "method": method, "choices": label, "seed": args.seed,
                              **measures(filled, sample, judge)})
+                spread += [{"set": set_name, "method": method, "choices": label, **d} for d in diversity(filled, sample)]
             print(f"    p50 {statistics.median(s for s, _ in secs):.3f} s/sentence to fill, "
                   f"{statistics.median(r for _, r in secs) * 1000:.2f} ms for the rules")
             whole = sum(f.fallback is not None for f in raw)
@@ -227,10 +316,12 @@ def main() -> None:
                 alone = sum(f.fallback is None and all(x.source is None for x in f.fills) for f in raw)
                 print(f"    the filler's own words for {own} of {n_masks} masks; {whole} of {len(raw)} sentences "
                       f"filled whole by another filler, {alone} wholly by this one")
-            for a, b in list(zip(raw, ruled))[:3]:
-                print("     filler:", a.text, "\n     + rules:", b.text)
-    pd.set_option("display.width", 200)
+            for a, b in list(zip(raw, ruled[choices[-1]]))[:3]:
+                print("     filler:", a.text, f"\n     + rules ({choices[-1]}):", b.text)
+    pd.set_option("display.width", 250)
     print(pd.DataFrame(rows).to_string(index=False))
+    print("\nHow varied the substitutes are (per label; people also by word):")
+    print(pd.DataFrame(spread).fillna("").to_string(index=False))
 
 
 if __name__ == "__main__":

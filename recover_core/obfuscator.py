@@ -33,7 +33,7 @@ from recover_core.filling.base import (DEFAULT_K, DEFAULT_SAMPLING, Candidate, F
                                        check_method, check_sampling)
 from recover_core.masking import Masked, build, mask_many, names as technique_names
 from recover_core.masking.mask import render
-from recover_core.pseudonyms import Pseudonyms, consistent as apply_rules
+from recover_core.pseudonyms import CHOICES, Pseudonyms, consistent as apply_rules
 from recover_core.quality import originals_per_fill
 from recover_core.spans import ENTITY_LABELS, Span
 
@@ -60,6 +60,7 @@ class Settings:
     type_check: bool = True  # ours: an entity substitute must read as the masked type to the NER
     one_pass: bool = False  # mlm: every mask of a line from one forward pass
     rules: str = "ours"  # ours: the pseudonym rules; paper: vats2024's plain procedure
+    choice: str = "prior"  # ours: a substitute drawn as real names occur (prior), or the filler's best (rank)
     seed: int = 0
     keep_list: str | None = None  # `fill` alone: Top-K avoids this technique's keep-list
 
@@ -73,6 +74,7 @@ class Settings:
         check_sampling(self.sampling)
         validation.check_k(self.k)
         validation.check_choice("rules", self.rules, list(RULES))
+        validation.check_choice("substitute choice", self.choice, list(CHOICES))
         validation.check_choice("markers", self.markers, list(MARKER_STYLES))
         if self.ner_model is not None:
             validation.check_choice("NER model", self.ner_model, list(NER_MODELS))
@@ -164,10 +166,14 @@ class Obfuscator:
         self.settings = (replace(settings, **kw) if settings else Settings(**kw)).check()
         self._masker = self._keep = self._type_check = None
         self._keep_built = False
-        self.mapping = Pseudonyms(self.settings.seed)  # consistent=True: one run-wide mapping, in memory
+        self.mapping = self.new_mapping()  # consistent=True: one run-wide mapping, in memory
 
     def __repr__(self) -> str:
         return f"Obfuscator({self.settings})"
+
+    def new_mapping(self) -> Pseudonyms:
+        """An empty mapping from originals to substitutes under these settings' rules."""
+        return Pseudonyms(self.settings.seed, choice=self.settings.choice)
 
     # --- models, built on first use ------------------------------------------------------
 
@@ -274,7 +280,7 @@ class Obfuscator:
         ``mapping`` keeps a whole run consistent; by default each text has its own."""
         words = originals_per_fill(originals[0], originals[1], filled) if originals else None
         if words is not None and self.settings.rules == "ours":
-            filled = apply_rules(filled, words, mapping or Pseudonyms(self.settings.seed))
+            filled = apply_rules(filled, words, mapping or self.new_mapping(), self.type_check)
         words = words if words is not None and len(words) == len(filled.fills) else [""] * len(filled.fills)
         reps = [Replacement(f.start, f.end, f.label, o, f.word, tuple(f.candidates), f.fallback, f.source)
                 for f, o in zip(filled.fills, words)]

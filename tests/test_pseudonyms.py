@@ -110,7 +110,7 @@ def test_a_fillers_rare_first_name_is_not_taken():
     """The MLM's rarer favourites ("Moses", "Athena") read as famous one-offs: a candidate
     first name must be among the commonest (pseudonyms.ACCEPT_FIRST); rarer ones are passed over."""
     f, _ = filled_as("{} met {}.", ["Adam", "Doris"], ["PERSON", "PERSON"], [["Moses", "Frank"], ["Athena", "Judith"]])
-    g = consistent(f, ["Adam", "Doris"], Pseudonyms(0))
+    g = consistent(f, ["Adam", "Doris"], Pseudonyms(0, choice="rank"))
     assert [x.word for x in g.fills] == ["Frank", "Judith"]
 
 
@@ -121,7 +121,7 @@ def test_no_substitute_sounds_like_an_original():
     assert sound("William") != sound("Liam") and sound("Mary") != sound("David") and sound("2024") == ""
     f, _ = filled_as("{} {} met {}.", ["Ren", "Luis", "Jon"], ["PERSON", "PERSON", "PERSON"],
                      [["Davis"], ["Lewis", "Louis", "Carl"], ["Jon", "John", "Jonathan"]])
-    g = consistent(f, ["Ren", "Luis", "John"], Pseudonyms(0))
+    g = consistent(f, ["Ren", "Luis", "John"], Pseudonyms(0, choice="rank"))
     first, last, other = (x.word for x in g.fills)
     assert last == "Carl" and sound(other) != sound("John")
 
@@ -244,7 +244,7 @@ def test_a_saved_mapping_restores_every_original_seen_so_a_resumed_run_chooses_a
     # "Alan" sounds like "Allen", an original: neither the running nor the resumed mapping
     # offers it; a mapping restored from its entries alone (as before) did
     g, _ = filled_as("{} met us.", ["Alan"], ["PERSON"], [["Alan", "Paul", "Mark"]])
-    lossy = Pseudonyms(3, first.mapping)
+    lossy = Pseudonyms(3, first.mapping, choice="rank")
     assert consistent(g, ["Kevin"], lossy).fills[0].word == "Alan"
     assert consistent(g, ["Kevin"], first).fills[0].word == consistent(g, ["Kevin"], again).fills[0].word != "Alan"
 
@@ -321,7 +321,7 @@ def test_a_group_keeps_its_number_and_a_polity_word_is_no_place():
     became "Commonwealth" (a district of 215,000 people that reads as an organisation)."""
     from recover_core.filling.candidates import acceptable, fallback_word
 
-    p = Pseudonyms(0)
+    p = Pseudonyms(0, choice="rank")
     assert p.other("Palestinians", "NORP", ["Liberal", "Americans"]) == "Americans"
     assert p.other("Israelis", "NORP", ["Liberal"]).endswith("s")  # drawn, still plural
     assert p.other("Palestinian", "NORP", ["Americans", "British"]) == "British"
@@ -335,3 +335,75 @@ def test_a_group_keeps_its_number_and_a_polity_word_is_no_place():
     assert all(w.isascii() for w in drawn | set(cities)) and "puxi" not in cities and {"lagos", "chicago"} <= set(cities)
     p = Pseudonyms(3)
     assert place_kind(p.other("New York City", "GPE", ["Alaska", "Iowa"])) == "city"  # none fits: a city is drawn
+
+
+# --- substitutes drawn as real names occur (issue 46) -------------------------------------
+
+def test_prior_draws_are_as_varied_as_the_names_they_replace():
+    """The filler's favourites ("Lee", "Moses") no longer stand in for hundreds of people: on
+    210 people (420 name words, as issue 46's hidden set), each in its own line and each offered the same
+    favourites, the substitutes are nearly as varied as the originals, none dominates, and
+    each first name keeps its gender."""
+    import random
+    from collections import Counter
+
+    rng = random.Random(7)
+    g = genders()
+    firsts = [n for n in lexicons.drawn_first_names()[:1500] if g.get(n)]
+    lasts = list(lexicons.ranked_last_names(3000))
+    originals = [f"{rng.choice(firsts).title()} {rng.choice(lasts).title()}" for _ in range(210)]
+    words, kept = [], 0
+    for o in originals:
+        f, _ = filled_as("Yesterday {} said no.", [o], ["PERSON"], [["Lee", "Moses", "Jesus", "Johnston"]])
+        sub = consistent(f, [o], Pseudonyms(0)).fills[0].word
+        first, last = sub.split()
+        kept += g[first.lower()] == g[o.split()[0].lower()]
+        words += [first.lower(), last.lower()]
+    counts = Counter(words)
+    originals_ratio = len({w.lower() for o in originals for w in o.split()}) / (2 * len(originals))
+    assert len(counts) / len(words) >= 0.8 * originals_ratio
+    assert counts.most_common(1)[0][1] / len(words) <= 0.03
+    assert kept == len(originals)
+    assert counts["moses"] + counts["jesus"] <= 2 and counts["lee"] <= 0.03 * len(words)
+
+
+def test_names_text_uses_for_someone_in_particular_are_not_drawn():
+    from recover_core.pseudonyms.names import prior_pools
+
+    pool = {n for v in prior_pools().values() for n in v}
+    assert not {"jesus", "clinton", "christian", "washington"} & pool
+    assert {"james", "mary", "smith", "johnson", "maria"} <= pool
+
+
+def test_the_filler_tilts_the_draw_within_bounds():
+    """A candidate the filler scores best is drawn more often than its prior alone gives, at
+    most (1 + CONTEXT_WEIGHT) times as often: context, not a favourite for everyone."""
+    from recover_core.pseudonyms.policy import CONTEXT_WEIGHT
+
+    def share(scores) -> float:
+        picks = [Pseudonyms(seed).person(["Robert"], [], scores=scores)[0] for seed in range(3000)]
+        return picks.count("Gerald") / len(picks)
+
+    plain, tilted = share({}), share({"gerald": 0.9, "james": 0.1})
+    assert plain < tilted <= (1 + CONTEXT_WEIGHT) * plain * 1.3
+
+
+def test_a_draw_the_tagger_refuses_is_drawn_again_and_leaves_no_trace(tmp_path):
+    """A drawn name that the masking NER does not read as a person in the sentence is drawn
+    again; the refused one stays free (a saved and resumed mapping chooses alike)."""
+    from recover_core.pseudonyms import load_pseudonyms, save_mapping
+
+    f, _ = filled_as("{} met us.", ["Lee"], ["PERSON"], [["Lee"]])
+    seen = []
+
+    def refuse_first(filled, label):
+        seen.append(filled[0][0][filled[0][1]:filled[0][2]])
+        return [len(seen) > 1]
+
+    p = Pseudonyms(0)
+    first_draw = consistent(f, ["Kevin"], Pseudonyms(0)).fills[0].word
+    word = consistent(f, ["Kevin"], p, refuse_first).fills[0].word
+    assert seen == [first_draw, word] and word != first_draw
+    assert first_draw.lower() not in p.used and p.mapping == {"kevin": word.lower()}
+    save_mapping(tmp_path / "m.json", p)
+    assert load_pseudonyms(tmp_path / "m.json", 0).used == p.used

@@ -262,7 +262,7 @@ def test_music_clipping_and_silence(obfuscators, tmp_path):
 
 
 def test_pseudonyms_are_consistent_distinct_and_keep_gender_and_titles():
-    p = Pseudonyms(seed=3)
+    p = Pseudonyms(seed=3, choice="rank")
     p.reserve(["Margaret", "Thompson", "John", "Susan", "Patel"])
     a = p.person(["Margaret", "Thompson"], ["Susan", "Mary", "Smith"])
     assert a[0] not in ("Susan", "Margaret") and genders()[a[0].lower()] == "f"  # Susan is an original
@@ -280,10 +280,10 @@ def test_pseudonyms_are_consistent_distinct_and_keep_gender_and_titles():
 
 
 def test_a_shared_mapping_keeps_a_batch_consistent():
-    shared = Pseudonyms(seed=0)
+    shared = Pseudonyms(seed=0, choice="rank")
     one = shared.person(["Kevin"], ["Brian"])
     assert shared.person(["Kevin"], ["Gary"]) == one  # a second file: same substitute
-    assert Pseudonyms(seed=0).person(["Kevin"], ["Brian"]) == one  # deterministic for a seed
+    assert Pseudonyms(seed=0, choice="rank").person(["Kevin"], ["Brian"]) == one  # deterministic for a seed
 
 
 def with_candidates(ob: SpeechObfuscator, words: list[str], **settings) -> SpeechObfuscator:
@@ -306,7 +306,7 @@ def test_an_unheard_substitute_is_rendered_again_with_the_next_choice(obfuscator
     assert r.public()["entities"][0]["substitute_heard_first_try"] is False and "retry" in r.seconds
 
     # A retry that does no better is dropped: the first choice, and its mapping, stand.
-    pseudonyms = Pseudonyms(0)
+    pseudonyms = Pseudonyms(0, choice="rank")
     r = with_candidates(ob, ["Meyer", "Schultz"]).run(clip, pseudonyms)
     assert r.retries == 1 and r.entities[0].substitute.split()[1] == "Meyer", r.second.text
     assert pseudonyms.mapping["thompson"] == "meyer" and "schultz" in pseudonyms.used  # never offered again
@@ -315,7 +315,7 @@ def test_an_unheard_substitute_is_rendered_again_with_the_next_choice(obfuscator
 
 def test_no_retry_replaces_a_persons_edit_an_earlier_files_choice_or_a_bleep(obfuscators, clip):
     ob = with_candidates(obfuscators["substitute"], ["Meyer", "Davis"])
-    assert ob.run(clip, Pseudonyms(0, {"thompson": "meyer"})).retries == 0  # a batch stays consistent
+    assert ob.run(clip, Pseudonyms(0, {"thompson": "meyer"}, "rank")).retries == 0  # a batch stays consistent
     assert with_candidates(ob, ["Meyer", "Davis"], retries=0).run(clip).retries == 0
     plan = ob.find(clip)
     plan.entities[0].chosen = False  # what the Audio tab sets for an edited substitute

@@ -96,7 +96,8 @@ def cmd_obfuscate_audio(args) -> None:
     todo = [p for p in paths if str(p) not in done]
     ob = SpeechObfuscator(settings)
     # --mapping: the substitutes of earlier runs (mode 600), saved after each file
-    pseudonyms = (load_pseudonyms(args.mapping, settings.seed) if args.mapping else Pseudonyms(settings.seed)) \
+    pseudonyms = (load_pseudonyms(args.mapping, settings.seed, settings.choice) if args.mapping
+                  else Pseudonyms(settings.seed, choice=settings.choice)) \
         if args.consistent or args.mapping else None
     bad = flagged = retried = 0
     seconds = work = 0.0

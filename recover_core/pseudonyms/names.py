@@ -46,6 +46,39 @@ def _pools() -> dict[str, list[str]]:
             "first:": firsts, "last": list(lexicons.drawn_surnames()[:COMMON_LAST])}
 
 
+@functools.lru_cache(maxsize=2)
+def census_share(role: str) -> dict[str, float]:
+    """Census share (percent of people) of each name in its slot, "first" or "last":
+    "Williams" is a common surname and a rare first name, and each slot's prior must say so."""
+    out: dict[str, float] = {}
+    for file in ("dist.male.first", "dist.female.first") if role == "first" else ("dist.all.last",):
+        for n, share in lexicons.census(file):
+            out[n] = max(out.get(n, 0.0), share)
+    return out
+
+
+# A name that English text uses far more often than people bear it reads as someone or
+# something in particular, or as a word: wordfreq's frequency per million words divided by
+# the census percent of bearers is 630 for "Jesus", 570 "Clinton", 2,550 "Lincoln", 1,170
+# "Christian", beside 39 "James", 77 "Smith", 244 "Lee" (short forms the census counts under
+# the full name, "Tom", "Mike", and words, "Queen", "Savage", also score high). Such names
+# are left out of the prior's draws: measured, not listed.
+TEXT_FAME = 400
+
+
+@functools.lru_cache(maxsize=1)
+def prior_pools() -> dict[str, list[str]]:
+    """What a "prior" draw picks from, by slot and gender: ``_pools`` without the names
+    text uses as someone or something in particular (``TEXT_FAME``)."""
+    from wordfreq import word_frequency
+
+    def plain(name: str, share: dict[str, float]) -> bool:
+        return word_frequency(name, "en") * 1e6 / max(share.get(name, 0.0), 1e-4) < TEXT_FAME
+
+    return {k: [n for n in v if plain(n, census_share("last" if k == "last" else "first"))]
+            for k, v in _pools().items()}
+
+
 @functools.lru_cache(maxsize=1)
 def _pool_sets() -> dict[str, frozenset[str]]:
     return {k: frozenset(v) for k, v in _pools().items()}

@@ -8,10 +8,27 @@ from typing import Sequence
 from recover_core import lexicons, shapes
 from recover_core.filling.base import Fill, Filled
 from recover_core.filling.candidates import PLACE_LABELS, acceptable, fallback_word
-from recover_core.pseudonyms.names import (POSSESSIVES, TITLES, _accept_sets, _pools, bare, genders, own_case, roles,
-                                          sound)
-from recover_core.pseudonyms.places import _kind_of, drawn_places_of_kind, named, place_kind
+from recover_core.pseudonyms.names import (POSSESSIVES, TITLES, _accept_sets, _pools, bare, census_share, genders,
+                                          own_case, prior_pools, roles, sound)
+from recover_core.pseudonyms.places import _kind_of, drawn_places_of_kind, named, place_kind, place_prior
 from recover_core.spans import GENERIC_LABELS
+
+# How a substitute is chosen among those that pass the rules (type, gender, kind, free):
+# "prior" draws it as names and places occur, the filler's context score tilting the draw;
+# "rank" takes the filler's first acceptable candidate (before issue 46: its favourites,
+# "Lee" and "Moses", then stood in for hundreds of different names).
+CHOICES = ("prior", "rank")
+# The prior is the census share of people bearing a name in its slot (a place: its people),
+# raised to PRIOR_POWER. At 1 the commonest names come back too often for a text's many
+# names: 420 draws of first names and surnames (5 seeds) had 0.66 distinct words per word
+# and the commonest 3.3% of them; at 0.75, 0.78 and 2.0%; at 0.5, 0.86 and 1.3%, against
+# 0.92 distinct per word among texts' own names (docs/measurements.md, "Substitutes as
+# varied as real names").
+PRIOR_POWER = 0.75
+# The filler's context: its scores, renormalised so its best acceptable candidate has 1,
+# multiply a name's prior by (1 + CONTEXT_WEIGHT * score). A substitute's share of all
+# substitutes thus never exceeds (1 + CONTEXT_WEIGHT) times its share in the prior.
+CONTEXT_WEIGHT = 1.0
 
 
 def _cased(word: str, like: str) -> str:
@@ -24,8 +41,12 @@ class Pseudonyms:
     Holds original words in memory; only ``save_mapping`` writes them, to a file the user
     asked for (``--mapping``), never into the output."""
 
-    def __init__(self, seed: int | str = 0, mapping: dict[str, str] | None = None):
+    def __init__(self, seed: int | str = 0, mapping: dict[str, str] | None = None, choice: str = "prior"):
+        if choice not in CHOICES:
+            raise ValueError(f"choice must be one of {CHOICES}, not {choice!r}")
         self.seed = seed
+        self.choice = choice
+        self.attempt = 0  # a draw the tagger refused is drawn again with the next attempt's stream
         self.mapping: dict[str, str] = dict(mapping or {})
         self.used: set[str] = {w.lower() for w in self.mapping.values()}
         self.originals: set[str] = set()  # an earlier original never becomes a substitute,
@@ -33,7 +54,7 @@ class Pseudonyms:
         self._remember(self.mapping)
 
     def _rng(self, key: str) -> random.Random:
-        return random.Random(f"pseudonyms:{self.seed}:{key}")
+        return random.Random(f"pseudonyms:{self.seed}:{key}" + (f":{self.attempt}" if self.attempt else ""))
 
     def reserve(self, originals: Sequence[str]) -> None:
         """Words that must never become a substitute: every original of the recording."""
@@ -62,6 +83,13 @@ class Pseudonyms:
         (never chosen again). Returns what ``restore`` needs to undo it."""
         return {k: self.mapping.pop(k) for k in keys if k in self.mapping}
 
+    def retract(self, keys: Sequence[str]) -> None:
+        """Take back the choices just made for these originals, as if never made (their
+        substitutes are free again): a refused draw leaves no trace in a saved mapping."""
+        for k in keys:
+            if k in self.mapping:
+                self.used.discard(self.mapping.pop(k).lower())
+
     def restore(self, undo: dict[str, str]) -> None:
         self.mapping.update(undo)
 
@@ -71,9 +99,12 @@ class Pseudonyms:
         self._remember([original])
         return word
 
-    def person(self, tokens: Sequence[str], candidates: Sequence[str], title_before: bool = False) -> list[str]:
-        """A substitute for each word of a name: titles stay; the first name slot takes the
-        filler's best acceptable candidate; other slots (and a slot with none) are drawn."""
+    def person(self, tokens: Sequence[str], candidates: Sequence[str], title_before: bool = False,
+               scores: dict[str, float] | None = None) -> list[str]:
+        """A substitute for each word of a name: titles stay. "prior": each name drawn as
+        people bear it, a free one of the slot's role and gender, the filler's ``scores``
+        (bare word -> score) tilting the draw. "rank": the first name slot takes the filler's
+        best acceptable candidate; other slots (and a slot with none) are drawn."""
         out = []
         offered = list(candidates)
         for token, role in zip(tokens, roles(tokens, title_before)):
@@ -83,6 +114,11 @@ class Pseudonyms:
                 continue
             if key not in self.mapping:
                 gender = genders().get(key, "") if role == "first" else ""
+                if self.choice == "prior":
+                    pick = self._draw(role, gender, key, scores or {})
+                    self._take(key, pick)
+                    out.append(_cased(self.mapping[key], token))
+                    continue
                 # Only common census names of the right kind: the MLM's favourites include
                 # everyday words that the census also lists ("love", "man") and famous
                 # one-offs ("jesus", "lincoln"), which read as odd substitutes.
@@ -94,10 +130,12 @@ class Pseudonyms:
             out.append(_cased(self.mapping[key], token))
         return out
 
-    def other(self, original: str, label: str, candidates: Sequence[str]) -> str:
+    def other(self, original: str, label: str, candidates: Sequence[str], scores: dict[str, float] | None = None) -> str:
         """A substitute for any other private word: the first acceptable, free candidate. A
-        place keeps its kind. Plain masked words ([MASK]) only need to be consistent: two
-        everyday words may share a substitute, as long as it is not one of the originals."""
+        place keeps its kind; under "prior" a place of known kind is drawn as people live
+        there, the filler's ``scores`` tilting the draw. Plain masked words ([MASK]) only need
+        to be consistent: two everyday words may share a substitute, as long as it is not one
+        of the originals."""
         key = self.key_of(original, label)
         if label in shapes.SHAPED_LABELS and shapes.has_shape(original):
             return self._shaped(key, original, candidates)
@@ -122,7 +160,13 @@ class Pseudonyms:
                     not name_like or w not in lexicons.first_names()) and (
                     plural is None or (w in lexicons.plural_groups()) == plural) and (
                     self._free(w, key) or (generic and w not in self.originals and w != key))
-            pick = next((own_case(c) for c in candidates if fits(c)), None)
+            pick = None
+            if self.choice == "prior" and kind in ("city", "country", "state"):
+                prior = place_prior(kind)
+                free = [p for p in prior if self._free(p, key) and fits(p)]
+                pick = self._drawn(free, [prior[p] for p in free], scores or {}, key)
+            if pick is None:
+                pick = next((own_case(c) for c in candidates if fits(c)), None)
             if pick is None and (kind is not None or (label in GENERIC_LABELS and not generic)):
                 pool = [p for p in drawn_places_of_kind(kind or "city") if self._free(p, key)]
                 pick = rng.choice(pool) if pool else None
@@ -160,34 +204,71 @@ class Pseudonyms:
     def _pool(self, role: str, gender: str) -> list[str]:
         return _pools()["last" if role == "last" else f"first:{gender}"]
 
-    def _draw(self, role: str, gender: str, original: str) -> str:
+    def _draw(self, role: str, gender: str, original: str, scores: dict[str, float] | None = None) -> str:
         """A free name of the role and gender, drawn as often as people bear it: a common
-        name sounds real (and a tagger knows it), a rare one ("Oralia") sounds invented."""
-        free = [n for n in self._pool(role, gender) if self._free(n, original)]
+        name sounds real (and a tagger knows it), a rare one ("Oralia") sounds invented.
+        With ``scores`` (the "prior" choice), the tempered prior tilted by the filler."""
+        slot = "last" if role == "last" else f"first:{gender}"
+        pool = self._pool(role, gender) if scores is None else prior_pools()[slot]
+        free = [n for n in pool if self._free(n, original)]
         if not free:
-            return f"{self._pool(role, gender)[0]}{len(self.used)}"
-        freq = lexicons.name_share()
-        return self._rng(original).choices(free, weights=[freq[n] for n in free])[0]
+            return f"{pool[0]}{len(self.used)}"
+        if scores is None:
+            freq = lexicons.name_share()
+            return self._rng(original).choices(free, weights=[freq[n] for n in free])[0]
+        share = census_share("last" if role == "last" else "first")  # each slot's own census list
+        return self._drawn(free, [share[n] for n in free], scores, original)
+
+    def _drawn(self, free: list[str], prior: list[float], scores: dict[str, float], original: str) -> str | None:
+        """One of ``free``, drawn by prior ** PRIOR_POWER * (1 + CONTEXT_WEIGHT * the filler's
+        score, its best candidate among ``free`` scoring 1), seeded by the original."""
+        if not free:
+            return None
+        top = max((scores.get(w, 0.0) for w in free), default=0.0)
+        weights = [p ** PRIOR_POWER * (1.0 + CONTEXT_WEIGHT * (scores.get(w, 0.0) / top if top > 0 else 0.0))
+                   for w, p in zip(free, prior)]
+        return self._rng(original).choices(free, weights=weights)[0]
 
 
-def consistent(filled: Filled, originals: Sequence[str], pseudonyms: Pseudonyms) -> Filled:
-    """A filler's output with each substitute chosen under the rules above: the filler's own
-    choice where it is acceptable and free, else its next candidate, else a draw from the lists.
+# A drawn substitute the tagger does not read as its type ("Ernestine" read as an
+# organisation) is drawn again, this many times at most; the filler's candidates were
+# checked already (candidates.same_type), the prior's draws are checked here.
+DRAW_CHECKS = 8
+CHECKED_LABELS = frozenset({"PERSON", "GPE", "LOC"})
+
+
+def consistent(filled: Filled, originals: Sequence[str], pseudonyms: Pseudonyms, check=None) -> Filled:
+    """A filler's output with each substitute chosen under the rules above: under "prior" a
+    draw of the right kind, tilted by the filler's scores; under "rank" the filler's own
+    choice where it is acceptable and free, else its next candidate, else a draw.
 
     ``originals`` holds the original words under each fill (``quality.originals_per_fill``);
     they stay in memory. One ``Pseudonyms`` per text keeps that text consistent; share one to
-    keep a whole run consistent."""
+    keep a whole run consistent. ``check`` (candidates.TypeCheck) has a drawn person or place
+    read as its type in the sentence, or drawn again (DRAW_CHECKS)."""
     if len(originals) != len(filled.fills):  # nothing to pair the fills with: leave them
         return filled
     pseudonyms.reserve([w for o in originals for w in o.split()])
     pieces, at, fills = [], 0, []
     for f, original, label in zip(filled.fills, originals, agreed_labels(filled.fills, originals)):
         prefer = [f.word] + [c.word for c in f.candidates if c.word != f.word]
-        if label == "PERSON":
-            word = " ".join(pseudonyms.person(original.split(), prefer, after_title(filled.text, f.start)))
-        else:
-            word = pseudonyms.other(original, label, prefer)
-            word = word[:1].upper() + word[1:] if f.word[:1].isupper() else word  # a sentence start
+        scores = {bare(c.word): c.score for c in reversed(f.candidates)}  # a word listed twice: its best score
+        head = "".join(pieces) + filled.text[at: f.start]
+        tries = DRAW_CHECKS if check is not None and pseudonyms.choice == "prior" and label in CHECKED_LABELS else 1
+        for attempt in range(tries):
+            pseudonyms.attempt = attempt
+            before = set(pseudonyms.mapping)
+            if label == "PERSON":
+                word = " ".join(pseudonyms.person(original.split(), prefer, after_title(filled.text, f.start), scores))
+            else:
+                word = pseudonyms.other(original, label, prefer, scores)
+                word = word[:1].upper() + word[1:] if f.word[:1].isupper() else word  # a sentence start
+            new = [k for k in pseudonyms.mapping if k not in before]
+            if not new or attempt == tries - 1 or check([(head + word + filled.text[f.end:], len(head),
+                                                          len(head) + len(word))], label)[0]:
+                break
+            pseudonyms.retract(new)  # drawn again, from the next attempt's stream
+        pseudonyms.attempt = 0
         pieces.append(filled.text[at: f.start])
         start = sum(len(p) for p in pieces)
         pieces.append(word)

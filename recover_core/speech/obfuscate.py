@@ -29,7 +29,7 @@ from recover_core.errors import RecoverError
 from recover_core.filling.base import DEFAULT_SAMPLING, SAMPLINGS, MaskInput, drawn_order
 from recover_core.obfuscator import Obfuscator
 from recover_core.speech import boundaries, splice, voices
-from recover_core.pseudonyms import TITLES, Pseudonyms, bare
+from recover_core.pseudonyms import CHOICES, TITLES, Pseudonyms, bare
 from recover_core.spans import Span
 
 if TYPE_CHECKING:  # torch loads with the recognizer, not on import (the app starts without it)
@@ -72,11 +72,15 @@ class Settings:
     retries: int = 1
     name_cues: bool = True  # add census names the tagger missed, from their context (speech/cues.py)
     respeak: bool = True  # substitute mode: say a RESPOKEN word next to a name again with the substitute
+    # preiss2023's choice: the filler's candidates first, checked against the name lists, a draw
+    # where none fits ("rank"); "prior" draws as text obfuscation does (pseudonyms.CHOICES)
+    choice: str = "rank"
 
     def check(self) -> "Settings":
         validation.check_choice("mode", self.mode, list(MODES))
         validation.check_choice("method", self.method, ["top1", "topk"])
         validation.check_choice("sampling", self.sampling, list(SAMPLINGS))
+        validation.check_choice("substitute choice", self.choice, list(CHOICES))
         if self.voice != "auto":
             voices.check_voice(self.voice)
         for v in self.exclude_voices:
@@ -277,7 +281,7 @@ class SpeechObfuscator:
         if not groups:
             return Plan(transcript, [])
         originals = [text[s:e] for s, e, _, _, _ in groups]
-        pseudonyms = pseudonyms or Pseudonyms(self.settings.seed)
+        pseudonyms = pseudonyms or Pseudonyms(self.settings.seed, choice=self.settings.choice)
         pseudonyms.reserve([t for o in originals for t in o.split()])
         before = set(pseudonyms.mapping)
         candidates = self._candidates(text, groups)
