@@ -410,7 +410,8 @@ def main() -> None:
 
     torch.set_num_threads(args.threads)
     from recover_core.asr.recognize import Recognizer
-    from recover_core.speech.obfuscate import SpeechObfuscator, Settings
+    from recover_core.speech.obfuscate import SpeechObfuscator
+    from recover_core.speech.plan import Settings
 
     folder, items = build_set(args.utterances)
     rec = Recognizer()

@@ -13,7 +13,8 @@ import soundfile as sf
 from recover_core.asr import audio
 from recover_core.errors import RecoverError
 from recover_core.speech import boundaries, splice, voices
-from recover_core.speech.obfuscate import Settings, SpeechObfuscator
+from recover_core.speech.obfuscate import SpeechObfuscator
+from recover_core.speech.plan import Settings
 from recover_core.pseudonyms import Pseudonyms, genders, roles
 
 SENTENCE = "Yesterday I called Margaret Thompson about the report from the office."
@@ -111,7 +112,8 @@ def test_a_short_word_spoken_with_a_name_is_said_again_with_its_substitute(text,
 
 
 def test_crossing_cuts_of_neighbouring_names_meet_halfway():
-    from recover_core.speech.obfuscate import Entity, _meet_halfway
+    from recover_core.speech.obfuscate import _meet_halfway
+    from recover_core.speech.plan import Entity
 
     anna = Entity(1, 2, "PERSON", "Anna", "Mary", 0.30, 0.60, "aligned", 0.9, trail="to", cut=(0.30, 0.75))
     carl = Entity(3, 4, "PERSON", "Carl", "John", 0.70, 1.00, "aligned", 0.9)  # its outward snap crossed "to"
@@ -346,7 +348,7 @@ def test_top_k_tries_the_best_ten_in_a_drawn_order():
     import random
 
     from recover_core.filling.base import Candidate, drawn_order
-    from recover_core.speech.obfuscate import TOPK_HEAD
+    from recover_core.speech.plan import TOPK_HEAD
 
     cands = [Candidate("Anna", 0.6)] + [Candidate(f"N{i}", 0.04) for i in range(9)] + [Candidate("Zoe", 0.001)]
     assert drawn_order(cands, "top1", TOPK_HEAD, random.Random(0)) == list(range(11))
@@ -373,7 +375,7 @@ def test_review_flags_unsure_words_and_low_confidence(obfuscators, clip):
 
 def test_a_substitute_is_stretched_toward_the_span_within_limits(obfuscators):
     """The inserted audio moves toward the original span's length, by at most 1.25x / 0.8x."""
-    from recover_core.speech.obfuscate import Entity
+    from recover_core.speech.plan import Entity
 
     rate = 16000
     x = (np.random.default_rng(0).standard_normal(4 * rate) * 0.05).astype(np.float32)

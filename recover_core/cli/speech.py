@@ -21,7 +21,7 @@ MANIFEST = "manifest.jsonl"
 
 
 def _settings(args):
-    from recover_core.speech.obfuscate import Settings
+    from recover_core.speech.plan import Settings
 
     types = tuple(t.strip().upper() for t in args.types.split(",") if t.strip()) if args.types else ("PERSON",)
     return Settings(technique=args.technique, types=types if "entityTagger" in args.technique else (), n=args.n,
@@ -133,7 +133,7 @@ def cmd_obfuscate_audio(args) -> None:
 def add_parser(sub) -> None:
     from recover_core.filling import KINDS
     from recover_core.filling.base import DEFAULT_SAMPLING, SAMPLINGS
-    from recover_core.speech.obfuscate import MODES
+    from recover_core.speech.plan import MODES
     from recover_core.speech.voices import VOICES
 
     p = sub.add_parser("obfuscate-audio", help="replace, bleep or silence the names spoken in audio (preiss2023)")

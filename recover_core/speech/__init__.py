@@ -9,6 +9,7 @@ The pipeline, one file per step:
 - ``voices``: offline TTS voices, and the speaker's pitch to choose one by.
 - ``splice``: loudness matched to the neighbouring words, raised-cosine crossfades, bleeps
   and silence, and a click check at every seam.
+- ``plan``: the settings, and the data model the pipeline passes along (entities, plan, result).
 - ``obfuscate``: the whole pipeline, including the second recognition pass that decides
   whether a person must review the result.
 - ``commands``: ``python -m recover_core obfuscate-audio``.

@@ -13,11 +13,12 @@ import numpy as np
 import pandas as pd
 
 from recover_core.errors import RecoverError
-from recover_core.speech.obfuscate import MODES, Settings, SpeechObfuscator
+from recover_core.speech.obfuscate import SpeechObfuscator
+from recover_core.speech.plan import MODES, Settings
 
 if TYPE_CHECKING:
     from recover_core.asr.recognize import Recognizer
-    from recover_core.speech.obfuscate import Plan, Result
+    from recover_core.speech.plan import Plan, Result
 
 TECHNIQUES = ["entityTagger", "entityTagger (PERSON, GPE, ORG)", "vocabThres"]
 FILLERS = ["mlm", "infill"]

@@ -18,174 +18,21 @@ from __future__ import annotations
 import dataclasses
 import random
 import time
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from recover_core import validation
 from recover_core.asr.audio import SAMPLE_RATE, Audio, resample
-from recover_core.errors import RecoverError
-from recover_core.filling.base import DEFAULT_SAMPLING, SAMPLINGS, MaskInput, drawn_order
+from recover_core.filling.base import MaskInput, drawn_order
 from recover_core.obfuscator import Obfuscator
 from recover_core.speech import boundaries, splice, voices
-from recover_core.pseudonyms import CHOICES, TITLES, Pseudonyms, bare
+from recover_core.speech.plan import NEAR_S, RESPOKEN, TOPK_HEAD, Entity, Plan, Result, Settings
+from recover_core.pseudonyms import TITLES, Pseudonyms, bare
 from recover_core.spans import Span
 
 if TYPE_CHECKING:  # torch loads with the recognizer, not on import (the app starts without it)
     from recover_core.asr.alignment import Word
-    from recover_core.asr.recognize import Recognizer, Transcript
-
-MODES = ("substitute", "bleep", "silence")
-NEAR_S = 0.5  # how far from its place a word of the second pass still counts as "there"
-# Short unstressed words the new voice says again with the substitute ("to Sarah", "Ross
-# Johnston at"), where no punctuation parts them from the name. Spoken in one breath with
-# the name, they have no quiet edge on its side: the cut either clips them or leaves a
-# sliver, and the second pass then loses them ("send the report Sarah", "Ross Johnston,
-# the station"). Said again whole, they are heard. Their outer edge is a /t/'s closure, a
-# quiet place to cut; "and", "with" and "from" glide into the word beside them, and
-# measured worse (docs/speech_obfuscation.md).
-RESPOKEN = frozenset({"to", "at"})
-
-
-@dataclass(frozen=True)
-class Settings:
-    technique: str = "entityTagger"
-    types: tuple[str, ...] = ("PERSON",)
-    n: int | None = None  # vocabThres's N
-    ner_model: str | None = None
-    filler: str = "mlm"
-    model: str | None = None
-    method: str = "top1"
-    sampling: str = DEFAULT_SAMPLING  # Top-K's draw, as obfuscate's --sampling
-    k: int = 50  # candidates the filler offers; the name rules filter them
-    mode: str = "substitute"
-    voice: str = "auto"  # or one of voices.VOICES (voices.choose)
-    exclude_voices: tuple[str, ...] = ()  # voices auto never picks (the bench: the speaker's own)
-    seed: int = 0
-    review_below: float = 0.8  # confidence (1 - WER of the second pass) under this: review
-    unsure_below: float = 0.5  # a private word the recognizer heard with less probability: review
-    second_pass: bool = True
-    # A substitute the second pass does not hear is replaced by the rules' next choice and
-    # the file rendered again, this many times at most (a voice and Whisper carry some
-    # names badly: "Morrow" is written "Murrow"). The retry is kept only when it is better.
-    retries: int = 1
-    name_cues: bool = True  # add census names the tagger missed, from their context (speech/cues.py)
-    respeak: bool = True  # substitute mode: say a RESPOKEN word next to a name again with the substitute
-    # preiss2023's choice: the filler's candidates first, checked against the name lists, a draw
-    # where none fits ("rank"); "prior" draws as text obfuscation does (pseudonyms.CHOICES)
-    choice: str = "rank"
-
-    def check(self) -> "Settings":
-        validation.check_choice("mode", self.mode, list(MODES))
-        validation.check_choice("method", self.method, ["top1", "topk"])
-        validation.check_choice("sampling", self.sampling, list(SAMPLINGS))
-        validation.check_choice("substitute choice", self.choice, list(CHOICES))
-        if self.voice != "auto":
-            voices.check_voice(self.voice)
-        for v in self.exclude_voices:
-            voices.check_voice(v)
-        if not 0.0 <= self.review_below <= 1.0:
-            raise RecoverError("The review threshold is a confidence between 0 and 1.")
-        if not 0 <= self.retries <= 5:
-            raise RecoverError("Retries: a number from 0 to 5.")
-        return self
-
-
-TOPK_HEAD = 10  # Top-K: the name rules try the best 10 in a drawn order (base.drawn_order)
-
-
-@dataclass
-class Entity:
-    first: int  # word indices [first, last) in the first-pass transcript
-    last: int
-    label: str
-    original: str  # the private words: memory only
-    substitute: str
-    start: float  # refined edges, seconds of the input
-    end: float
-    edges: str  # how they were found: aligned or energy
-    probability: float  # the recognizer's lowest word probability inside the entity
-    suffix: str = ""  # a clitic outside the entity but inside its last word ("'s")
-    out_start: float = 0.0  # where the replacement lies in the output
-    out_end: float = 0.0
-    substitute_heard: bool | None = None
-    original_heard: bool | None = None
-    clicks: tuple[float, float] = (0.0, 0.0)  # splice.click_ratio at the entry and exit seams
-    click_free: bool = True
-    candidates: list[str] = field(default_factory=list, repr=False)  # the filler's, best first
-    title_before: bool = False
-    chosen: bool = True  # the substitute is the rules' choice, not a person's edit: a retry may change it
-    heard_first: bool | None = None  # substitute_heard before any retry
-    unheard: tuple[str, ...] = ()  # the substitute's words the second pass missed
-    lead: str = ""  # a RESPOKEN word just before the entity, said again with the substitute ("to")
-    trail: str = ""  # ... and just after it ("at")
-    cut: tuple[float, float] | None = None  # the substitute's cut, with lead and trail; None: (start, end)
-
-    def spoken(self) -> str:
-        """What the voice says in substitute mode."""
-        return " ".join(w for w in (self.lead, self.substitute + self.suffix, self.trail) if w)
-
-    def cut_edges(self, mode: str) -> tuple[float, float]:
-        """Where the input is cut: a bleep or silence covers the entity alone."""
-        return self.cut if mode == "substitute" and self.cut is not None else (self.start, self.end)
-
-    def public(self, keep_originals: bool = False) -> dict:
-        d = {"label": self.label, "substitute": self.substitute, "start": round(self.start, 3),
-             "end": round(self.end, 3), "edges": self.edges, "asr_probability": round(self.probability, 3),
-             "respoken": [w for w in (self.lead, self.trail) if w],
-             "out_start": round(self.out_start, 3), "out_end": round(self.out_end, 3),
-             "substitute_heard": self.substitute_heard, "substitute_heard_first_try": self.heard_first,
-             "original_heard": self.original_heard,
-             "click_ratios": [round(c, 2) for c in self.clicks], "click_free": self.click_free}
-        return {"original": self.original} | d if keep_originals else d
-
-
-@dataclass
-class Plan:
-    transcript: Transcript  # the first pass: holds the original words
-    entities: list[Entity]
-    pseudonyms: Pseudonyms | None = None
-    renewable: frozenset[str] = frozenset()  # mapping keys first given a substitute here (a retry may change them)
-
-
-@dataclass
-class Result:
-    plan: Plan
-    samples: np.ndarray  # mono float32 at ``rate``, the recording's own rate
-    rate: int
-    mode: str
-    voice: str | None
-    speaker_f0: float | None
-    intended: str  # the first-pass transcript with every entity replaced: no original words
-    second: Transcript | None = None
-    wer: float | None = None
-    cer: float | None = None
-    confidence: float | None = None
-    needs_review: bool = False
-    reasons: list[str] = field(default_factory=list)
-    seconds: dict[str, float] = field(default_factory=dict)
-    retries: int = 0  # renders again with other substitutes (kept or not)
-
-    @property
-    def entities(self) -> list[Entity]:
-        return self.plan.entities
-
-    def public(self, keep_originals: bool = False) -> dict:
-        d = {"mode": self.mode, "voice": self.voice,
-             "speaker_f0": None if self.speaker_f0 is None else round(self.speaker_f0, 1),
-             "entities": [e.public(keep_originals) for e in self.entities], "intended": self.intended,
-             "second_pass": self.second.text if self.second else None,
-             "wer": _r(self.wer), "cer": _r(self.cer), "confidence": _r(self.confidence),
-             "needs_review": self.needs_review, "reasons": self.reasons, "retries": self.retries,
-             "timings": {k: round(v, 3) for k, v in self.seconds.items()}}
-        if keep_originals:
-            d["transcript"] = self.plan.transcript.text
-        return d
-
-
-def _r(x: float | None) -> float | None:
-    return None if x is None else round(x, 4)
+    from recover_core.asr.recognize import Recognizer
 
 
 def _choose(e: Entity, pseudonyms: Pseudonyms) -> str:
