@@ -24,11 +24,13 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
 from typing import Iterable, Literal, Sequence
 
-from recover_core import validation
+from recover_core import bundles, validation
 from recover_core.errors import RecoverError
 from recover_core.filling import KINDS, get_filler
+from recover_core.filling.candidates import ner_type_check
 from recover_core.filling.base import (DEFAULT_K, DEFAULT_SAMPLING, Candidate, Filled, Filler, MaskInput,
                                        check_method, check_sampling)
 from recover_core.masking import Masked, build, mask_many, names as technique_names
@@ -40,7 +42,6 @@ from recover_core.spans import ENTITY_LABELS, Span
 Rules = Literal["ours", "paper"]
 RULES = ("ours", "paper")
 MARKER_STYLES = ("mask", "class")
-NER_MODELS = ("spacy-md", "spacy-sm")
 
 
 @dataclass(frozen=True)
@@ -76,8 +77,8 @@ class Settings:
         validation.check_choice("rules", self.rules, list(RULES))
         validation.check_choice("substitute choice", self.choice, list(CHOICES))
         validation.check_choice("markers", self.markers, list(MARKER_STYLES))
-        if self.ner_model is not None:
-            validation.check_choice("NER model", self.ner_model, list(NER_MODELS))
+        if self.ner_model is not None and not Path(str(self.ner_model)).is_dir():  # a spaCy folder of one's own
+            validation.check_choice("NER model", self.ner_model, bundles.names("ner"))
         if self.n is not None and (isinstance(self.n, bool) or not isinstance(self.n, int) or self.n < 1):
             raise RecoverError(f"n (vocabThres's vocabulary size) must be a whole number of at least 1, not {self.n!r}.")
         if isinstance(self.seed, bool) or not isinstance(self.seed, int):
@@ -206,9 +207,6 @@ class Obfuscator:
         if not (self.settings.type_check and self.settings.rules == "ours"):
             return None
         if self._type_check is None:
-            from recover_core import bundles
-            from recover_core.filling.candidates import ner_type_check
-
             self._type_check = ner_type_check(bundles.load_ner(self.settings.ner_model or "spacy-md"))
         return self._type_check
 

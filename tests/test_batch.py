@@ -105,7 +105,7 @@ def test_two_workers_write_what_one_writes(tmp_path, news_sentences, tiny_bert):
 
 
 def test_the_chunk_size_does_not_change_the_output(tmp_path, news_sentences, tiny_bert):
-    """Fills are seeded by line number: a line's draw does not depend on how many lines
+    """Fills are seeded by the masked line itself: a line's draw does not depend on how many lines
     before it in its chunk had nothing to fill (a blank line, a line of everyday words)."""
     src = tmp_path / "in.txt"
     lines = [x for s in news_sentences[:60] for x in (s, "", "It is what it is.")[: 1 + len(s) % 3]]
