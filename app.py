@@ -21,13 +21,11 @@ if "GRADIO_TEMP_DIR" not in os.environ:
     os.environ["GRADIO_TEMP_DIR"] = str(env.app_temp_dir())
 import gradio as gr  # noqa: E402
 import numpy as np
-import pandas as pd
 
 from recover_core import bundles, claims, explore, results, threads
 from recover_core.asr import audio as speech_audio
 from recover_core.asr import compare, lms
 from recover_core.errors import RecoverError
-from recover_core.filling import memo
 from recover_core.masking.vocab_thres import DEFAULT_N, MAX_N
 from recover_core.validation import MAX_K
 
@@ -37,7 +35,6 @@ EXAMPLES = [
     "Dr. Patel said the results from the Boston clinic would arrive on Tuesday.",
     "My neighbour Kevin fixed the old Volvo in his garage in Leeds last weekend.",
 ]
-CANDIDATE_COLUMNS = ["mask", "label", "candidate", "score", "chosen"]
 ROOT = Path(__file__).resolve().parent
 # The spaCy pipeline and the fillers are shared by every request: the events that use
 # them run one at a time, in one group, and at most QUEUE_SIZE requests wait.
@@ -96,26 +93,6 @@ def friendly(fn):
     return wrapper
 
 
-def highlighted(text: str, spans) -> dict:
-    return {"text": text, "entities": [{"entity": s.label, "start": s.start, "end": s.end} for s in spans]}
-
-
-def candidates_table(result) -> pd.DataFrame:
-    """The filler's candidates per mask; ✓ marks the substitute. Where the pseudonym rules
-    chose a word the filler did not offer (a name of the original's gender, a free one), it
-    gets a row of its own, marked "✓ list". A mask whose candidates another filler proposed
-    says which in its label ("GPE · infill")."""
-    rows = []
-    for i, r in enumerate(result.replacements):
-        chosen = r.substitute.lower().removesuffix("'s").split()
-        marks = ["✓" if c.word.lower() in chosen[:1] else "" for c in r.candidates]
-        label = f"{r.label} · {r.source}" if r.source else r.label
-        rows += [(i + 1, label, c.word, round(c.score, 4), m) for c, m in zip(r.candidates, marks)]
-        if "✓" not in marks:
-            rows.append((i + 1, label, r.substitute, None, "✓ list"))
-    return pd.DataFrame(rows, columns=CANDIDATE_COLUMNS)
-
-
 @friendly
 @threads.on_models_thread
 def on_mask(text, technique, n, markers):
@@ -123,47 +100,7 @@ def on_mask(text, technique, n, markers):
     note = (f"Masked {len(m.spans)} of {m.n_words} words." if m.spans
             else "Nothing to mask: every word is kept by this technique. Try another technique.")
     note += explore.ner_path(text, technique)
-    return highlighted(m.masked, m.markers), note
-
-
-def no_column(message: str) -> list:
-    return [highlighted("", []), message, pd.DataFrame(columns=CANDIDATE_COLUMNS)]
-
-
-def seed_of(seed) -> int:
-    """The Seed box, which a user may clear (None): empty means 0."""
-    return 0 if seed is None else int(seed)
-
-
-def fill_steps(text, technique, n, markers, k, seed, models: dict, which: list[int]):
-    """Mask, then fill the columns ``which`` in that order; yields (masked, status, columns)
-    before each column and once at the end. ``columns`` maps a column's index to its
-    three outputs."""
-    seed = seed_of(seed)
-    m = explore.mask(text, technique, n, markers)
-    head = highlighted(m.masked, m.markers)
-    if not m.spans:
-        yield head, "Nothing to mask: every word is kept by this technique.", {
-            i: no_column("Nothing to fill.") for i in which}
-        return
-    explore.check_fillable(m)
-    columns = {i: no_column(f"**{explore.COLUMNS[i].title}** · waiting…") for i in which}
-    # Top-1 and Top-K share the causal fillers' work, for this request only. Only events of
-    # the models group open the memo (one at a time); the MLM columns have nothing to share.
-    causal = any(explore.COLUMNS[i].kind != "mlm" for i in which)
-    with memo.request() if causal else contextlib.nullcontext():
-        for i in which:
-            col = explore.COLUMNS[i]
-            yield head, f"Masked {len(m.spans)} of {m.n_words} words. Filling: {col.title}…", columns
-            model = models[col.kind]
-            try:
-                r = explore.fill(m, col, model, k, seed, technique, n, markers)
-                note = explore.fallback_note(r)
-                columns[i] = [highlighted(r.text, r.replacements), f"**{col.title}** · {model}{note}",
-                              candidates_table(r)]
-            except RecoverError as e:  # one unavailable model must not blank the other columns
-                columns[i] = no_column(f"**{col.title}** · {model}: {e}")
-    yield head, f"Masked {len(m.spans)} of {m.n_words} words.", columns
+    return explore.highlighted(m.masked, m.markers), note
 
 
 def models_of(mlm_model: str, causal_model: str, instruct_model: str) -> dict:
@@ -188,7 +125,7 @@ def on_fill(text, technique, n, markers, k, seed, mlm_model, causal_model, instr
     """All six columns in one call (the API's /fill): the masked sentence at once, then
     each column as it is filled, the MLM ones first."""
     models = models_of(mlm_model, causal_model, instruct_model)
-    for head, status, columns in fill_steps(text, technique, n, markers, k, seed, models, explore.FILL_ORDER):
+    for head, status, columns in explore.fill_steps(text, technique, n, markers, k, seed, models, explore.FILL_ORDER):
         yield [head, status] + flat(columns, ALL_COLUMNS)
 
 
@@ -197,7 +134,7 @@ def on_fill_mlm(text, technique, n, markers, k, seed, mlm_model, causal_model, i
     """The button's first step: the masked sentence and the MLM columns (the causal step
     marks its own columns as waiting when it starts: fewer outputs here, a faster first column)."""
     models = models_of(mlm_model, causal_model, instruct_model)
-    for head, status, columns in fill_steps(text, technique, n, markers, k, seed, models, MLM_COLUMNS):
+    for head, status, columns in explore.fill_steps(text, technique, n, markers, k, seed, models, MLM_COLUMNS):
         yield [head, status] + flat(columns, MLM_COLUMNS)
 
 
@@ -206,13 +143,13 @@ def on_fill_mlm(text, technique, n, markers, k, seed, mlm_model, causal_model, i
 def on_fill_causal(text, technique, n, markers, k, seed, mlm_model, causal_model, instruct_model):
     """The button's second step: the causal columns."""
     models = models_of(mlm_model, causal_model, instruct_model)
-    for _, status, columns in fill_steps(text, technique, n, markers, k, seed, models, CAUSAL_COLUMNS):
+    for _, status, columns in explore.fill_steps(text, technique, n, markers, k, seed, models, CAUSAL_COLUMNS):
         yield [status] + flat(columns, CAUSAL_COLUMNS)
 
 
 @friendly
 def on_resample(seed):
-    return seed_of(seed) + 1
+    return explore.seed_of(seed) + 1
 
 
 @functools.lru_cache(maxsize=1)
@@ -455,7 +392,7 @@ def build_demo() -> gr.Blocks:
                         with gr.Column(min_width=260):
                             header = gr.Markdown(f"**{col.title}**")
                             filled = gr.HighlightedText(label="Filled", show_legend=False)
-                            table = gr.Dataframe(headers=CANDIDATE_COLUMNS, label="Candidates", wrap=True)
+                            table = gr.Dataframe(headers=explore.CANDIDATE_COLUMNS, label="Candidates", wrap=True)
                             col_outputs += [filled, header, table]
         with gr.Tab("Results"):
             gr.Markdown("Downstream judgement (vats2024 §4): perplexity of an LM adapted on each obfuscated "

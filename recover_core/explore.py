@@ -1,17 +1,23 @@
-"""The live explorer's logic, free of any UI: mask one sentence, fill it in several ways.
+"""The live explorer's logic, free of any UI: mask one sentence, fill it in several ways,
+and the Text tab's columns as plain data, in the order they are filled (``fill_steps``).
 
-app.py only converts these results to Gradio values.
+app.py only hands these to Gradio.
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 from dataclasses import dataclass
 
+import pandas as pd
+
 from recover_core import bundles, validation
-from recover_core.filling import DEFAULT_MODEL, KINDS
+from recover_core.errors import RecoverError
+from recover_core.filling import DEFAULT_MODEL, KINDS, memo
 from recover_core.masking.mask import Masked
 from recover_core.obfuscator import Obfuscator, Result
 
+CANDIDATE_COLUMNS = ["mask", "label", "candidate", "score", "chosen"]
 TECHNIQUES = ["entityTagger", "vocabThres", "allowList", "allowList+entityTagger", "vocabThres+entityTagger"]
 
 
@@ -104,3 +110,65 @@ def fallback_note(result: Result) -> str:
         return " · invalid output, filled by causal infill"
     n = sum(r.source == "infill" for r in result.replacements)
     return f" · {n} of {len(result.replacements)} masks filled by causal infill (no valid word from the LLM)" if n else ""
+
+
+# --- the Text tab's columns, as plain data (app.py hands them to Gradio) -------------------
+
+def highlighted(text: str, spans) -> dict:
+    return {"text": text, "entities": [{"entity": s.label, "start": s.start, "end": s.end} for s in spans]}
+
+
+def candidates_table(result) -> pd.DataFrame:
+    """The filler's candidates per mask; ✓ marks the substitute. Where the pseudonym rules
+    chose a word the filler did not offer (a name of the original's gender, a free one), it
+    gets a row of its own, marked "✓ list". A mask whose candidates another filler proposed
+    says which in its label ("GPE · infill")."""
+    rows = []
+    for i, r in enumerate(result.replacements):
+        chosen = r.substitute.lower().removesuffix("'s").split()
+        marks = ["✓" if c.word.lower() in chosen[:1] else "" for c in r.candidates]
+        label = f"{r.label} · {r.source}" if r.source else r.label
+        rows += [(i + 1, label, c.word, round(c.score, 4), m) for c, m in zip(r.candidates, marks)]
+        if "✓" not in marks:
+            rows.append((i + 1, label, r.substitute, None, "✓ list"))
+    return pd.DataFrame(rows, columns=CANDIDATE_COLUMNS)
+
+
+def no_column(message: str) -> list:
+    return [highlighted("", []), message, pd.DataFrame(columns=CANDIDATE_COLUMNS)]
+
+
+def seed_of(seed) -> int:
+    """The Seed box, which a user may clear (None): empty means 0."""
+    return 0 if seed is None else int(seed)
+
+
+def fill_steps(text, technique, n, markers, k, seed, models: dict, which: list[int]):
+    """Mask, then fill the columns ``which`` in that order; yields (masked, status, columns)
+    before each column and once at the end. ``columns`` maps a column's index to its
+    three outputs."""
+    seed = seed_of(seed)
+    m = mask(text, technique, n, markers)
+    head = highlighted(m.masked, m.markers)
+    if not m.spans:
+        yield head, "Nothing to mask: every word is kept by this technique.", {
+            i: no_column("Nothing to fill.") for i in which}
+        return
+    check_fillable(m)
+    columns = {i: no_column(f"**{COLUMNS[i].title}** · waiting…") for i in which}
+    # Top-1 and Top-K share the causal fillers' work, for this request only. Only events of
+    # the models group open the memo (one at a time); the MLM columns have nothing to share.
+    causal = any(COLUMNS[i].kind != "mlm" for i in which)
+    with memo.request() if causal else contextlib.nullcontext():
+        for i in which:
+            col = COLUMNS[i]
+            yield head, f"Masked {len(m.spans)} of {m.n_words} words. Filling: {col.title}…", columns
+            model = models[col.kind]
+            try:
+                r = fill(m, col, model, k, seed, technique, n, markers)
+                note = fallback_note(r)
+                columns[i] = [highlighted(r.text, r.replacements), f"**{col.title}** · {model}{note}",
+                              candidates_table(r)]
+            except RecoverError as e:  # one unavailable model must not blank the other columns
+                columns[i] = no_column(f"**{col.title}** · {model}: {e}")
+    yield head, f"Masked {len(m.spans)} of {m.n_words} words.", columns

@@ -265,7 +265,7 @@ def test_a_mask_without_an_acceptable_word_is_filled_by_infill_and_the_others_ke
 
     out = Obfuscator(filler="instruct").choose(out)  # what the Text tab shows: the engine's result
     assert fallback_note(out) == " · 1 of 2 masks filled by causal infill (no valid word from the LLM)"
-    from app import candidates_table
+    from recover_core.explore import candidates_table
 
     assert set(candidates_table(out)["label"]) == {"PERSON", "GPE · infill"}  # the app's table says whose words
 
