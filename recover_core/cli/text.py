@@ -23,6 +23,8 @@ from recover_core.errors import RecoverError
 from recover_core.filling import DEFAULT_K, KINDS, METHODS
 from recover_core.filling.base import DEFAULT_SAMPLING, SAMPLINGS
 from recover_core.masking import build, mask_many, names
+from recover_core.obfuscator import RULES
+from recover_core.pseudonyms import CHOICES
 
 
 # --- commands -----------------------------------------------------------------------
@@ -206,13 +208,13 @@ def _filling_args(p) -> None:
     p.add_argument("--one-pass", action="store_true",
                    help="mlm: fill every mask of a line from one forward pass, about 2x faster; vats2024 fills "
                         "left to right, each mask seeing the substitutes before it (the default)")
-    p.add_argument("--rules", choices=["ours", "paper"], default="ours",
+    p.add_argument("--rules", choices=list(RULES), default=RULES[0],
                    help="ours: each substitute chosen by the pseudonym rules (a free name of the same type and "
                         "gender, never an original); paper: vats2024's plain procedure, the filler sees [MASK] only")
-    p.add_argument("--choice", choices=["prior", "rank"], default="prior",
-                   help="our rules: prior draws each substitute as real names and places occur (census shares, "
-                        "populations), the filler's scores tilting the draw; rank takes the filler's best acceptable "
-                        "candidate")
+    p.add_argument("--choice", choices=list(CHOICES), default=CHOICES[0],
+                   help="our rules: prior draws each substitute as real names and places occur (census shares; how "
+                        "often text names a place), the filler's scores tilting the draw; rank takes the filler's "
+                        "best acceptable candidate")
     p.add_argument("--no-type-check", action="store_true",
                    help="do not ask the NER whether an entity substitute reads as the masked type")
     p.add_argument("--consistent", action="store_true",
