@@ -1,6 +1,7 @@
 """Whole-corpus runs (issue 11): resume after kill -9, bracketed tags, workers, bad input.
 
-Every test runs the command line in a subprocess on real files, as a user would.
+Every test runs the command line on real files, as a user would (cli_run: in this process,
+or as a process of its own where it is killed or starts workers).
 """
 from __future__ import annotations
 
