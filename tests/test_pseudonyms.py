@@ -355,7 +355,7 @@ def test_prior_draws_are_as_varied_as_the_names_they_replace():
     words, kept = [], 0
     for o in originals:
         f, _ = filled_as("Yesterday {} said no.", [o], ["PERSON"], [["Lee", "Moses", "Jesus", "Johnston"]])
-        sub = consistent(f, [o], Pseudonyms(0)).fills[0].word
+        sub = consistent(f, [o], Pseudonyms(0, choice="prior")).fills[0].word
         first, last = sub.split()
         kept += g[first.lower()] == g[o.split()[0].lower()]
         words += [first.lower(), last.lower()]
@@ -381,7 +381,7 @@ def test_the_filler_tilts_the_draw_within_bounds():
     from recover_core.pseudonyms.policy import CONTEXT_WEIGHT
 
     def share(scores) -> float:
-        picks = [Pseudonyms(seed).person(["Robert"], [], scores=scores)[0] for seed in range(3000)]
+        picks = [Pseudonyms(seed, choice="prior").person(["Robert"], [], scores=scores)[0] for seed in range(3000)]
         return picks.count("Gerald") / len(picks)
 
     plain, tilted = share({}), share({"gerald": 0.9, "james": 0.1})
@@ -400,10 +400,10 @@ def test_a_draw_the_tagger_refuses_is_drawn_again_and_leaves_no_trace(tmp_path):
         seen.append(filled[0][0][filled[0][1]:filled[0][2]])
         return [len(seen) > 1]
 
-    p = Pseudonyms(0)
-    first_draw = consistent(f, ["Kevin"], Pseudonyms(0)).fills[0].word
+    p = Pseudonyms(0, choice="prior")
+    first_draw = consistent(f, ["Kevin"], Pseudonyms(0, choice="prior")).fills[0].word
     word = consistent(f, ["Kevin"], p, refuse_first).fills[0].word
     assert seen == [first_draw, word] and word != first_draw
     assert first_draw.lower() not in p.used and p.mapping == {"kevin": word.lower()}
     save_mapping(tmp_path / "m.json", p)
-    assert load_pseudonyms(tmp_path / "m.json", 0).used == p.used
+    assert load_pseudonyms(tmp_path / "m.json", 0, "prior").used == p.used

@@ -70,7 +70,7 @@ def _job(args, command: str):
         method=args.method if fill else "top1", k=args.k if fill else 10,
         sampling=args.sampling if fill else DEFAULT_SAMPLING, candidates=args.candidates if fill else False,
         type_check=not args.no_type_check if fill else False, keep_list=getattr(args, "keep_list", None),
-        one_pass=fill and args.one_pass, rules=args.rules if fill else "ours", choice=args.choice if fill else "prior",
+        one_pass=fill and args.one_pass, rules=args.rules if fill else "ours", choice=args.choice if fill else CHOICES[0],
         consistent=fill and (args.consistent or args.mapping is not None),
         mapping=str(args.mapping.resolve()) if fill and args.mapping else None,
     )
@@ -212,9 +212,10 @@ def _filling_args(p) -> None:
                    help="ours: each substitute chosen by the pseudonym rules (a free name of the same type and "
                         "gender, never an original); paper: vats2024's plain procedure, the filler sees [MASK] only")
     p.add_argument("--choice", choices=list(CHOICES), default=CHOICES[0],
-                   help="our rules: prior draws each substitute as real names and places occur (census shares; how "
-                        "often text names a place), the filler's scores tilting the draw; rank takes the filler's "
-                        "best acceptable candidate")
+                   help="our rules: rank takes the filler's best acceptable candidate; prior draws each person's "
+                        "names and each place as real ones occur (census shares; how often text names a place), the "
+                        "filler's scores tilting the draw: far more varied substitutes, a few points less often read "
+                        "as their type by a tagger on name-heavy text")
     p.add_argument("--no-type-check", action="store_true",
                    help="do not ask the NER whether an entity substitute reads as the masked type")
     p.add_argument("--consistent", action="store_true",

@@ -19,7 +19,7 @@ def load_mapping(path: Path) -> dict[str, str]:
     return _read_mapping(path)[0]
 
 
-def load_pseudonyms(path: Path, seed: int | str = 0, choice: str = "prior") -> Pseudonyms:
+def load_pseudonyms(path: Path, seed: int | str = 0, choice: str = "rank") -> Pseudonyms:
     """A ``Pseudonyms`` in the state ``save_mapping`` left: its choices and every original it
     had seen. Both decide later choices (no original, nor a word that sounds like one, ever
     becomes a substitute), so a resumed run chooses as the uninterrupted one would."""

@@ -14,11 +14,13 @@ from recover_core.pseudonyms.places import _kind_of, drawn_places_of_kind, named
 from recover_core.spans import GENERIC_LABELS
 
 # How a substitute is chosen among those that pass the rules (type, gender, kind, free):
-# "prior" draws it as names and places occur, the filler's context score tilting the draw;
-# "rank" takes the filler's first acceptable candidate (before issue 46: its favourites,
-# "Lee" and "Moses", then stood in for hundreds of different names).
-CHOICES = ("prior", "rank")
-# The prior is the census share of people bearing a name in its slot (a place: its people),
+# "rank" takes the filler's first acceptable candidate (its favourites, "Lee" and "Moses",
+# then stand in for hundreds of different names); "prior" draws it as names and places
+# occur, the filler's context score tilting the draw. The first is the default: "prior" is
+# far more varied but costs 4-5 points of same-type on name-heavy text (docs/measurements.md).
+CHOICES = ("rank", "prior")
+
+# The prior is the census share of people bearing a name in its slot (a place: how often text names it),
 # raised to PRIOR_POWER. At 1 the commonest names come back too often for a text's many
 # names: 420 draws of first names and surnames (5 seeds) had 0.66 distinct words per word
 # and the commonest 3.3% of them; at 0.75, 0.78 and 2.0%; at 0.5, 0.86 and 1.3%, against
@@ -41,7 +43,7 @@ class Pseudonyms:
     Holds original words in memory; only ``save_mapping`` writes them, to a file the user
     asked for (``--mapping``), never into the output."""
 
-    def __init__(self, seed: int | str = 0, mapping: dict[str, str] | None = None, choice: str = "prior"):
+    def __init__(self, seed: int | str = 0, mapping: dict[str, str] | None = None, choice: str = CHOICES[0]):
         if choice not in CHOICES:
             raise ValueError(f"choice must be one of {CHOICES}, not {choice!r}")
         self.seed = seed
@@ -132,8 +134,8 @@ class Pseudonyms:
 
     def other(self, original: str, label: str, candidates: Sequence[str], scores: dict[str, float] | None = None) -> str:
         """A substitute for any other private word: the first acceptable, free candidate. A
-        place keeps its kind; under "prior" a place of known kind is drawn as people live
-        there, the filler's ``scores`` tilting the draw. Plain masked words ([MASK]) only need
+        place keeps its kind; under "prior" a place of known kind is drawn as often as text
+        names it, the filler's ``scores`` tilting the draw. Plain masked words ([MASK]) only need
         to be consistent: two everyday words may share a substitute, as long as it is not one
         of the originals."""
         key = self.key_of(original, label)
