@@ -25,7 +25,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import Iterable, Literal, Sequence
+from typing import Iterable, Sequence
 
 from recover_core import bundles, validation
 from recover_core.errors import RecoverError
@@ -39,7 +39,6 @@ from recover_core.pseudonyms import CHOICES, Pseudonyms, consistent as apply_rul
 from recover_core.quality import originals_per_fill
 from recover_core.spans import ENTITY_LABELS, Span
 
-Rules = Literal["ours", "paper"]
 RULES = ("ours", "paper")
 MARKER_STYLES = ("mask", "class")
 
@@ -90,9 +89,6 @@ class Settings:
         if self.keep_list not in (None, "none"):
             validation.check_choice("keep-list technique", self.keep_list, ["allowList", "vocabThres"])
         return self
-
-    def changed(self, **kw) -> "Settings":
-        return replace(self, **kw).check()
 
 
 SETTING_NAMES = tuple(f.name for f in fields(Settings))

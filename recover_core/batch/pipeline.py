@@ -224,13 +224,12 @@ class Pipeline:
 
 def engine_settings(job: Job) -> Settings:
     """The engine's settings for a batch job (checked: a bad setting is refused before any model loads)."""
-    fill = job.command != "mask"
     return Settings(
         technique=job.technique or "entityTagger", n=job.n, ner_model=job.ner_model, types=job.types,
         markers=job.markers, filler=job.filler or "mlm", model=job.model, method=job.method, k=job.k,
         sampling=job.sampling, type_check=job.type_check, one_pass=job.one_pass, rules=job.rules, choice=job.choice, seed=job.seed,
         # `fill` has no masking technique: its keep-list is the one named, or none
-        keep_list=(job.keep_list or "none") if fill and job.command == "fill" else None).check()
+        keep_list=(job.keep_list or "none") if job.command == "fill" else None).check()
 
 
 def write_filled(job: Job, engine: Obfuscator, prepared: list, filled: list, counts: dict,
