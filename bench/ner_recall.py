@@ -239,6 +239,13 @@ def score(items, results):
 
 
 def main() -> None:
+    import argparse
+
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--only", choices=["heldout"], help="run one section only")
+    if p.parse_args().only == "heldout":
+        heldout()
+        return
     t0 = time.time()
     sents, tagged = tag_news()
     no_person = [s for s, a, b in zip(sents, tagged["spacy-sm"], tagged["spacy-md"]) if not a and not b]
@@ -314,6 +321,7 @@ def main() -> None:
     pick = near.index[0]
     r = res.loc[pick]
     caseless_and_world(items)
+    heldout()
     news_added_words()
     print(f"\nelapsed {time.time() - t0:.0f}s")
     print(f"RECOMMENDATION: default to {pick}: census-name recall {r['names']:.1f}% (best "
@@ -415,7 +423,7 @@ WORLD_TEMPLATES = [
     "Our supplier in {city} is {org}.",
 ]
 REPEATS = 3
-LABEL_OF = {"first": "PERSON", "full": "PERSON", "name": "PERSON", "city": "GPE", "org": "ORG"}
+LABEL_OF = {"first": "PERSON", "full": "PERSON", "name": "PERSON", "city": "GPE", "org": "ORG", "street": "FAC"}
 PUNCT_RE = re.compile(r"[^\w\s'’\-]")
 
 
@@ -586,6 +594,167 @@ def caseless_and_world(items: list[dict]) -> None:
     print(f"\nour world lists vs the lists the recognizers use: first names {sum(n.lower() in known for n in WORLD_FIRST)}"
           f"/{len(WORLD_FIRST)}, surnames {sum(n.lower() in lexicons.world_last_names() | lexicons.last_names() for n in WORLD_LAST)}"
           f"/{len(WORLD_LAST)}, cities {sum(c.lower() in lexicons.place_names() for c in WORLD_CITY)}/{len(WORLD_CITY)}")
+
+
+# --- held-out names: what no recognizer list holds (bench/heldout_names.py) ----------------
+
+# Templates by the context a name stands in. {first}: a held-out first name alone; {full}: a
+# held-out first name and surname; {city}, {street} (the street's name before "St.", "Road"
+# ...), {org}. Written for this bench; none is a name cue the recognizers match on purpose.
+HELDOUT_TEMPLATES = {
+    "name slot": [
+        "My name is {first} and I need help with my account.",
+        "Dr. {full} will call you back this afternoon.",
+        "My cousin {first} is staying with us this week.",
+        "Hi {first}, did you get my message?",
+        "This is {full} from the finance team.",
+        "Thanks so much, {first}!",
+    ],
+    "subject": [
+        "{first} finished the report last night.",
+        "Did {first} ever pay you back?",
+        "{full} runs the night shift now.",
+        "Why is {first} always late on Mondays?",
+        "Yesterday {full} won the chess tournament.",
+        "Has {first} booked the tickets yet?",
+    ],
+    "object": [
+        "I emailed {first} this morning about the lease.",
+        "We hired {full} last spring.",
+        "Please remind {first} about the invoice.",
+        "Everyone calls me {first} at work.",
+        "The police questioned {full} for two hours.",
+        "You should invite {first} to the wedding.",
+    ],
+    "after preposition": [
+        "I went to the cinema with {first} on Friday.",
+        "This parcel is for {full}.",
+        "She sat next to {first} during the exam.",
+        "We got a postcard from {first} last week.",
+        "The decision is up to {full} now.",
+        "Without {first} the team would have lost.",
+    ],
+    "list": [
+        "{first}, {first} and {first} are on the committee.",
+        "Please invite {full}, {full} and their partners.",
+        "The winners were {first}, {first}, and {first}.",
+        "We still need signatures from {full} and {full}.",
+    ],
+    "quote": [
+        '"{first}, come downstairs," she shouted.',
+        'He wrote "{full}" on the envelope.',
+        '"Ask {first}," the manager said, "not me."',
+        'The card just said "Love, {first}".',
+    ],
+    "possessive": [
+        "{first}'s brother lives near the station.",
+        "We borrowed {full}'s van for the move.",
+        "Is this {first}'s umbrella?",
+        "I can't find {first}'s phone number.",
+    ],
+    "place": [
+        "She grew up in {city} and moved away at eighteen.",
+        "{city} was cold and rainy all week.",
+        "The train from {city} to {city} takes two hours.",
+        "Our new office is on {street} Street.",
+        "The shop at 14 {street} Road closed last year.",
+        "I live at 27 {street} Ave, {city}.",
+    ],
+    # The style of presidio-research's templates: forms, records and service requests.
+    "form": [
+        "Please update the billing address to 9 {street} St., {city} for {full}.",
+        "Customer: {full}. Employer: {org}. City: {city}.",
+        "I'm {full} and my account was opened in {city}.",
+        "Ship the order to {full}, 52 {street} Street, {city}.",
+        "{full} works for {org} as a data analyst.",
+        "Contact {first} at {org} for the quote.",
+        "My manager at {org} is {full}.",
+        "Patient {full} was referred by the clinic in {city}.",
+    ],
+}
+HELDOUT_SEED = 45045
+HELDOUT_PER_TEMPLATE = 12
+HELDOUT_FISHER = 250
+
+
+def heldout_items(caseless: bool) -> list[dict]:
+    """Every held-out template, HELDOUT_PER_TEMPLATE times, with fresh held-out names."""
+    import heldout_names as H
+
+    rng = random.Random(HELDOUT_SEED)
+    orgs = H.orgs()
+    out = []
+    for context, templates in HELDOUT_TEMPLATES.items():
+        for tpl in templates:
+            for _ in range(HELDOUT_PER_TEMPLATE):
+                fillers = {"first": [H.draw(rng, "first")], "full": [H.full_name(rng)],
+                           "city": [H.draw(rng, "city")], "street": [H.draw(rng, "street")], "org": orgs}
+                pieces = [(H.draw(rng, "first"), s) if s == "first" else (H.full_name(rng), s) if s == "full"
+                          else (H.draw(rng, "city"), s) if s == "city" else (H.draw(rng, "street"), s)
+                          if s == "street" else (p, s) for p, s in fill_template(tpl, fillers, rng)]
+                it = assemble(pieces, caseless)
+                it["slice"] = context
+                out.append(it)
+    return out
+
+
+def heldout_fisher_items() -> list[dict]:
+    """Fisher-style lines (lower case, no punctuation) with held-out first names."""
+    import heldout_names as H
+
+    rng = random.Random(HELDOUT_SEED + 1)
+    out = []
+    for i in range(HELDOUT_FISHER):
+        a, b = FISHER_TEMPLATES[i % len(FISHER_TEMPLATES)].split("{name}")
+        it = assemble([(a, None), (H.draw(rng, "first"), "name"), (b, None)], True)
+        it["slice"] = "fisher-style"
+        out.append(it)
+    return out
+
+
+def f2(precision: float, recall: float) -> float:
+    """F-beta with beta 2: recall weighs four times precision, as in PII detection."""
+    return 5 * precision * recall / (4 * precision + recall) if precision + recall else 0.0
+
+
+def heldout() -> pd.DataFrame:
+    """entityTagger on names no recognizer list holds: recall per context, cased and caseless."""
+    from recover_core.masking.entity_tagger import DEFAULT_TYPES
+
+    import heldout_names as H
+
+    rows, misses = [], {}
+    sets = [("cased", lambda: heldout_items(False)), ("caseless", lambda: heldout_items(True)),
+            ("fisher-style", heldout_fisher_items)]
+    for case, make in sets:
+        its = make()
+        res, dt = run_config("ours", [it["text"] for it in its], DEFAULT_TYPES)
+        df, fp, masked, n_words = score_generic(its, res)
+        gold_words = sum(len(g["words"]) for it in its for g in it["gold"])
+        hit_words = sum(covered(sp, a, b) for it, sp in zip(its, res) for g in it["gold"] for a, b in g["words"])
+        p, r_w = (masked - fp) / masked if masked else 0.0, hit_words / gold_words
+        row = dict(set=case, entities=len(df), recall=df.found.mean() * 100)
+        for ctx in HELDOUT_TEMPLATES:
+            if (df.slice == ctx).any():
+                row[ctx] = df[df.slice == ctx].found.mean() * 100
+        for lab in ("PERSON", "GPE", "FAC", "ORG"):
+            if (df.label == lab).any():
+                row[lab] = df[df.label == lab].found.mean() * 100
+        row.update({"precision": p * 100, "F2 (words)": f2(p, r_w) * 100, "FP/1k": fp / n_words * 1000,
+                    "sent/s": len(its) / dt})
+        rows.append(row)
+        misses[case] = Counter(f"{g['label']}:{g['name']}" for it, sp in zip(its, res) for g in it["gold"]
+                               if not all(covered(sp, a, b) for a, b in g["words"]))
+    p = H.pools()
+    print(f"\nheld-out names (Mimesis, {len(p['first'])} locales; in no recognizer list): "
+          f"{sum(map(len, p['first'].values()))} first names, {sum(map(len, p['last'].values()))} surnames, "
+          f"{sum(map(len, p['city'].values()))} cities, {sum(map(len, p['street'].values()))} street names, "
+          f"{len(H.orgs())} organisations; seed {HELDOUT_SEED}")
+    table = pd.DataFrame(rows)
+    print(table.round(1).T.to_string(header=False))
+    for case, c in misses.items():
+        print(f"missed, {case} ({sum(c.values())}): {', '.join(n for n, _ in c.most_common(30))}")
+    return table
 
 
 def news_added_words() -> None:

@@ -88,3 +88,11 @@ def test_no_import_cycle_between_packages():
 def test_nothing_imports_the_command_line():
     users = {a for a, deps in _graph().items() if "cli" in deps and a not in ("cli", "__main__")}
     assert not users, f"these import recover_core.cli: {users}"
+
+
+def test_no_recognizer_reads_the_held_out_names():
+    # bench/heldout_names.py measures recall on Mimesis's names because nothing in the package
+    # reads them; a recognizer that did would be measured on its own list (issue 45).
+    readers = [p.relative_to(PACKAGE).as_posix() for p in PACKAGE.rglob("*.py")
+               if "mimesis" in p.read_text(encoding="utf-8").lower()]
+    assert not readers, f"{readers} read the held-out name source"

@@ -22,7 +22,7 @@ from recover_core.corpora import CORPORA
 from recover_core.errors import RecoverError
 from recover_core.filling import DEFAULT_K, KINDS, METHODS
 from recover_core.filling.base import DEFAULT_SAMPLING, SAMPLINGS
-from recover_core.masking import build, mask_many, names
+from recover_core.masking import build, mask_many, name_shape, names
 from recover_core.obfuscator import RULES
 from recover_core.pseudonyms import CHOICES
 
@@ -42,6 +42,9 @@ def cmd_prepare(args) -> None:
         ok = b.prepare() is not None  # converts and merges now, so the first request need not
         missing += [] if ok or not b.required else [f"{name} (package {b.offline_package})"]
         print(f"{name:18s} {'ready' if ok else 'not installed':14s} {time.time() - t:5.1f}s  {b.description}")
+    t = time.time()
+    name_shape.model()  # trained once per machine and cached, so the first masking need not
+    print(f"{'name-shape':18s} {'ready':14s} {time.time() - t:5.1f}s  entityTagger's spelling model for names no list holds")
     if missing and not env.in_space():
         raise RecoverError(f"Offline models missing: {', '.join(missing)}. Install requirements-offline.txt.")
 

