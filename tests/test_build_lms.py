@@ -31,7 +31,8 @@ def test_build_lms_makes_named_lms_with_cards(tmp_path, monkeypatch):
     monkeypatch.setenv("RECOVER_LMS", str(tmp_path / "lms"))
     built = build_lms.build(["oracle", "vocabThres/baseline1"], cfg, pretrain_epochs=None, progress=False)
     assert built == ["pretrained", "oracle", "vocabThres-baseline1"]
-    assert lms.available() == ["none", "pretrained", "oracle", "vocabThres-baseline1"]
+    assert lms.built() == ["oracle", "pretrained", "vocabThres-baseline1"]
+    assert lms.available()[:3] == ["none", "pretrained", "oracle"]
     card = lms.card("vocabThres-baseline1")
     assert "masked by vocabThres and filled by baseline1" in card.description and card.perplexity > 1
     assert (card.lm_weight, card.word_bonus) == build_lms.fusion_weights("adapted")
@@ -57,7 +58,7 @@ def test_the_smollm2_family_builds_the_same_conditions_with_lora(tmp_path, monke
     monkeypatch.setenv("RECOVER_LMS", str(tmp_path / "lms"))
     built = build_lms.build_smollm2(["oracle", "vocabThres/baseline1"], cfg, progress=False, base=tiny_llama)
     assert built == ["smollm2", "smollm2-oracle", "smollm2-vocabThres-baseline1"]
-    assert lms.available() == ["none", "smollm2", "smollm2-oracle", "smollm2-vocabThres-baseline1"]
+    assert lms.built() == ["smollm2", "smollm2-oracle", "smollm2-vocabThres-baseline1"]
     assert sorted(p.name for p in (tmp_path / "lms").glob("*.adapter")) == [
         "smollm2-oracle.adapter", "smollm2-vocabThres-baseline1.adapter"]
     card = lms.card("smollm2-vocabThres-baseline1")

@@ -33,8 +33,8 @@ def audio_key(samples: np.ndarray) -> str:
 def config_key(name: str, cfg: DecodeConfig, recognizer: str) -> str:
     """``name`` may carry asr-eval's suffixes ("smollm2@0.2@0", "none@wide"): the LM is its first part."""
     lm = name.split("@")[0]
-    card = lms.lm_dir() / f"{lm}.json"
-    stamp = "" if lm == lms.NONE else f"{card.stat().st_mtime_ns}:{card.read_text()}"
+    card = None if lm == lms.NONE else lms.card_path(lm)
+    stamp = "" if card is None else f"{card.stat().st_mtime_ns}:{card.read_text()}"
     blob = json.dumps([VERSION, recognizer, lm, stamp, dataclasses.asdict(cfg)], sort_keys=True, default=str)
     return hashlib.sha1(blob.encode()).hexdigest()[:20]
 

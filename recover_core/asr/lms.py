@@ -4,11 +4,15 @@ Two families: "transformer", our own TransformerLM (``NAME.pt``), fused token by
 "smollm2", the pretrained SmolLM2-135M (lm/pretrained.py), plain or with a LoRA adapter
 (``NAME.adapter/``), which rescores the n-best list. Its LMs are named ``smollm2...``.
 
-"none" is always there: the recognizer alone. The others are built by ``build-lms`` into
-``env.cache_dir()/lms`` (or ``$RECOVER_LMS``), never committed: "pretrained" (generic text),
-"oracle" (adapted on clean news train sentences, the in-domain upper bound) and the adapted
-LMs of obfuscated news (vats2024 Table 6's rows). Each card records what the LM was trained
-on and the fusion weights tuned for it on the dev split.
+"none" is always there: the recognizer alone. Two stores hold the others:
+  * the shipped one, ``assets/lms/``: SmolLM2 as it ships and small LoRA adapters of it (Oracle,
+    Baseline1, the engine's fills), each with a model card, so that a fresh clone or a Space
+    compares real LMs with no build step;
+  * the built one, ``env.cache_dir()/lms`` (or ``$RECOVER_LMS``), never committed, written by
+    ``build-lms``: "pretrained" (generic text), "oracle" (adapted on clean news train
+    sentences, the in-domain upper bound) and the adapted LMs of obfuscated news (vats2024
+    Table 6's rows). An LM built here wins over a shipped one of the same name.
+Each card records what the LM was trained on and the fusion weights tuned for it on the dev split.
 """
 from __future__ import annotations
 
@@ -26,9 +30,17 @@ NONE = "none"
 _LOCK = threading.Lock()
 
 
+SHIPPED = "lms"  # assets/lms/
+
+
 def lm_dir() -> Path:
-    """The LM store (not created by looking: the app lists it at startup)."""
+    """The built LM store (not created by looking: the app lists it at startup)."""
     return Path(os.environ.get("RECOVER_LMS") or env.cache_path() / "lms")
+
+
+def stores() -> list[Path]:
+    """Where LMs are found, in order: the built store, then the shipped one."""
+    return [lm_dir(), env.assets_dir() / SHIPPED]
 
 
 @dataclass(frozen=True)
@@ -60,23 +72,36 @@ def _complete(path: Path) -> bool:
     return not c.get("adapter") or (path.parent / f"{path.stem}.adapter" / "adapter_config.json").exists()
 
 
+def _names(folder: Path) -> set[str]:
+    return {p.stem for p in folder.glob("*.json") if _complete(p)} if folder.is_dir() else set()
+
+
+def built() -> list[str]:
+    """The LMs built on this machine (build-lms skips these)."""
+    return sorted(_names(lm_dir()))
+
+
 def available() -> list[str]:
-    """"none" first, then every built LM in a stable order."""
-    folder = lm_dir()
-    built = sorted(p.stem for p in folder.glob("*.json") if _complete(p)) if folder.is_dir() else []
+    """"none" first, then every built or shipped LM in a stable order."""
+    names = set().union(*(_names(f) for f in stores()))
     order = {"pretrained": 0, "oracle": 1, "smollm2": 2, "smollm2-oracle": 3}
-    return [NONE] + sorted(built, key=lambda n: (order.get(n, 4), n))
+    return [NONE] + sorted(names, key=lambda n: (order.get(n, 4), n))
+
+
+def card_path(name: str) -> Path:
+    """The card of the LM ``name``: the built one if there is one, else the shipped one."""
+    for folder in stores():
+        path = folder / f"{name}.json"
+        if path.exists() and _complete(path):
+            return path
+    raise RecoverError(f"LM {name!r} is not available here (available: {', '.join(available())}). "
+                       "Build the LMs with `python -m recover_core build-lms`.")
 
 
 def card(name: str) -> LMCard:
     if name == NONE:
         return LMCard(NONE, "the recognizer alone (no LM)", {}, 0.0, 0.0)
-    path = lm_dir() / f"{name}.json"
-    if not path.exists() or not _complete(path):
-        have = ", ".join(available())
-        raise RecoverError(f"LM {name!r} is not available here (available: {have}). "
-                           "Build the LMs with `python -m recover_core build-lms`.")
-    return LMCard(**json.loads(path.read_text()))
+    return LMCard(**json.loads(card_path(name).read_text()))
 
 
 @functools.lru_cache(maxsize=8)
@@ -89,9 +114,9 @@ def _load(name: str, stamp: float):
     if c.family == "smollm2":
         from recover_core.lm.pretrained import BASE, PretrainedLM
 
-        return PretrainedLM.load(c.preset.get("base") or BASE, adapter_dir(name) if c.adapter else None)
+        return PretrainedLM.load(c.preset.get("base") or BASE, card_path(name).with_suffix(".adapter") if c.adapter else None)
     model = TransformerLM(LMConfig(**c.preset))
-    model.load_state_dict(torch.load(lm_dir() / f"{name}.pt", weights_only=True))
+    model.load_state_dict(torch.load(card_path(name).with_suffix(".pt"), weights_only=True))
     return model.eval()
 
 
@@ -101,7 +126,7 @@ def load(name: str):
         return None
     c = card(name)  # a clear message if it is missing
     with _LOCK:
-        return _load(c.name, (lm_dir() / f"{name}.json").stat().st_mtime)
+        return _load(c.name, card_path(name).stat().st_mtime)
 
 
 def adapter_dir(name: str) -> Path:

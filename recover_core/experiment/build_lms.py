@@ -86,7 +86,7 @@ def build(conditions: list[str], config: Path = CONFIG, pretrain_epochs: float |
     from recover_core.lm.train import perplexity
 
     run = runner(config, pretrain_epochs, progress)
-    have = set(lms.available())
+    have = set(lms.built())
     built = []
     for masking, method in wanted(conditions):
         name = "pretrained" if method == "pretrained" else lm_name(masking, method)
@@ -109,7 +109,7 @@ def build(conditions: list[str], config: Path = CONFIG, pretrain_epochs: float |
 
 
 def build_smollm2(conditions: list[str], config: Path = CONFIG, dataset: str = "news", seed: int = 0,
-                  progress: bool = True, base: str | None = None) -> list[str]:
+                  progress: bool = True, base: str | None = None, rank: int | None = None) -> list[str]:
     """The same conditions on the pretrained SmolLM2-135M: "smollm2" as it ships, and
     "smollm2-oracle", "smollm2-MASKING-METHOD" adapted with LoRA on the cell's train text.
     ``base``: another causal LM bundle or folder in its place (the tests' tiny one)."""
@@ -117,7 +117,7 @@ def build_smollm2(conditions: list[str], config: Path = CONFIG, dataset: str = "
 
     base = base or BASE
     run = runner(config, None, progress)
-    have, built = set(lms.available()), []
+    have, built = set(lms.built()), []
     for masking, method in wanted(conditions):
         name = SMOLLM2 if method == "pretrained" else f"{SMOLLM2}-{lm_name(masking, method)}"
         if name in have:
@@ -126,7 +126,7 @@ def build_smollm2(conditions: list[str], config: Path = CONFIG, dataset: str = "
         what = "SmolLM2-135M-Instruct as it ships (offline: dequantized from GGUF Q4_1)"
         if method != "pretrained":
             texts, _ = run.train_text(dataset, masking, method, seed)
-            cfg = AdaptConfig(seed=seed, ignore_mask=method == "baseline1")
+            cfg = AdaptConfig(seed=seed, ignore_mask=method == "baseline1", **({"rank": rank} if rank else {}))
             lm.adapt(texts, cfg, desc=f"adapt {name}", progress=progress)
             what += (f", adapted with LoRA (rank {cfg.rank}, {cfg.epochs:g} epoch) on {len(texts)} {dataset} train "
                      f"sentences" + ("" if method == "oracle" else f" masked by {masking} and filled by {method}")
@@ -150,6 +150,8 @@ def add_parser(sub) -> None:
     p.add_argument("--family", choices=["transformer", SMOLLM2], default="transformer",
                    help="transformer: our LM, pretrained here and fused token by token (default); smollm2: the "
                         "pretrained SmolLM2-135M, adapted with LoRA, rescoring the n-best list")
+    p.add_argument("--rank", type=int, default=None,
+                   help="smollm2: the LoRA rank (default 16, the grid's); the adapters in assets/lms use 8")
     p.add_argument("--threads", type=int, default=0)
     p.add_argument("--quiet", action="store_true")
 
@@ -161,7 +163,7 @@ def add_parser(sub) -> None:
 
             torch.set_num_threads(args.threads)
         if args.family == SMOLLM2:
-            built = build_smollm2(args.conditions, args.config, progress=not args.quiet)
+            built = build_smollm2(args.conditions, args.config, progress=not args.quiet, rank=args.rank)
         else:
             built = build(args.conditions, args.config, args.pretrain_epochs, progress=not args.quiet)
         print(f"built: {', '.join(built) or 'nothing new'}; available: {', '.join(lms.available())} "

@@ -99,7 +99,8 @@ def model(cfg: ShapeConfig = CONFIG) -> NameShape:
     import sklearn
 
     pos, neg = training_words(cfg)
-    key = hashlib.sha1(repr((asdict(cfg), sklearn.__version__, pos, neg)).encode()).hexdigest()[:12]
+    trained = {k: v for k, v in asdict(cfg).items() if k not in ("inside", "initial")}  # thresholds: no retraining
+    key = hashlib.sha1(repr((trained, sklearn.__version__, pos, neg)).encode()).hexdigest()[:12]
     path = cache_dir() / f"name-shape-{key}.joblib"
     if path.is_file():
         return NameShape(_vectorizer(cfg), joblib.load(path))
