@@ -20,13 +20,13 @@ $(STAMP): $(REQS)
 	$(PY) -m recover_core prepare
 	touch $@
 
-# The LMs the Audio tab fuses (pretrained 1 epoch + Oracle, 8m44s on 2 cores when measured, once;
-# kept in ~/.cache/recover/lms). The app starts without them too, offering "none" only.
+# Our own LMs for the Audio tab to fuse token by token (pretrained 1 epoch + Oracle, 8m44s on 2
+# cores when measured, once; kept in ~/.cache/recover/lms). Optional: SmolLM2 and its adapters
+# ship in assets/lms, so the Audio tab compares real LMs without this.
 lms: setup data
 	$(PY) -m recover_core build-lms --pretrain-epochs 1 oracle
-	$(PY) -m recover_core build-lms --family smollm2 pretrained
 
-demo: setup lms
+demo: setup data
 	$(PY) app.py
 
 # Debian's Chromium for the browser test (Playwright drives it; it downloads no browser).

@@ -67,3 +67,34 @@ def test_the_smollm2_family_builds_the_same_conditions_with_lora(tmp_path, monke
     assert (card.lm_weight, card.word_bonus) == build_lms.fusion_weights("smollm2-adapted")
     assert isinstance(lms.load("smollm2"), PretrainedLM)
     assert build_lms.build_smollm2(["pretrained"], cfg, progress=False, base=tiny_llama) == []
+
+
+def test_shipped_lms_are_found_with_no_build(tmp_path, monkeypatch, tiny_llama):
+    """build-lms --ship copies a SmolLM2 LM into the shipped store: the adapter in float16 with
+    a model card. A fresh clone (nothing built) then offers and loads it."""
+    import torch
+    from safetensors.torch import load_file
+
+    from recover_core import env
+    from recover_core.asr import lms
+    from recover_core.experiment import build_lms
+    from recover_core.lm.pretrained import PretrainedLM
+
+    cfg = tmp_path / "tiny.toml"
+    cfg.write_text(TINY_GRID)
+    monkeypatch.setenv("RECOVER_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("RECOVER_LMS", str(tmp_path / "lms"))
+    build_lms.build_smollm2(["oracle"], cfg, progress=False, base=tiny_llama, rank=4)
+    assets = tmp_path / "assets"
+    build_lms.ship(["smollm2", "smollm2-oracle"], "the command", dest=assets / lms.SHIPPED)
+    adapter = assets / lms.SHIPPED / "smollm2-oracle.adapter"
+    assert {v.dtype for v in load_file(str(adapter / "adapter_model.safetensors")).values()} == {torch.float16}
+    card = (adapter / "README.md").read_text()
+    assert "rank 4" in card and "`the command`" in card and "Word perplexity" in card
+
+    monkeypatch.setenv("RECOVER_LMS", str(tmp_path / "fresh"))  # a fresh clone: nothing built
+    monkeypatch.setattr(env, "assets_dir", lambda: assets)
+    assert lms.built() == [] and lms.available() == ["none", "smollm2", "smollm2-oracle"]
+    assert isinstance(lms.load("smollm2-oracle"), PretrainedLM)
+    with pytest.raises(RecoverError, match="not available here"):
+        lms.card("smollm2-entityTagger-baseline1")

