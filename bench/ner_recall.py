@@ -673,7 +673,7 @@ HELDOUT_TEMPLATES = {
     ],
 }
 HELDOUT_SEED = 45045
-HELDOUT_PER_TEMPLATE = 12
+HELDOUT_PER_TEMPLATE = 24
 HELDOUT_FISHER = 250
 
 
@@ -683,16 +683,17 @@ def heldout_items(caseless: bool) -> list[dict]:
 
     rng = random.Random(HELDOUT_SEED)
     orgs = H.orgs()
+    draw = {"first": lambda: H.draw(rng, "first"), "full": lambda: H.full_name(rng), "city": lambda: H.draw(rng, "city"),
+            "street": lambda: H.draw(rng, "street"), "org": lambda: rng.choice(orgs)}
     out = []
     for context, templates in HELDOUT_TEMPLATES.items():
         for tpl in templates:
             for _ in range(HELDOUT_PER_TEMPLATE):
-                fillers = {"first": [H.draw(rng, "first")], "full": [H.full_name(rng)],
-                           "city": [H.draw(rng, "city")], "street": [H.draw(rng, "street")], "org": orgs}
-                pieces = [(H.draw(rng, "first"), s) if s == "first" else (H.full_name(rng), s) if s == "full"
-                          else (H.draw(rng, "city"), s) if s == "city" else (H.draw(rng, "street"), s)
-                          if s == "street" else (p, s) for p, s in fill_template(tpl, fillers, rng)]
-                it = assemble(pieces, caseless)
+                pieces, pos = [], 0
+                for m in re.finditer(r"\{(\w+)\}", tpl):  # every slot its own draw
+                    pieces += [(tpl[pos: m.start()], None), (draw[m.group(1)](), m.group(1))]
+                    pos = m.end()
+                it = assemble(pieces + [(tpl[pos:], None)], caseless)
                 it["slice"] = context
                 out.append(it)
     return out
