@@ -438,10 +438,11 @@ def build_demo() -> gr.Blocks:
                     a_transcript = without_empty_temp(gr.File(
                         label="…or its transcript (.dot, .lsn, .ptx, .txt): the utterance id is matched from the "
                               "audio file's name", type="filepath"))
-                    a_lms = gr.CheckboxGroup(LM_CHOICES, value=LM_CHOICES[:4], label="LMs to compare",
-                                             info="none = the recognizer alone; build the others with "
-                                                  "`python -m recover_core build-lms` (add `--family smollm2` "
-                                                  "for SmolLM2)")
+                    a_lms = gr.CheckboxGroup(LM_CHOICES, value=LM_CHOICES[:2], label="LMs to compare",
+                                             info="none = the recognizer alone; smollm2… = SmolLM2-135M as it ships "
+                                                  "and adapted with LoRA on clean (oracle), masked (baseline1) or "
+                                                  "masked-and-filled news (assets/lms, each with its model card); "
+                                                  "build more with `python -m recover_core build-lms`")
                     a_engine = gr.Radio(list(compare.ENGINES), value=compare.ENGINES[0], label="Recognizer",
                                         info="emformer-rnnt: the paper's Emformer RNN-T (torchaudio), with each LM "
                                              "rescoring its 10-best; in a Space only, as its weights download")
