@@ -106,6 +106,8 @@ def test_case_can_be_forced_for_a_corpus():
     ('He wrote "Appaq Qabaeva" on the envelope.', ["Appaq", "Qabaeva"], []),
     ("Jiun, Klotilda and Leonilia are on the committee.", ["Jiun", "Klotilda", "Leonilia"], []),
     ("i emailed salimbay this morning about the lease", ["salimbay"], []),
+    # a shop where a place goes, though wordfreq calls the word common
+    ("yeah i went to costco and then to school", ["costco"], ["school"]),
     # street names before the street word, the street word itself is no secret
     ("I live at 27 Strudlhofgasse Ave, near the park.", ["Strudlhofgasse"], ["Ave"]),
     ("the shop at 14 ketelec road closed last year", ["ketelec"], ["road"]),

@@ -36,6 +36,9 @@ PHRASE_END = frozenset("yesterday today tonight tomorrow again too yeah though n
 # A subject's verb after an everyday word that is also a name ("grace is coming", "mark never
 # listens") makes it the name, unless a determiner comes first ("the rose is red").
 SUBJECT_VERBS = frozenset("is was has had never always goes went says said told asked called wants needed thinks".split())
+# Where a place or a shop is named ("went to walmart"), a word that is no everyday word is
+# capitalised even when wordfreq calls it common: news and Wikipedia rarely write it.
+PLACE_PREPOSITIONS = frozenset("to at from in near visit visiting visited outside".split())
 DETERMINERS = frozenset("the a an this that these those my your his her our their its some any every each no last next".split())
 
 
@@ -115,6 +118,8 @@ def _capitalised(i: int, low: list[str], caps: list) -> bool | str:
         return False
     if len(base) > 3 and lexicons.word_ranks().get(base, RARE_RANK) >= RARE_RANK and not everyday(base):
         return True  # "olumide", "novartis"
+    if prev in PLACE_PREPOSITIONS and not everyday(base) and len(base) > 2:
+        return True  # "went to walmart", "at costco": a shop or a town, for the NER to judge
     if base in ORG_WORDS and i > 0 and caps[i - 1] and not _PRONOUN_I.match(low[i - 1]):
         return True  # "Dangote cement" -> "Dangote Cement"
     if slot in ("title", "relation"):
