@@ -123,6 +123,11 @@ def _chart_rows(df, metric: str, choice: str):
     utts = pd.to_numeric(counted, errors="coerce")
     subset = utts < utts.max()  # NaN (no count in the scale) compares False
     count = utts[subset].astype(int).astype(str) + " utterances"
+    # LoRA of another rank is another recipe (the shipped adapters, assets/lms: rank 8).
+    rank = rows["model"].fillna("").str.extract(r"lora-r(\d+)")[0]
+    other_rank = rank.notna() & (rank != "16")
+    rows.loc[other_rank, "method"] += " (SmolLM2, LoRA r" + rank[other_rank] + ")"
+    rescored &= ~other_rank
     rows.loc[rescored & ~subset & ~grid, "method"] += " (SmolLM2)"
     rows.loc[rescored & subset, "method"] += " (SmolLM2, " + count + ")"
     rows.loc[~rescored & subset, "method"] += " (" + count + ")"

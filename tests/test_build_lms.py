@@ -98,3 +98,19 @@ def test_shipped_lms_are_found_with_no_build(tmp_path, monkeypatch, tiny_llama):
     assert isinstance(lms.load("smollm2-oracle"), PretrainedLM)
     with pytest.raises(RecoverError, match="not available here"):
         lms.card("smollm2-entityTagger-baseline1")
+
+
+def test_perplexity_rows_of_adapters_for_the_results_tab(tmp_path, monkeypatch, tiny_llama):
+    from recover_core.asr import lms
+    from recover_core.experiment import build_lms
+    from recover_core.results import TIDY_COLUMNS
+
+    cfg = tmp_path / "tiny.toml"
+    cfg.write_text(TINY_GRID)
+    monkeypatch.setenv("RECOVER_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("RECOVER_LMS", str(tmp_path / "lms"))
+    build_lms.build_smollm2(["oracle"], cfg, progress=False, base=tiny_llama, rank=4)
+    rows = build_lms.perplexity_rows(["smollm2", "smollm2-oracle"], "the command")
+    assert len(rows) == 1 and set(rows[0]) == set(TIDY_COLUMNS)  # the LM as it ships is no cell
+    assert rows[0]["method"] == "oracle" and rows[0]["model"] == "smollm2-135m+lora-r4"
+    assert rows[0]["value"] == lms.card("smollm2-oracle").perplexity and "LoRA rank 4" in rows[0]["scale"]

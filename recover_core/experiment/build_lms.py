@@ -189,6 +189,22 @@ def ship(names: list[str], command: str, dest: Path | None = None) -> list[Path]
     return out
 
 
+def perplexity_rows(names: list[str], command: str) -> list[dict]:
+    """The tidy rows (results.TIDY_COLUMNS) of built SmolLM2 adapters' word perplexities, from
+    their cards: what the Results tab and ``claims`` read."""
+    rows = []
+    for name in names:
+        c = lms.card(name)
+        if not c.adapter:
+            continue
+        rank = json.loads((lms.card_path(name).with_suffix(".adapter") / "adapter_config.json").read_text())["r"]
+        rows.append({"dataset": "news", "masking": c.masking, "method": c.method, "metric": "perplexity",
+                     "value": c.perplexity, "model": f"smollm2-135m+lora-r{rank}",
+                     "scale": f"{c.description}; LoRA rank {rank}; word perplexity on the 400 news test sentences",
+                     "seed": 0, "command": command})
+    return rows
+
+
 def add_parser(sub) -> None:
     p = sub.add_parser("build-lms", help="build the LMs that ASR fuses (pretrained, oracle, adapted) into the LM store")
     p.add_argument("conditions", nargs="*", default=["oracle"],
@@ -206,6 +222,9 @@ def add_parser(sub) -> None:
     p.add_argument("--ship", action="store_true",
                    help="smollm2: then copy these LMs into assets/lms (float16 adapters, model cards), so that "
                         "a fresh clone and a Space offer them with no build")
+    p.add_argument("--csv", type=Path, default=None,
+                   help="smollm2: then write these LMs' perplexities as a tidy CSV (the Results tab reads "
+                        "precomputed/ours/*.csv)")
     p.add_argument("--quiet", action="store_true")
 
     def cmd(args) -> None:
@@ -217,12 +236,20 @@ def add_parser(sub) -> None:
             torch.set_num_threads(args.threads)
         if args.family == SMOLLM2:
             built = build_smollm2(args.conditions, args.config, progress=not args.quiet, rank=args.rank)
+            names = [SMOLLM2 if meth == "pretrained" else f"{SMOLLM2}-{lm_name(m, meth)}"
+                     for m, meth in wanted(args.conditions)]
+            command = " ".join(["python -m recover_core build-lms --family smollm2", *(
+                [f"--rank {args.rank}"] if args.rank else []), *args.conditions, *(["--ship"] if args.ship else []),
+                *([f"--csv {args.csv}"] if args.csv else [])])
             if args.ship:
-                names = [SMOLLM2 if meth == "pretrained" else f"{SMOLLM2}-{lm_name(m, meth)}"
-                         for m, meth in wanted(args.conditions)]
-                command = " ".join(["python -m recover_core build-lms --family smollm2", *(
-                    [f"--rank {args.rank}"] if args.rank else []), *args.conditions, "--ship"])
                 print(f"shipped: {', '.join(p.stem for p in ship(names, command))}", file=sys.stderr)
+            if args.csv:
+                import pandas as pd
+
+                from recover_core.results import TIDY_COLUMNS
+
+                with atomic.replacing(args.csv) as tmp:
+                    pd.DataFrame(perplexity_rows(names, command), columns=TIDY_COLUMNS).to_csv(tmp, index=False)
         else:
             built = build(args.conditions, args.config, args.pretrain_epochs, progress=not args.quiet)
         print(f"built: {', '.join(built) or 'nothing new'}; available: {', '.join(lms.available())} "
