@@ -132,3 +132,8 @@ def test_names_no_list_holds(tagger, text, private, kept):
 
 def test_titles_and_kin_words_are_not_masked(tagger):
     assert masked(tagger, "Aunt Margaret and Dr. Okafor came to lunch.") == ["Margaret", "Okafor"]
+
+
+def test_an_organisation_keeps_its_legal_form(tagger):
+    assert masked(tagger, "Krebs GmbH & Co. KG won the tender.") == ["Krebs", "GmbH", "Co", "KG"]
+    assert masked(tagger, "Yesterday, Barclays Bank said it would cut jobs.") == ["Barclays", "Bank"]

@@ -288,23 +288,32 @@ def street_spans(text: str, caseless: bool = False, source: str = "streetName") 
 ORG_ENDS = frozenset("""industries corporation corp inc incorporated company co group holdings limited ltd llc
     plc bank bancorp airlines airways laboratories labs technologies systems motors foods brands
     partners enterprises solutions""".split())
+# Legal forms of many countries ("Krebs GmbH & Co. KG", "Vendetti SPA", "Pastor Caldeira Ltda."):
+# they end a name as the words above do, and the ones after them belong to it too.
+LEGAL_FORMS = frozenset("gmbh ag kg se sa spa srl sro ltda bv nv oy oyj ab asa sp plc llc llp lp pty sarl sas kk".split())
 
 
 def org_spans(text: str, source: str = "orgName") -> list[Span]:
     """"Winnebago Industries", "Ayala Corporation": a run of capitalised words ending in a
     word that ends organisations' names, all of it ORG."""
     toks = words(text)
+    ends = ORG_ENDS | LEGAL_FORMS
     out = []
     for i, w in enumerate(toks):
-        if w.text.lower() not in ORG_ENDS or not w.text[:1].isupper() or i == 0:
+        if w.text.lower() not in ends or not w.text[:1].isupper() or i == 0:
             continue
         run = []
         for j in range(i - 1, max(-1, i - 4), -1):
             prev = toks[j]
             if not prev.text[:1].isupper() or prev.text.lower() in lexicons.FUNCTION_WORDS or \
-                    text[prev.end: toks[j + 1].start] not in (" ", " & "):
+                    text[prev.end: toks[j + 1].start] not in (" ", " & ", "-", " - "):
                 break
             run.append(prev)
         if run:
-            out += [Span(x.start, x.end, x.text, "ORG", source) for x in (*run, w)]
+            tail = []
+            for nxt in toks[i + 1:]:  # "& Co. KG"
+                if nxt.text.lower() not in ends or not nxt.text[:1].isupper():
+                    break
+                tail.append(nxt)
+            out += [Span(x.start, x.end, x.text, "ORG", source) for x in (*run, w, *tail)]
     return out
