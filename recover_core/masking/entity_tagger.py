@@ -102,7 +102,8 @@ class EntityTagger(Masker):
     def _by_shape(self, views: list[str], truecased: list[bool], found: list[list[Span]],
                   ents: list[list[tuple[int, int]]]) -> list[list[Span]]:
         """Add the words spelled like names that nothing else took, then the capitalised word
-        after each name (its surname). One call of the spelling model per batch."""
+        right before or after each name (the rest of it). One call of the spelling model per
+        batch: its cost is one vectorizer pass over a few words, not one per text."""
         cands = [(i, w, initial) for i, view in enumerate(views)
                  for w, initial in shape_candidates(view, found[i], ents[i])]
         scores = name_shape.model().score([w.text for _, w, _ in cands])
