@@ -177,8 +177,8 @@ def ship(names: list[str], command: str, dest: Path | None = None) -> list[Path]
                 save_file({k: v.to(torch.float16) for k, v in weights.items()}, str(tmp / "adapter_model.safetensors"))
                 cfg = json.loads((tmp / "adapter_config.json").read_text())
                 size = (tmp / "adapter_model.safetensors").stat().st_size / 1e6
-                data = ("the first 2,000 sentences of the news train split (the Lee corpus, gensim's test data, "
-                        "LGPL-2.1)" + ("" if c.method == "oracle" else f", masked by {c.masking} and filled by "
+                data = ("the first 2,000 sentences of the news train split (the Lee background corpus of "
+                        "Australian news, as gensim ships it in its test data)" + ("" if c.method == "oracle" else f", masked by {c.masking} and filled by "
                                        f"{c.method}") + "; seed 0")
                 atomic.write_text(tmp / "README.md", MODEL_CARD.format(
                     name=name, description=c.description, rank=cfg["r"], alpha=cfg["lora_alpha"], size=size,
