@@ -155,11 +155,11 @@ def test_the_wer_chart_never_pools_two_lm_families():
     assert smol_grid[smol_grid.method == "Oracle (SmolLM2 grid)"].runs.tolist() == [1]
     assert smol_grid[smol_grid.method == "Oracle (SmolLM2)"].runs.tolist() == [1]
     # nor are the shipped adapters (LoRA rank 8) a seed of the rank-16 SmolLM2 LMs
-    ppl = df[(df.source == "ours/smollm2_lm_news.csv") & (df.method == "oracle")].head(1)
-    r8 = results._chart_rows(pd.concat([df[df.origin == "ours"], ppl.assign(model="smollm2-135m+lora-r8")]),
-                             "Perplexity", results.pair_label("WSJ", "news"))
-    assert r8[r8.method == "Oracle (SmolLM2, LoRA r8)"].runs.tolist() == [1]
-    assert r8[r8.method == "Oracle (SmolLM2)"].runs.tolist() == [1]
+    ppl = results._chart_rows(df[df.origin == "ours"], "Perplexity", results.pair_label("WSJ", "news"))
+    r8 = ppl[ppl.method == "Oracle (SmolLM2, LoRA r8)"]
+    assert r8.runs.tolist() == [1] and (r8.source == "ours/smollm2_lm_news_r8.csv").all()
+    r16 = ppl[ppl.method == "Oracle (SmolLM2)"]
+    assert r16.runs.tolist() == [1] and (r16.source == "ours/smollm2_lm_news.csv").all()
 
 
 def test_import_builds_without_launching():
