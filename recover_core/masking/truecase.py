@@ -16,7 +16,7 @@ import re
 
 from recover_core import lexicons
 from recover_core.lexicons import everyday
-from recover_core.masking.name_cues import AFTER, slot_before
+from recover_core.masking.name_cues import AFTER, PLACE_CUES, slot_before
 from recover_core.spans import Span, words
 
 _PRONOUN_I = re.compile(r"^i(?:['’](?:m|ll|d|ve))?$")
@@ -37,8 +37,9 @@ PHRASE_END = frozenset("yesterday today tonight tomorrow again too yeah though n
 # listens") makes it the name, unless a determiner comes first ("the rose is red").
 SUBJECT_VERBS = frozenset("is was has had never always goes went says said told asked called wants needed thinks".split())
 # Where a place or a shop is named ("went to walmart"), a word that is no everyday word is
-# capitalised even when wordfreq calls it common: news and Wikipedia rarely write it.
-PLACE_PREPOSITIONS = frozenset("to at from in near visit visiting visited outside".split())
+# capitalised even when wordfreq calls it common: news and Wikipedia rarely write it. "of"
+# and "around" are left out: they precede too much else ("one of those", "around noon").
+PLACE_PREPOSITIONS = PLACE_CUES - {"of", "around"}
 DETERMINERS = frozenset("the a an this that these those my your his her our their its some any every each no last next".split())
 
 
