@@ -387,25 +387,25 @@ def _mostly_lowercase(low: str) -> bool:
     return lower >= 2 and lower > cap
 
 
-@functools.lru_cache(maxsize=1)
-def drawn_first_names() -> tuple[str, ...]:
-    """The first names drawn where a name must be made up: the 2,000 commonest census first
-    names (both lists, by share of people) that are not on the NGSL keep-list ("will",
-    "june") nor read as places ("Georgia": ``reads_as_place``) or groups ("German"), most
-    common first. Rare census names sound invented. Not ``everyday``: "Grace" and "Rose"
-    are names a listener hears as names (the speech bench's substitute-heard rate fell when
-    they went)."""
+@functools.lru_cache(maxsize=2)
+def drawn_first_names(limit: int | None = 2000) -> tuple[str, ...]:
+    """The first names drawn where a name must be made up: the 2,000 (``limit``; None: all)
+    commonest census first names (both lists, by share of people) that are not on the NGSL
+    keep-list ("will", "june") nor read as places ("Georgia": ``reads_as_place``) or groups
+    ("German"), most common first. Rare census names sound invented. Not ``everyday``:
+    "Grace" and "Rose" are names a listener hears as names (the speech bench's
+    substitute-heard rate fell when they went)."""
     skip = allow_list()
     ranked = sorted(census("dist.male.first") + census("dist.female.first"), key=lambda p: -p[1])
     groups = nationalities()  # "German", "Irish": read as a group, not a person
     return tuple(dict.fromkeys(n for n, _ in ranked
-                               if n not in skip and n not in groups and not reads_as_place(n)))[:2000]
+                               if n not in skip and n not in groups and not reads_as_place(n)))[:limit]
 
 
-@functools.lru_cache(maxsize=1)
-def drawn_surnames() -> tuple[str, ...]:
+@functools.lru_cache(maxsize=2)
+def drawn_surnames(limit: int = 1000) -> tuple[str, ...]:
     """The surnames drawn where a name must be made up (a person's fallback, "Walker Group"):
-    the 1,000 commonest census surnames not on the keep-list ("young", "white"), nor
-    well-known places ("Lincoln") or groups ("French"), most common first."""
+    the 1,000 (``limit``) commonest census surnames not on the keep-list ("young", "white"),
+    nor well-known places ("Lincoln") or groups ("French"), most common first."""
     skip = allow_list() | major_places() | nationalities()
-    return tuple(n for n in ranked_last_names(3000) if n not in skip)[:1000]
+    return tuple(n for n in ranked_last_names(3 * limit) if n not in skip)[:limit]

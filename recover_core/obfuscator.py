@@ -60,7 +60,7 @@ class Settings:
     type_check: bool = True  # ours: an entity substitute must read as the masked type to the NER
     one_pass: bool = False  # mlm: every mask of a line from one forward pass
     rules: str = "ours"  # ours: the pseudonym rules; paper: vats2024's plain procedure
-    choice: str = "rank"  # ours: the filler's best acceptable candidate (rank), or drawn as real names occur (prior)
+    choice: str = "prior"  # ours: drawn as real names occur (prior), or the filler's best acceptable candidate (rank)
     seed: int = 0
     keep_list: str | None = None  # `fill` alone: Top-K avoids this technique's keep-list
 

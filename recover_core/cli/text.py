@@ -215,10 +215,10 @@ def _filling_args(p) -> None:
                    help="ours: each substitute chosen by the pseudonym rules (a free name of the same type and "
                         "gender, never an original); paper: vats2024's plain procedure, the filler sees [MASK] only")
     p.add_argument("--choice", choices=list(CHOICES), default=CHOICES[0],
-                   help="our rules: rank takes the filler's best acceptable candidate; prior draws each person's "
-                        "names and each place as real ones occur (census shares; how often text names a place), the "
-                        "filler's scores tilting the draw: far more varied substitutes, a few points less often read "
-                        "as their type by a tagger on name-heavy text")
+                   help="our rules: prior (the default) draws each person's names and each place as real ones "
+                        "occur (census shares of names a tagger reads as people; how often text names a place), the "
+                        "filler's scores tilting the draw; rank takes the filler's best acceptable candidate, whose "
+                        "few favourites then stand in for many different names")
     p.add_argument("--no-type-check", action="store_true",
                    help="do not ask the NER whether an entity substitute reads as the masked type")
     p.add_argument("--consistent", action="store_true",

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from recover_core import atomic
 from recover_core.errors import RecoverError
-from recover_core.pseudonyms.policy import Pseudonyms
+from recover_core.pseudonyms.policy import CHOICES, Pseudonyms
 
 MAPPING_FORMAT = "recover-pseudonyms/1"
 
@@ -19,7 +19,7 @@ def load_mapping(path: Path) -> dict[str, str]:
     return _read_mapping(path)[0]
 
 
-def load_pseudonyms(path: Path, seed: int | str = 0, choice: str = "rank") -> Pseudonyms:
+def load_pseudonyms(path: Path, seed: int | str = 0, choice: str = CHOICES[0]) -> Pseudonyms:
     """A ``Pseudonyms`` in the state ``save_mapping`` left: its choices and every original it
     had seen. Both decide later choices (no original, nor a word that sounds like one, ever
     becomes a substitute), so a resumed run chooses as the uninterrupted one would."""

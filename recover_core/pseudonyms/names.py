@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import functools
 import re
+from pathlib import Path
 from typing import Sequence
 
 from recover_core import lexicons
+from recover_core.env import assets_dir
 
 # A surname comes after these (preiss2023's rule), unless a possessive makes the title a
 # relation ("his sister Mary"). Not name_cues.TITLES, which finds names ("grandma", "madam").
@@ -65,18 +67,93 @@ def census_share(role: str) -> dict[str, float]:
 # are left out of the prior's draws: measured, not listed.
 TEXT_FAME = 400
 
+# A drawn name must also read as a person wherever it stands: many census names do not
+# ("Julia", "Amber" and "Stanley" read as nothing, a place or a company to spaCy in plain
+# sentences), and a substitute a tagger misreads changes the text's entities. So a name is
+# drawn only if the masking NER (spaCy md) reads it as a person in every one of these
+# sentences. It is a property of the name, measured once and committed (READ_FILE), so
+# every machine and a Space draw from the same pool. Names md reads so read to other
+# taggers too: en_core_web_sm, which no rule consults, reads them as people in 71-85% of
+# the same sentences, against 30% for names md misses in three or more (docs/measurements.md).
+READ_CONTEXTS = {
+    "first": ["{} said it would rain tomorrow.", "I talked to {} yesterday.", "Ask {} whether the report is ready.",
+              "According to {}, the plan failed.", "{} and I went to the game.", "We had lunch with {} on Friday.",
+              "{} thinks the bus will be late.", "Have you heard from {} since the party?",
+              "The children waved at {}.", "Tell {} I called.", "{} was born in a small town.",
+              "Nobody expected {} to win."],
+    "last": ["{} told reporters the council would vote again.", "A lawyer for John {} declined to comment.",
+             "Mary {} and her brother live nearby.", "The report was written by David {}.",
+             "{} scored twice in the second half.", "Police said Sarah {} was questioned.", "Mr {} thanked the staff.",
+             "Thomas {} will lead the team next year.", "The award went to Linda {}.", "{} said the deal was fair.",
+             "We spoke with Karen {} about the house.", "I met Paul {} at the station."],
+}
+READ_FILE = "person_names_read.tsv"
+PRIOR_LAST = 3000  # surnames measured: rarer ones beside a first name read as companies ("Bradley Murray")
+
+
+def read_candidates() -> dict[str, tuple[str, ...]]:
+    """The names READ_FILE measures, by slot: every census first name a draw may take
+    (``lexicons.drawn_first_names`` unbounded) and the PRIOR_LAST commonest surnames."""
+    return {"first": lexicons.drawn_first_names(None), "last": lexicons.drawn_surnames(PRIOR_LAST)}
+
+
+def measure_reads(nlp, names: Sequence[str], slot: str) -> dict[str, int]:
+    """In how many of ``READ_CONTEXTS[slot]`` ``nlp`` reads each name as a person."""
+    frames = READ_CONTEXTS[slot]
+    texts = [t.format(n.title()) for n in names for t in frames]
+    out = dict.fromkeys(names, 0)
+    for i, doc in enumerate(nlp.pipe(texts, batch_size=256)):
+        name = names[i // len(frames)]
+        at = texts[i].index(name.title())
+        out[name] += any(e.label_ == "PERSON" and e.start_char <= at and at + len(name) <= e.end_char
+                         for e in doc.ents)
+    return out
+
+
+def build_read_names(out: Path | None = None) -> Path:
+    """Write assets/person_names_read.tsv with spaCy md (a minute; the file is committed)."""
+    from recover_core import atomic, bundles
+
+    nlp = bundles.load_ner("spacy-md")
+    out = out or assets_dir() / READ_FILE
+    header = (f"# In how many of recover_core.pseudonyms.names.READ_CONTEXTS (of {len(READ_CONTEXTS['first'])}) "
+              f"spaCy en_core_web_md {nlp.meta['version']} reads each\n"
+              "# census name as a person: slot, name, count. The prior draws only names read in all of them.\n"
+              "# Rebuild: python -c 'from recover_core.pseudonyms.names import build_read_names; build_read_names()'\n")
+    rows = [f"{slot}\t{n}\t{k}\n" for slot, names in read_candidates().items()
+            for n, k in measure_reads(nlp, list(names), slot).items()]
+    atomic.write_text(out, header + "".join(rows))
+    return out
+
+
+@functools.lru_cache(maxsize=1)
+def read_as_person() -> dict[str, dict[str, int]]:
+    """READ_FILE: slot ("first", "last") -> name -> contexts read as a person."""
+    out: dict[str, dict[str, int]] = {"first": {}, "last": {}}
+    with (assets_dir() / READ_FILE).open(encoding="utf-8") as f:
+        for line in f:
+            if line.strip() and not line.startswith("#"):
+                slot, name, k = line.rstrip("\n").split("\t")
+                out[slot][name] = int(k)
+    return out
+
 
 @functools.lru_cache(maxsize=1)
 def prior_pools() -> dict[str, list[str]]:
-    """What a "prior" draw picks from, by slot and gender: ``_pools`` without the names
-    text uses as someone or something in particular (``TEXT_FAME``)."""
+    """What a "prior" draw picks from, by slot and gender, most common first: the names the
+    masking NER reads as a person in every READ_CONTEXTS sentence, less those text uses as
+    someone or something in particular (``TEXT_FAME``)."""
     from wordfreq import word_frequency
 
     def plain(name: str, share: dict[str, float]) -> bool:
         return word_frequency(name, "en") * 1e6 / max(share.get(name, 0.0), 1e-4) < TEXT_FAME
 
-    return {k: [n for n in v if plain(n, census_share("last" if k == "last" else "first"))]
-            for k, v in _pools().items()}
+    reads = read_as_person()
+    slots = {slot: [n for n in names if reads[slot].get(n, 0) == len(READ_CONTEXTS[slot]) and plain(n, census_share(slot))]
+             for slot, names in read_candidates().items()}
+    g = genders()
+    return {"first:m": [n for n in slots["first"] if g[n] == "m"], "first:f": [n for n in slots["first"] if g[n] == "f"],
+            "first:": slots["first"], "last": slots["last"]}
 
 
 @functools.lru_cache(maxsize=1)

@@ -14,19 +14,18 @@ from recover_core.pseudonyms.places import _kind_of, drawn_places_of_kind, named
 from recover_core.spans import GENERIC_LABELS
 
 # How a substitute is chosen among those that pass the rules (type, gender, kind, free):
-# "rank" takes the filler's first acceptable candidate (its favourites, "Lee" and "Moses",
-# then stand in for hundreds of different names); "prior" draws it as names and places
-# occur, the filler's context score tilting the draw. The first is the default: "prior" is
-# far more varied but costs 4-5 points of same-type on name-heavy text (docs/measurements.md).
-CHOICES = ("rank", "prior")
+# "prior" (the default) draws it as names and places occur, the filler's context score
+# tilting the draw; "rank" takes the filler's first acceptable candidate, and its favourites
+# ("Lee", "Moses") then stand in for hundreds of different names (issue 46).
+CHOICES = ("prior", "rank")
 
-# The prior is the census share of people bearing a name in its slot (a place: how often text names it),
-# raised to PRIOR_POWER. At 1 the commonest names come back too often for a text's many
-# names: 420 draws of first names and surnames (5 seeds) had 0.66 distinct words per word
-# and the commonest 3.3% of them; at 0.75, 0.78 and 2.0%; at 0.5, 0.86 and 1.3%, against
-# 0.92 distinct per word among texts' own names (docs/measurements.md, "Substitutes as
-# varied as real names").
-PRIOR_POWER = 0.75
+# The prior is the census share of people bearing a name in its slot (a place: how often
+# text names it), raised to PRIOR_POWER, over the names a tagger reads as people wherever
+# they stand (names.prior_pools). At 1 the commonest names come back too often for a text's
+# many names; at 0.5, 429 name words of bench/fill_quality.py's names set (3 seeds) get
+# 0.79-0.82 distinct words per word against the originals' 0.93, the commonest word 0.9-1.4%
+# (docs/measurements.md, "Substitutes as varied as real names").
+PRIOR_POWER = 0.5
 # The filler's context: its scores, renormalised so its best acceptable candidate has 1,
 # multiply a name's prior by (1 + CONTEXT_WEIGHT * score). A substitute's share of all
 # substitutes thus never exceeds (1 + CONTEXT_WEIGHT) times its share in the prior.
@@ -218,8 +217,8 @@ class Pseudonyms:
         if scores is None:
             freq = lexicons.name_share()
             return self._rng(original).choices(free, weights=[freq[n] for n in free])[0]
-        share = census_share("last" if role == "last" else "first")  # each slot's own census list
-        return self._drawn(free, [share[n] for n in free], scores, original)
+        slot = "last" if role == "last" else "first"  # each slot's own census list
+        return self._drawn(free, [census_share(slot)[n] for n in free], scores, original)
 
     def _drawn(self, free: list[str], prior: list[float], scores: dict[str, float], original: str) -> str | None:
         """One of ``free``, drawn by prior ** PRIOR_POWER * (1 + CONTEXT_WEIGHT * the filler's
