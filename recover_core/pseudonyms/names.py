@@ -73,8 +73,9 @@ TEXT_FAME = 400
 # drawn only if the masking NER (spaCy md) reads it as a person in every one of these
 # sentences. It is a property of the name, measured once and committed (READ_FILE), so
 # every machine and a Space draw from the same pool. Names md reads so read to other
-# taggers too: en_core_web_sm, which no rule consults, reads them as people in 71-85% of
-# the same sentences, against 30% for names md misses in three or more (docs/measurements.md).
+# taggers too: in the first six of these sentences, en_core_web_sm (which no rule consults)
+# reads names md read in all six as people 71-85% of the time, names md missed in three or
+# more 30% (docs/measurements.md).
 READ_CONTEXTS = {
     "first": ["{} said it would rain tomorrow.", "I talked to {} yesterday.", "Ask {} whether the report is ready.",
               "According to {}, the plan failed.", "{} and I went to the game.", "We had lunch with {} on Friday.",
