@@ -19,12 +19,11 @@ from recover_core.spans import GENERIC_LABELS
 # ("Lee", "Moses") then stand in for hundreds of different names (issue 46).
 CHOICES = ("prior", "rank")
 
-# The prior is the census share of people bearing a name in its slot, over the names a
-# tagger reads as people wherever they stand (names.prior_pools), raised to PRIOR_POWER; a
-# place's is how often text names it, raised to PLACE_POWER. At 1 the commonest names come
-# back too often for a text's many names; at 0.5, 429 name words of bench/fill_quality.py's
-# names set (3 seeds) get 0.79-0.82 distinct words per word against the originals' 0.93,
-# the commonest word 0.9-1.4% (docs/measurements.md, "Substitutes as varied as real names").
+# The prior is the census share of people bearing a name in its slot, raised to PRIOR_POWER, over the names a tagger reads as people wherever
+# they stand (names.prior_pools); a place's is how often text names it. At 1 the commonest names come back too often for a text's
+# many names; at 0.5, 429 name words of bench/fill_quality.py's names set (3 seeds) get
+# 0.79-0.82 distinct words per word against the originals' 0.93, the commonest word 0.9-1.4%
+# (docs/measurements.md, "Substitutes as varied as real names").
 PRIOR_POWER = 0.5
 # Places keep 0.75: drawn flatter, rarer cities ("Quetta", "Kota") come up, which taggers read
 # as organisations; on the multi set same-type was 88.1% at 0.5, 89.2% at 0.75, 89.3% at 1,
