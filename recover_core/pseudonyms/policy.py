@@ -19,16 +19,13 @@ from recover_core.spans import GENERIC_LABELS
 # ("Lee", "Moses") then stand in for hundreds of different names (issue 46).
 CHOICES = ("prior", "rank")
 
-# The prior is the census share of people bearing a name in its slot, raised to PRIOR_POWER, over the names a tagger reads as people wherever
-# they stand (names.prior_pools); a place's is how often text names it. At 1 the commonest names come back too often for a text's
+# The prior is the census share of people bearing a name in its slot (a place: how often
+# text names it), raised to PRIOR_POWER, over the names a tagger reads as people wherever
+# they stand (names.prior_pools). At 1 the commonest names come back too often for a text's
 # many names; at 0.5, 429 name words of bench/fill_quality.py's names set (3 seeds) get
 # 0.79-0.82 distinct words per word against the originals' 0.93, the commonest word 0.9-1.4%
 # (docs/measurements.md, "Substitutes as varied as real names").
 PRIOR_POWER = 0.5
-# Places keep 0.75: drawn flatter, rarer cities ("Quetta", "Kota") come up, which taggers read
-# as organisations; on the multi set same-type was 88.1% at 0.5, 89.2% at 0.75, 89.3% at 1,
-# place substitutes 0.83 / 0.76 / 0.66 distinct per distinct original.
-PLACE_POWER = 0.75
 # The filler's context: its scores, renormalised so its best acceptable candidate has 1,
 # multiply a name's prior by (1 + CONTEXT_WEIGHT * score). A substitute's share of all
 # substitutes thus never exceeds (1 + CONTEXT_WEIGHT) times its share in the prior.
@@ -168,7 +165,7 @@ class Pseudonyms:
             if self.choice == "prior" and kind in ("city", "country", "state"):
                 prior = place_prior(kind)
                 free = [p for p in prior if self._free(p, key) and fits(p)]
-                pick = self._drawn(free, [prior[p] for p in free], scores or {}, key, PLACE_POWER)
+                pick = self._drawn(free, [prior[p] for p in free], scores or {}, key)
             if pick is None:
                 pick = next((own_case(c) for c in candidates if fits(c)), None)
             if pick is None and (kind is not None or (label in GENERIC_LABELS and not generic)):
@@ -223,14 +220,13 @@ class Pseudonyms:
         slot = "last" if role == "last" else "first"  # each slot's own census list
         return self._drawn(free, [census_share(slot)[n] for n in free], scores, original)
 
-    def _drawn(self, free: list[str], prior: list[float], scores: dict[str, float], original: str,
-               power: float = PRIOR_POWER) -> str | None:
+    def _drawn(self, free: list[str], prior: list[float], scores: dict[str, float], original: str) -> str | None:
         """One of ``free``, drawn by prior ** PRIOR_POWER * (1 + CONTEXT_WEIGHT * the filler's
         score, its best candidate among ``free`` scoring 1), seeded by the original."""
         if not free:
             return None
         top = max((scores.get(w, 0.0) for w in free), default=0.0)
-        weights = [p ** power * (1.0 + CONTEXT_WEIGHT * (scores.get(w, 0.0) / top if top > 0 else 0.0))
+        weights = [p ** PRIOR_POWER * (1.0 + CONTEXT_WEIGHT * (scores.get(w, 0.0) / top if top > 0 else 0.0))
                    for w, p in zip(free, prior)]
         return self._rng(original).choices(free, weights=weights)[0]
 
