@@ -182,9 +182,13 @@ def ship(names: list[str], command: str, dest: Path | None = None) -> list[Path]
                 cfg = json.loads((tmp / "adapter_config.json").read_text())
                 size = (tmp / "adapter_model.safetensors").stat().st_size / 1e6
                 data = ("the first 2,000 sentences of the news train split (the Lee background corpus of "
-                        "Australian news, as gensim ships it in its test data)" + ("" if c.method == "oracle" else f", masked by {c.masking} and filled by "
-                                       f"{c.method}") + ("" if not c.method.endswith("+typed") else " (the engine with our rules: the filler told "
-                        "each mask's type, person and place substitutes drawn as real ones occur, --choice prior)") + "; seed 0")
+                        "Australian news, as gensim ships it in its test data)")
+                if c.method != "oracle":
+                    data += f", masked by {c.masking} and filled by {c.method}"
+                if c.method.endswith("+typed"):
+                    data += (" (the engine with our rules: the filler told each mask's type, person and place "
+                             "substitutes drawn as real ones occur, --choice prior)")
+                data += "; seed 0"
                 atomic.write_text(tmp / "README.md", MODEL_CARD.format(
                     name=name, description=c.description, rank=cfg["r"], alpha=cfg["lora_alpha"], size=size,
                     data=data, perplexity=c.perplexity, lm_weight=c.lm_weight, word_bonus=c.word_bonus,
