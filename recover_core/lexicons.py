@@ -37,7 +37,7 @@ FUNCTION_WORDS = frozenset(
 def allow_list() -> frozenset[str]:
     """NGSL 1.01 core list plus inflections and its supplemental list (assets/)."""
     path = assets_dir() / ALLOWLIST_FILE
-    return frozenset(_read_words(path))
+    return frozenset(read_lines(path))
 
 
 @functools.lru_cache(maxsize=8)
@@ -308,7 +308,8 @@ def place_phrases() -> frozenset[str]:
     return frozenset(n.lower() for n in _known_place_names(0) if " " in n and all(w.isalpha() for w in n.split()))
 
 
-def _read_words(path: Path) -> list[str]:
+def read_lines(path: Path) -> list[str]:
+    """A committed table's lines: stripped, without blank lines and # comments."""
     with path.open(encoding="utf-8") as f:
         return [ln.strip() for ln in f if ln.strip() and not ln.startswith("#")]
 
@@ -339,7 +340,7 @@ def case_counts() -> dict[str, tuple[int, int]]:
     its first word) in the news and Wikipedia corpora: how a caseless word is usually written.
     A committed table (assets/), as reading the Wikipedia dump takes 15 s."""
     out: dict[str, tuple[int, int]] = {}
-    for line in _read_words(assets_dir() / CASE_COUNTS_FILE):
+    for line in read_lines(assets_dir() / CASE_COUNTS_FILE):
         word, cap, low = line.split("\t")
         out[word] = (int(cap), int(low))
     return out

@@ -131,11 +131,9 @@ def build_read_names(out: Path | None = None) -> Path:
 def read_as_person() -> dict[str, dict[str, int]]:
     """READ_FILE: slot ("first", "last") -> name -> contexts read as a person."""
     out: dict[str, dict[str, int]] = {"first": {}, "last": {}}
-    with (assets_dir() / READ_FILE).open(encoding="utf-8") as f:
-        for line in f:
-            if line.strip() and not line.startswith("#"):
-                slot, name, k = line.rstrip("\n").split("\t")
-                out[slot][name] = int(k)
+    for line in lexicons.read_lines(assets_dir() / READ_FILE):
+        slot, name, k = line.split("\t")
+        out[slot][name] = int(k)
     return out
 
 
