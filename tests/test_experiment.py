@@ -134,6 +134,11 @@ def test_cache_keys_cover_assets_versions_and_corpora(tmp_path, monkeypatch):
     monkeypatch.setattr(X.config, "versions", lambda: {"torch": "0.0"})  # another library version
     k4 = X.settings_key(cfg, "corpus-a")
     assert len({k1, k2, k3, k4}) == 4
+    # A shipped downstream LM (assets/lms) is read by no fill: shipping one refills nothing.
+    (assets / "lms" / "smollm2-oracle.adapter").mkdir(parents=True)
+    (assets / "lms" / "smollm2-oracle.adapter" / "adapter_model.safetensors").write_bytes(b"lora")
+    (assets / "lms" / "smollm2-oracle.json").write_text("{}")
+    assert X.settings_key(cfg, "corpus-a") == k4
     # Adding a seed or a method keeps the finished cells: they are files of their own.
     more = X.ExperimentConfig(name="t", datasets=("news",), maskings=("vocabThres", "allowList"),
                               methods=("oracle", "baseline0"), seeds=(0, 1, 2))
@@ -151,6 +156,23 @@ def test_cached_cells_are_checked_not_trusted(tmp_path, tiny_bert):
     assert runner.cell("news", "", "oracle", 0) is None
     rec = runner.run_cell("news", "", "oracle", 0)
     assert rec["perplexity"] > 1 and rec["key"] == runner.key and runner.cell("news", "", "oracle", 0) == rec
+
+
+def test_a_killed_fill_goes_on_where_it_stopped(tmp_path, tiny_bert):
+    """A causal filler takes hours over a cell on 2 cores: the lines filled so far are kept,
+    for this settings key only, and a fill killed half-way resumes after them."""
+    runner = X.Runner(X.load_config(tiny_config(tmp_path, tiny_bert)), "test", progress=False, root=tmp_path / "c")
+    cell = ("news", "vocabThres", f"mlm:{tiny_bert}:topk", 0)
+    whole, facts = runner.train_text(*cell)
+    corpus = runner.root / "corpora" / runner.cell_path(*cell).with_suffix(".txt").name
+    partial = corpus.with_suffix(".partial.json")
+    assert not partial.exists()  # a finished fill leaves none behind
+    kept = ["a line filled before the kill"] + whole[1:10]
+    for key, expected in (("another run's key", whole), (facts["key"], kept + whole[10:])):
+        corpus.unlink()
+        partial.write_text(json.dumps({"key": key, "texts": kept, "fills": 0, "leaks": 0}))
+        assert runner.train_text(*cell)[0] == expected
+        assert not partial.exists()
 
 
 def test_typed_methods_run_only_where_the_masking_has_types():

@@ -110,12 +110,13 @@ def versions() -> dict[str, str]:
 
 def _assets_digest() -> list[tuple[str, str]]:
     """Every shipped file a grid result can depend on: adapters, heads, keep-list. Not the
-    speech assets (examples, ASR fusion weights): no perplexity cell reads them."""
+    speech assets (examples, ASR fusion weights) nor the shipped downstream LMs (assets/lms):
+    no fill or perplexity cell reads them, and shipping an LM must not refill every corpus."""
     from recover_core import env
 
     root = env.assets_dir()
     return sorted((p.relative_to(root).as_posix(), sha(p.read_bytes())) for p in root.rglob("*")
-                  if p.is_file() and not {"experiments", "asr", "speech"} & set(p.relative_to(root).parts)
+                  if p.is_file() and not {"experiments", "asr", "speech", "lms"} & set(p.relative_to(root).parts)
                   and p.suffix in (".safetensors", ".json", ".txt"))
 
 

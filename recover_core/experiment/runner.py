@@ -13,6 +13,8 @@ from recover_core.experiment.config import (FT_KIND, MASK_FREE, ExperimentConfig
                                             read_json, settings_key, sha, texts_digest, usable, versions)
 from recover_core.obfuscator import Obfuscator
 
+PARTIAL_EVERY = 60.0  # seconds between saves of a fill in progress
+
 
 class Runner:
     def __init__(self, cfg: ExperimentConfig, command: str = "", progress: bool = True, root: Path | None = None):
@@ -91,27 +93,40 @@ class Runner:
             # Checked, not trusted: a corpus written for other inputs, or cut short, is made again.
             if facts.get("key") == key and facts.get("text_sha") == texts_digest(texts) and len(texts) == len(masked):
                 return texts, facts
-        texts, facts = self._fill(dataset, masking, method, seed)
+        texts, facts = self._fill(dataset, masking, method, seed, path.with_suffix(".partial.json"), key)
         facts |= {"key": key, "text_sha": texts_digest(texts)}
         atomic.write_text(path, "\n".join(texts))
         atomic.write_text(facts_path, json.dumps(facts))
+        path.with_suffix(".partial.json").unlink(missing_ok=True)
         return texts, facts
 
-    def _fill(self, dataset: str, masking: str, method: str, seed: int) -> tuple[list[str], dict]:
+    def _fill(self, dataset: str, masking: str, method: str, seed: int, partial: Path,
+              key: str) -> tuple[list[str], dict]:
+        """Fill the cell's masked train set. A causal filler takes hours on 2 cores, so the lines
+        filled so far are kept (``partial``, for this ``key`` only) every PARTIAL_EVERY seconds,
+        and a killed fill goes on from there. Each line's fill is seeded by its own text
+        (Obfuscator.propose), so a resumed fill equals an unbroken one."""
         from tqdm import tqdm
 
         masked, _ = self.masked(dataset, masking)
         spec = MethodSpec.parse(method)
         model = self.finetuned(dataset, masking, spec, seed) if spec.kind == FT_KIND else None
         engine = self.engine(masking, spec, seed, model)
-        texts, leaks, fills = [], 0, 0
+        kept = read_json(partial) if partial.exists() else {}
+        done = kept if kept.get("key") == key and len(kept.get("texts", ())) <= len(masked) else {}
+        texts, leaks, fills = list(done.get("texts", [])), done.get("leaks", 0), done.get("fills", 0)
         bs = 64 if engine.settings.filler == "mlm" else 8
-        for b in tqdm(range(0, len(masked), bs), desc=f"fill {dataset}/{masking} {method} s{seed}", leave=False,
-                      disable=not self.progress):
+        saved = time.monotonic()
+        for b in tqdm(range(len(texts), len(masked), bs), desc=f"fill {dataset}/{masking} {method} s{seed}",
+                      leave=False, disable=not self.progress, initial=len(texts) // bs,
+                      total=-(-len(masked) // bs)):
             for r in engine.fill(masked[b : b + bs]):
                 texts.append(r.text)
                 fills += len(r.replacements)
                 leaks += r.leaks
+            if time.monotonic() - saved > PARTIAL_EVERY:
+                atomic.write_text(partial, json.dumps({"key": key, "texts": texts, "fills": fills, "leaks": leaks}))
+                saved = time.monotonic()
         return texts, {"fills": fills, "leaks": leaks}
 
     def finetuned(self, dataset: str, masking: str, spec: MethodSpec, seed: int) -> str:
