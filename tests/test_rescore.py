@@ -45,7 +45,8 @@ def test_baseline1_never_targets_the_mask_tokens(tiny_llama):
 
 def test_an_adapted_lm_round_trips_through_the_store(tiny_llama, tmp_path, monkeypatch):
     """Adapt (LoRA), save to the LM store, load by name: the same scores; only the adapter is kept."""
-    from recover_core.asr import lms
+    from recover_core.asr import lms, wer
+    from recover_core.experiment import asr_eval
     from recover_core.lm.pretrained import AdaptConfig, PretrainedLM
 
     monkeypatch.setenv("RECOVER_LMS", str(tmp_path))
@@ -61,6 +62,11 @@ def test_an_adapted_lm_round_trips_through_the_store(tiny_llama, tmp_path, monke
     again = lms.load("smollm2-test")
     assert isinstance(again, PretrainedLM)
     assert again.logprob(texts) == pytest.approx(after, rel=1e-4)
+    # Its WER rows name the rank (two ranks are two recipes, never pooled as seeds of one cell).
+    assert lms.lora_rank("smollm2-test") == 4 and lms.lora_rank("none") is None
+    rows = asr_eval._rows_for("smollm2-test", wer.score(["a b"], ["a b"]), (0.0, 0.0), 1, "s", "c",
+                              lms.card("smollm2-test"), lms.lora_rank("smollm2-test"))
+    assert rows[0]["model"].startswith("asr-whisper-tiny.en+smollm2-135m-lora-r4 n-best rescoring")
 
 
 def test_an_adapter_folder_that_is_missing_makes_no_lm(tmp_path, monkeypatch):

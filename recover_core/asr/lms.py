@@ -134,6 +134,15 @@ def adapter_of(name: str) -> Path:
     return card_path(name).with_suffix(".adapter")
 
 
+def lora_rank(name: str) -> int | None:
+    """The LoRA rank of an adapted SmolLM2 LM (None for any other): LMs of two ranks are two
+    recipes, whose WERs are never pooled as if they were seeds of one cell."""
+    if name == NONE or not card(name).adapter:
+        return None
+    config = json.loads((adapter_of(name) / "adapter_config.json").read_text())
+    return int(config["r"])
+
+
 def adapter_dir(name: str) -> Path:
     return lm_dir() / f"{name}.adapter"
 

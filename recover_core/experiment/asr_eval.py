@@ -172,7 +172,7 @@ def tune(rec: Recognizer, dev: list, refs: list[str], names: list[str], progress
 
 
 def _rows_for(name: str, score: wer.Score, ci: tuple[float, float], n: int, scale: str, command: str,
-              card: lms.LMCard) -> list[dict]:
+              card: lms.LMCard, rank: int | None = None) -> list[dict]:
     # Table 6's row names; an adapted LM's card says which grid cell it comes from.
     method = {"none": "ASR-without-LM", WIDE: f"ASR-without-LM-beam{DecodeConfig.rescore_beam}",
               "pretrained": "Pre-Trained-LM", "oracle": "Oracle",
@@ -180,7 +180,7 @@ def _rows_for(name: str, score: wer.Score, ci: tuple[float, float], n: int, scal
     masking = card.masking
     # One scale for every row of a run (the claim checker compares rows of one scale); each
     # LM's own λ and β go with its model name.
-    lm = (f"+smollm2-135m{'-lora' if card.adapter else ''} n-best rescoring" if card.family != "transformer"
+    lm = (f"+smollm2-135m{f'-lora-r{rank}' if rank else ''} n-best rescoring" if card.family != "transformer"
           else f"+lm-{card.preset.get('n_embd', '?')}d")
     model = f"asr-{WHISPER}" + {"none": "", WIDE: f" beam {DecodeConfig.rescore_beam}"}.get(
         name, f"{lm} (λ {card.lm_weight:g}, β {card.word_bonus:g})")
@@ -245,6 +245,9 @@ def evaluate(names: list[str], output: Path, do_tune: bool, max_utts: int | None
     texts = decode_all(rec, clips, configs, progress=progress, store=store)
     secs = sum(c.seconds for c in clips)
     family = " + ".join(sorted({cards[n].family for n in names if n != lms.NONE})) or "none"
+    ranks = {n: lms.lora_rank(n) for n in names}
+    if any(ranks.values()):
+        family += f" (LoRA rank {'/'.join(map(str, sorted(set(filter(None, ranks.values())))))})"
     scale = (f"news speech stand-in: {len(test)} test utterances, {secs / 60:.1f} min, TTS voices "
              f"{'/'.join(speech_set.VOICES)}; Whisper tiny.en beam 4; LMs: {family}; λ, β tuned per LM on dev "
              f"(assets/asr/fusion.json)")
@@ -252,7 +255,7 @@ def evaluate(names: list[str], output: Path, do_tune: bool, max_utts: int | None
     for n, _ in configs:
         s = scores[n] = wer.score(refs, texts[n])
         ci = bootstrap(*per_utterance(s))
-        out_rows += _rows_for(n, s, ci, len(test), scale, command, cards[n])
+        out_rows += _rows_for(n, s, ci, len(test), scale, command, cards[n], ranks.get(n))
         summary[n] = {"wer_percent": round(s.wer, 2), "ci95": [round(ci[0], 2), round(ci[1], 2)],
                       "cer_percent": round(s.cer, 2)}
     summary["paired"] = {f"{a} - {b}": [round(x, 2) for x in paired_bootstrap(scores[a], scores[b])]
