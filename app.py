@@ -320,19 +320,21 @@ ALL = "(all)"
 
 
 @friendly
-def on_results_metric(metric):
-    choices = results.datasets(RESULTS, metric)
+def on_results_metric(metric, view=results.HEADLINE):
+    choices = results.datasets(results.view(RESULTS, view), metric)
     return gr.Dropdown(choices=choices, value=choices[0] if choices else None)
 
 
 @friendly
-def on_results_chart(metric, dataset):
-    return results.chart(RESULTS, metric, dataset)
+def on_results_chart(metric, dataset, view=results.HEADLINE):
+    return results.chart(results.view(RESULTS, view), metric, dataset)
 
 
 @friendly
-def on_results_claims(dataset):
-    return claims.claims_table(RESULTS, dataset)
+def on_results_claims(dataset, view=results.HEADLINE):
+    # The headline grid is on news alone, so every claim is checked there (plain claims check
+    # on news only WSJ's WER findings, as the paper draws its perplexity claims from Fisher/Reddit).
+    return claims.claims_table(results.view(RESULTS, view), dataset, every=view == results.HEADLINE)
 
 
 @friendly
@@ -400,12 +402,15 @@ def build_demo() -> gr.Blocks:
                         "stand-in corpus (right); every number is read from `precomputed/`."
                         + ("\n\nNot shown: " + "; ".join(results.SKIPPED) if results.SKIPPED else ""))
             with gr.Row():
+                r_view = gr.Radio(list(results.VIEWS), value=results.HEADLINE, label="Our runs",
+                                  info="the headline: vats2024's grid with a real pretrained LM (SmolLM2-135M, "
+                                       "LoRA rank 8, seed 0); the 16M LM grid: every dataset, 3 seeds")
                 r_metric = gr.Radio(list(results.METRICS), value="Perplexity", label="Metric")
-                first = results.datasets(RESULTS, "Perplexity")
+                first = results.datasets(results.view(RESULTS, results.HEADLINE), "Perplexity")
                 r_dataset = gr.Dropdown(first, value=first[0] if first else None, label="Dataset")
-            r_plot = gr.Plot(value=results.chart(RESULTS, "Perplexity", first[0]) if first else None)
-            r_claims = gr.Dataframe(value=claims.claims_table(RESULTS, first[0]) if first else None, wrap=True,
-                                    label="vats2024 §4.3's perplexity claims, checked on the paper's table and on ours")
+            r_plot = gr.Plot(value=on_results_chart("Perplexity", first[0]) if first else None)
+            r_claims = gr.Dataframe(value=on_results_claims(first[0]) if first else None, wrap=True,
+                                    label="vats2024 §4.3's claims, checked on the paper's table and on ours")
             with gr.Row():
                 t_dataset = gr.Dropdown([ALL] + sorted(RESULTS["dataset"].dropna().unique()), value=ALL, label="Dataset")
                 t_origin = gr.Dropdown([ALL, "paper", "ours"], value=ALL, label="Origin")
@@ -505,10 +510,12 @@ def build_demo() -> gr.Blocks:
         a_button.click(on_wer, [a_recorded, a_uploaded, a_typed, a_transcript, a_lms, a_engine],
                        [a_status, a_plot] + a_columns,
                        api_name="wer", **MODELS)
-        r_metric.change(on_results_metric, r_metric, r_dataset, api_name="results_metric").then(
-            on_results_chart, [r_metric, r_dataset], r_plot, api_name="results_chart_after_metric")
-        r_dataset.change(on_results_chart, [r_metric, r_dataset], r_plot, api_name="results_chart")
-        r_dataset.change(on_results_claims, r_dataset, r_claims, api_name="results_claims")
+        for trigger, suffix in ((r_metric.change, "metric"), (r_view.change, "view")):
+            trigger(on_results_metric, [r_metric, r_view], r_dataset, api_name=f"results_{suffix}").then(
+                on_results_chart, [r_metric, r_dataset, r_view], r_plot, api_name=f"results_chart_after_{suffix}").then(
+                on_results_claims, [r_dataset, r_view], r_claims, api_name=f"results_claims_after_{suffix}")
+        r_dataset.change(on_results_chart, [r_metric, r_dataset, r_view], r_plot, api_name="results_chart")
+        r_dataset.change(on_results_claims, [r_dataset, r_view], r_claims, api_name="results_claims")
         for f in (t_dataset, t_origin, t_metric):
             f.change(on_results_table, [t_dataset, t_origin, t_metric], r_table, api_name=f"results_table_{f.label.lower()}")
         fill_inputs = [text, technique, n, markers, k, seed, mlm_model, causal_model, instruct_model]

@@ -409,11 +409,12 @@ def claims(df: pd.DataFrame, dataset: str, every: bool = False) -> list[dict]:
     return out
 
 
-def claims_table(df: pd.DataFrame, dataset_choice: str) -> pd.DataFrame:
-    """Claims for a chart choice: the paper's dataset and our stand-in, one row block each."""
+def claims_table(df: pd.DataFrame, dataset_choice: str, every: bool = False) -> pd.DataFrame:
+    """Claims for a chart choice: the paper's dataset and our stand-in, one row block each;
+    ``every`` as in ``claims``."""
     import pandas as pd
 
-    rows = [r for d in pair_datasets(dataset_choice) for r in claims(df, d)]
+    rows = [r for d in pair_datasets(dataset_choice) for r in claims(df, d, every)]
     return pd.DataFrame(rows, columns=CLAIM_COLUMNS)
 
 

@@ -10,6 +10,8 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
+from recover_core.errors import RecoverError
+
 if TYPE_CHECKING:
     import pandas as pd
 
@@ -21,6 +23,15 @@ ANY_MASKING = "(any)"  # Oracle and other rows that do not depend on the masking
 # dataset shows ours beside it.
 STAND_INS = {"Fisher": "fortunes", "Reddit": "scripture", "WSJ": "news"}
 SKIPPED: list[str] = []  # CSVs that could not be read, with why (the Results tab says so)
+# Which of our runs a chart shows (the paper's rows always show). The headline is vats2024's
+# grid with a real pretrained LM (SmolLM2-135M + LoRA rank 8, the recipe of the adapters that
+# ship); the 16M TransformerLM grid (3 seeds, every dataset) is the second view.
+HEADLINE = "SmolLM2-135M + LoRA grid (news)"
+VIEWS: dict[str, tuple[str, ...] | None] = {
+    HEADLINE: ("ours/smollm2_lm_news_r8.csv", "ours/asr_news_smollm2_r8.csv"),
+    "16M LM grid (3 seeds)": ("ours/cpu_grid.csv",),
+    "every run": None,
+}
 
 
 def precomputed_dir() -> Path:
@@ -81,18 +92,28 @@ def read_tidy(paths, base: Path | None = None):
     return out
 
 
+def view(df: pd.DataFrame, name: str) -> pd.DataFrame:
+    """The paper's rows and those of our runs that the view ``name`` (a key of VIEWS) shows."""
+    if name not in VIEWS:
+        raise RecoverError(f"Unknown view {name!r}. Known: {', '.join(VIEWS)}.")
+    sources = VIEWS[name]
+    return df if sources is None else df[(df["origin"] == "paper") | df["source"].isin(sources)]
+
+
 def pair_label(paper: str, ours: str) -> str:
     return f"{paper} (paper) / {ours} (ours)"
 
 
 def datasets(df, metric: str) -> list[str]:
-    """Chart choices: a paper's dataset paired with our stand-in, then any other dataset."""
+    """Chart choices: a paper's dataset paired with our stand-in (those with our rows first),
+    then any other dataset."""
     present = set(df[df["metric"].isin(METRICS[metric])]["dataset"].dropna())
     out, used = [], set()
     for paper, ours in STAND_INS.items():
         if paper in present or ours in present:
             out.append(pair_label(paper, ours))
             used |= {paper, ours}
+    out.sort(key=lambda label: pair_datasets(label)[1] not in present)  # stable: the paper's order otherwise
     return out + sorted(present - used)
 
 
