@@ -59,10 +59,11 @@ def test_bad_input_shows_a_message_not_a_traceback(page):
 
 def test_results_tab_shows_the_chart_and_the_claims(page, tmp_path):
     page.get_by_role("tab", name="Results").click()
-    page.get_by_text("perplexity claims, checked on the paper's table and on ours").first.wait_for(timeout=30_000)
+    page.get_by_text("claims, checked on the paper's table and on ours").first.wait_for(timeout=30_000)
     page.locator(".js-plotly-plot").first.wait_for(timeout=60_000)  # plotly drew the chart
     body = page.inner_text("body")
     assert "Every filling method beats both baselines" in body and "Traceback" not in body
+    assert "Our runs" in body and "SmolLM2-135M + LoRA grid (news)" in body  # the headline view
     shot = Path(os.environ.get("RECOVER_SCREENSHOT_RESULTS", tmp_path / "results_tab.png"))
     page.screenshot(path=str(shot), full_page=True)
     assert shot.stat().st_size > 20_000
