@@ -93,11 +93,12 @@ class Runner:
             # Checked, not trusted: a corpus written for other inputs, or cut short, is made again.
             if facts.get("key") == key and facts.get("text_sha") == texts_digest(texts) and len(texts) == len(masked):
                 return texts, facts
-        texts, facts = self._fill(dataset, masking, method, seed, path.with_suffix(".partial.json"), key)
+        partial = path.with_suffix(".partial.json")
+        texts, facts = self._fill(dataset, masking, method, seed, partial, key)
         facts |= {"key": key, "text_sha": texts_digest(texts)}
         atomic.write_text(path, "\n".join(texts))
         atomic.write_text(facts_path, json.dumps(facts))
-        path.with_suffix(".partial.json").unlink(missing_ok=True)
+        partial.unlink(missing_ok=True)
         return texts, facts
 
     def _fill(self, dataset: str, masking: str, method: str, seed: int, partial: Path,
