@@ -391,6 +391,20 @@ def test_only_names_the_tagger_reads_as_people_are_drawn():
     assert table["last"]["smith"] < 12 and "smith" not in pool and "daniel" not in pool
 
 
+def test_only_places_the_tagger_reads_as_places_are_drawn():
+    """Places too: the committed table is what spaCy md reads today, and a large city it reads
+    as a person or a company ("Batman", "Toyota") is never drawn, under any seed."""
+    from recover_core import bundles
+    from recover_core.pseudonyms.places import measure_reads, place_prior, read_as_place
+
+    table = read_as_place()
+    sample = ["shanghai", "chicago", "batman", "toyota", "tunis"]
+    assert measure_reads(bundles.load_ner("spacy-md"), sample) == {p: table["city"][p] for p in sample}
+    assert {"shanghai", "chicago"} <= set(place_prior("city")) and not {"batman", "toyota"} & set(place_prior("city"))
+    drawn = {Pseudonyms(seed, choice="prior").other("Boston", "GPE", []) for seed in range(300)}
+    assert len(drawn) > 30 and not {"Batman", "Toyota", "Tunis"} & drawn
+
+
 def test_the_filler_tilts_the_draw_within_bounds():
     """A candidate the filler scores best is drawn more often than its prior alone gives, at
     most (1 + CONTEXT_WEIGHT) times as often: context, not a favourite for everyone."""

@@ -10,6 +10,7 @@ from typing import Sequence
 
 from recover_core import lexicons
 from recover_core.env import assets_dir
+from recover_core.pseudonyms import reads
 
 # A surname comes after these (preiss2023's rule), unless a possessive makes the title a
 # relation ("his sister Mary"). Not name_cues.TITLES, which finds names ("grandma", "madam").
@@ -100,15 +101,7 @@ def read_candidates() -> dict[str, tuple[str, ...]]:
 
 def measure_reads(nlp, names: Sequence[str], slot: str) -> dict[str, int]:
     """In how many of ``READ_CONTEXTS[slot]`` ``nlp`` reads each name as a person."""
-    frames = READ_CONTEXTS[slot]
-    texts = [t.format(n.title()) for n in names for t in frames]
-    out = dict.fromkeys(names, 0)
-    for i, doc in enumerate(nlp.pipe(texts, batch_size=256)):
-        name = names[i // len(frames)]
-        at = texts[i].index(name.title())
-        out[name] += any(e.label_ == "PERSON" and e.start_char <= at and at + len(name) <= e.end_char
-                         for e in doc.ents)
-    return out
+    return reads.count_reads(nlp, names, READ_CONTEXTS[slot], {"PERSON"})
 
 
 def build_read_names(out: Path | None = None) -> Path:
@@ -121,20 +114,15 @@ def build_read_names(out: Path | None = None) -> Path:
               f"spaCy en_core_web_md {nlp.meta['version']} reads each\n"
               "# census name as a person: slot, name, count. The prior draws only names read in all of them.\n"
               "# Rebuild: python -c 'from recover_core.pseudonyms.names import build_read_names; build_read_names()'\n")
-    rows = [f"{slot}\t{n}\t{k}\n" for slot, names in read_candidates().items()
-            for n, k in measure_reads(nlp, list(names), slot).items()]
-    atomic.write_text(out, header + "".join(rows))
+    counts = {slot: measure_reads(nlp, list(names), slot) for slot, names in read_candidates().items()}
+    atomic.write_text(out, reads.table_text(header, counts))
     return out
 
 
 @functools.lru_cache(maxsize=1)
 def read_as_person() -> dict[str, dict[str, int]]:
     """READ_FILE: slot ("first", "last") -> name -> contexts read as a person."""
-    out: dict[str, dict[str, int]] = {"first": {}, "last": {}}
-    for line in lexicons.read_lines(assets_dir() / READ_FILE):
-        slot, name, k = line.split("\t")
-        out[slot][name] = int(k)
-    return out
+    return {"first": {}, "last": {}} | reads.load_table(assets_dir() / READ_FILE)
 
 
 @functools.lru_cache(maxsize=1)

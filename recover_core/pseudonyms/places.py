@@ -6,9 +6,14 @@ from __future__ import annotations
 import functools
 import random
 import re
+from typing import Sequence
+
+from pathlib import Path
 
 from recover_core import lexicons
+from recover_core.env import assets_dir
 from recover_core.filling.candidates import fallback_word
+from recover_core.pseudonyms import reads
 
 
 # When no candidate of the filler is free, an organisation, a facility or a group is drawn
@@ -93,12 +98,57 @@ def drawn_places_of_kind(kind: str) -> tuple[str, ...]:
                  and people.get(p, 0) >= COUNTRY_PEOPLE and not lexicons.everyday(p))
 
 
+# A drawn place must read as a place wherever it stands: many large cities do not ("Batman",
+# "Toyota", "Hamilton", "Tunis" read as a person, a company or nothing to spaCy in plain
+# sentences; "Zanzibar" and "Quetta" as organisations). So the prior draws a place only if
+# the masking NER (spaCy md) reads it as GPE or LOC in every one of these sentences
+# (READ_FILE, committed). Of the 394 cities a draw could pick, md reads 233 so;
+# en_core_web_sm, which no rule consults, reads those as places 90% of the time, the others
+# 38%. Every country and US state of the draws passes.
+READ_CONTEXTS = ["We drove to {} last week.", "The flight from {} was delayed.", "She grew up in {}.",
+                 "{} is known for its food.", "Prices in {} rose again this year.", "He moved to {} in 2010.",
+                 "Officials in {} declined to comment.", "They spent the summer in {}.", "Have you ever been to {}?",
+                 "Heavy rain fell across {} on Monday.", "The team flew home to {} after the game.",
+                 "My parents still live in {}."]
+READ_FILE = "place_names_read.tsv"
+DRAWN_KINDS = ("city", "country", "state")
+
+
+def measure_reads(nlp, places: Sequence[str]) -> dict[str, int]:
+    """In how many of ``READ_CONTEXTS`` ``nlp`` reads each place as a place."""
+    return reads.count_reads(nlp, places, READ_CONTEXTS, {"GPE", "LOC"})
+
+
+def build_read_places(out: Path | None = None) -> Path:
+    """Write assets/place_names_read.tsv with spaCy md (seconds; the file is committed)."""
+    from recover_core import atomic, bundles
+
+    nlp = bundles.load_ner("spacy-md")
+    out = out or assets_dir() / READ_FILE
+    header = (f"# In how many of recover_core.pseudonyms.places.READ_CONTEXTS (of {len(READ_CONTEXTS)}) "
+              f"spaCy en_core_web_md {nlp.meta['version']} reads each\n"
+              "# place a draw may pick as a place: kind, place, count. The prior draws only places read in all of them.\n"
+              "# Rebuild: python -c 'from recover_core.pseudonyms.places import build_read_places; build_read_places()'\n")
+    counts = {kind: measure_reads(nlp, list(drawn_places_of_kind(kind))) for kind in DRAWN_KINDS}
+    atomic.write_text(out, reads.table_text(header, counts))
+    return out
+
+
+@functools.lru_cache(maxsize=1)
+def read_as_place() -> dict[str, dict[str, int]]:
+    """READ_FILE: kind -> place -> contexts read as a place."""
+    return reads.load_table(assets_dir() / READ_FILE)
+
+
 @functools.lru_cache(maxsize=8)
 def place_prior(kind: str) -> dict[str, float]:
-    """How often English text names each place a draw of ``kind`` picks from (wordfreq): the
-    prior of a place substitute. Not its population: drawn by population, a news line's
-    cities became Bhubaneswar, Pune and Kunming, which a reader (and a tagger: same-type fell
-    from 92% to 74% on the multi set) does not take for a place in English text."""
+    """How often English text names each place a draw of ``kind`` picks from (wordfreq), among
+    those the masking NER reads as a place in every READ_CONTEXTS sentence: the prior of a
+    place substitute. Not its population: drawn by population, a news line's cities became
+    Bhubaneswar, Pune and Kunming, which a reader (and a tagger: same-type fell from 92% to
+    74% on the multi set) does not take for a place in English text."""
     from wordfreq import word_frequency
 
-    return {p: max(word_frequency(p, "en"), 1e-9) for p in drawn_places_of_kind(kind)}
+    read = read_as_place().get(kind, {})
+    return {p: max(word_frequency(p, "en"), 1e-9) for p in drawn_places_of_kind(kind)
+            if read.get(p, 0) == len(READ_CONTEXTS)}
