@@ -106,17 +106,11 @@ def measure_reads(nlp, names: Sequence[str], slot: str) -> dict[str, int]:
 
 def build_read_names(out: Path | None = None) -> Path:
     """Write assets/person_names_read.tsv with spaCy md (a minute; the file is committed)."""
-    from recover_core import atomic, bundles
-
-    nlp = bundles.load_ner("spacy-md")
-    out = out or assets_dir() / READ_FILE
-    header = (f"# In how many of recover_core.pseudonyms.names.READ_CONTEXTS (of {len(READ_CONTEXTS['first'])}) "
-              f"spaCy en_core_web_md {nlp.meta['version']} reads each\n"
-              "# census name as a person: slot, name, count. The prior draws only names read in all of them.\n"
-              "# Rebuild: python -c 'from recover_core.pseudonyms.names import build_read_names; build_read_names()'\n")
-    counts = {slot: measure_reads(nlp, list(names), slot) for slot, names in read_candidates().items()}
-    atomic.write_text(out, reads.table_text(header, counts))
-    return out
+    return reads.build_table(
+        out or assets_dir() / READ_FILE, read_candidates(), measure_reads,
+        contexts="recover_core.pseudonyms.names.READ_CONTEXTS", n=len(READ_CONTEXTS["first"]),
+        what="census name as a person: slot, name, count. The prior draws only names read in all of them.",
+        rebuild="from recover_core.pseudonyms.names import build_read_names; build_read_names()")
 
 
 @functools.lru_cache(maxsize=1)

@@ -114,24 +114,18 @@ READ_FILE = "place_names_read.tsv"
 DRAWN_KINDS = ("city", "country", "state")
 
 
-def measure_reads(nlp, places: Sequence[str]) -> dict[str, int]:
-    """In how many of ``READ_CONTEXTS`` ``nlp`` reads each place as a place."""
+def measure_reads(nlp, places: Sequence[str], kind: str = "") -> dict[str, int]:
+    """In how many of ``READ_CONTEXTS`` ``nlp`` reads each place as a place (any ``kind``)."""
     return reads.count_reads(nlp, places, READ_CONTEXTS, {"GPE", "LOC"})
 
 
 def build_read_places(out: Path | None = None) -> Path:
     """Write assets/place_names_read.tsv with spaCy md (seconds; the file is committed)."""
-    from recover_core import atomic, bundles
-
-    nlp = bundles.load_ner("spacy-md")
-    out = out or assets_dir() / READ_FILE
-    header = (f"# In how many of recover_core.pseudonyms.places.READ_CONTEXTS (of {len(READ_CONTEXTS)}) "
-              f"spaCy en_core_web_md {nlp.meta['version']} reads each\n"
-              "# place a draw may pick as a place: kind, place, count. The prior draws only places read in all of them.\n"
-              "# Rebuild: python -c 'from recover_core.pseudonyms.places import build_read_places; build_read_places()'\n")
-    counts = {kind: measure_reads(nlp, list(drawn_places_of_kind(kind))) for kind in DRAWN_KINDS}
-    atomic.write_text(out, reads.table_text(header, counts))
-    return out
+    return reads.build_table(
+        out or assets_dir() / READ_FILE, {kind: drawn_places_of_kind(kind) for kind in DRAWN_KINDS}, measure_reads,
+        contexts="recover_core.pseudonyms.places.READ_CONTEXTS", n=len(READ_CONTEXTS),
+        what="place a draw may pick as a place: kind, place, count. The prior draws only places read in all of them.",
+        rebuild="from recover_core.pseudonyms.places import build_read_places; build_read_places()")
 
 
 @functools.lru_cache(maxsize=1)

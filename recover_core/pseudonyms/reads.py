@@ -11,9 +11,9 @@ of the time (the others, 38%).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Collection, Sequence
+from typing import Callable, Collection, Sequence
 
-from recover_core import lexicons
+from recover_core import atomic, lexicons
 
 
 def count_reads(nlp, words: Sequence[str], frames: Sequence[str], labels: Collection[str]) -> dict[str, int]:
@@ -28,9 +28,19 @@ def count_reads(nlp, words: Sequence[str], frames: Sequence[str], labels: Collec
     return out
 
 
-def table_text(header: str, counts: dict[str, dict[str, int]]) -> str:
-    """The committed table: ``header`` (# lines), then "group<TAB>word<TAB>count" rows."""
-    return header + "".join(f"{group}\t{w}\t{k}\n" for group, words in counts.items() for w, k in words.items())
+def build_table(out: Path, groups: dict[str, Sequence[str]], measure: Callable[..., dict[str, int]], *,
+                contexts: str, n: int, what: str, rebuild: str) -> Path:
+    """Measure each group's words with spaCy md (``measure(nlp, words, group)``) and write the
+    committed table: a header saying what and how, then "group<TAB>word<TAB>count" rows."""
+    from recover_core import bundles
+
+    nlp = bundles.load_ner("spacy-md")
+    header = (f"# In how many of {contexts} (of {n}) spaCy en_core_web_md {nlp.meta['version']} reads each\n"
+              f"# {what}\n# Rebuild: python -c '{rebuild}'\n")
+    counts = {group: measure(nlp, list(words), group) for group, words in groups.items()}
+    atomic.write_text(out, header + "".join(f"{group}\t{w}\t{k}\n" for group, found in counts.items()
+                                            for w, k in found.items()))
+    return out
 
 
 def load_table(path: Path) -> dict[str, dict[str, int]]:
