@@ -6,9 +6,8 @@ from __future__ import annotations
 import functools
 import random
 import re
-from typing import Sequence
-
 from pathlib import Path
+from typing import Sequence
 
 from recover_core import lexicons
 from recover_core.env import assets_dir
@@ -114,15 +113,16 @@ READ_FILE = "place_names_read.tsv"
 DRAWN_KINDS = ("city", "country", "state")
 
 
-def measure_reads(nlp, places: Sequence[str], kind: str = "") -> dict[str, int]:
-    """In how many of ``READ_CONTEXTS`` ``nlp`` reads each place as a place (any ``kind``)."""
+def measure_reads(nlp, places: Sequence[str]) -> dict[str, int]:
+    """In how many of ``READ_CONTEXTS`` ``nlp`` reads each place as a place."""
     return reads.count_reads(nlp, places, READ_CONTEXTS, {"GPE", "LOC"})
 
 
 def build_read_places(out: Path | None = None) -> Path:
     """Write assets/place_names_read.tsv with spaCy md (seconds; the file is committed)."""
     return reads.build_table(
-        out or assets_dir() / READ_FILE, {kind: drawn_places_of_kind(kind) for kind in DRAWN_KINDS}, measure_reads,
+        out or assets_dir() / READ_FILE, {kind: drawn_places_of_kind(kind) for kind in DRAWN_KINDS},
+        lambda nlp, places, _kind: measure_reads(nlp, places),
         contexts="recover_core.pseudonyms.places.READ_CONTEXTS", n=len(READ_CONTEXTS),
         what="place a draw may pick as a place: kind, place, count. The prior draws only places read in all of them.",
         rebuild="from recover_core.pseudonyms.places import build_read_places; build_read_places()")
