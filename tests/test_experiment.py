@@ -175,6 +175,29 @@ def test_a_killed_fill_goes_on_where_it_stopped(tmp_path, tiny_bert):
         assert not partial.exists()
 
 
+def test_the_engines_corpora_are_keyed_by_its_read_tables(tmp_path, tiny_bert, monkeypatch):
+    """The engine's rules draw only names and places the masking NER reads as such, from
+    committed tables: a rebuilt table refills the engine's corpora and cells, and leaves the
+    paper's procedure, which never reads it, alone."""
+    from recover_core import env
+    from recover_core.pseudonyms import places
+
+    runner = X.Runner(X.load_config(tiny_config(tmp_path, tiny_bert)), "test", progress=False, root=tmp_path / "c")
+    paper, ours = (("news", "vocabThres", f"mlm:{tiny_bert}:top1{t}", 0) for t in ("", "+typed"))
+    before = {c: runner.train_text(*c)[1]["key"] for c in (paper, ours)}
+    path = runner.cell_path(*ours)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"perplexity": 9.0, "key": runner.key, "engine_tables": X.runner.engine_tables()}))
+    assert runner.cell(*ours) is not None
+
+    table = tmp_path / places.READ_FILE  # the same table with one more place read as one
+    table.write_text((env.assets_dir() / places.READ_FILE).read_text(encoding="utf-8") + "city\tatlantis\t12\n")
+    monkeypatch.setattr(places, "READ_FILE", str(table))
+    after = {c: runner.train_text(*c)[1]["key"] for c in (paper, ours)}
+    assert after[paper] == before[paper] and after[ours] != before[ours]
+    assert runner.cell(*ours) is None
+
+
 def test_typed_methods_run_only_where_the_masking_has_types():
     cfg = X.ExperimentConfig(name="t", datasets=("news",), maskings=("vocabThres", "entityTagger"),
                              methods=("mlm:m:topk", "mlm:m:topk+typed"), seeds=(0,))

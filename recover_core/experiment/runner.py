@@ -8,18 +8,32 @@ import sys
 import time
 from pathlib import Path
 
-from recover_core import atomic
+from recover_core import atomic, env
 from recover_core.experiment.config import (FT_KIND, MASK_FREE, ExperimentConfig, MethodSpec, cells, dataset_split,
                                             read_json, settings_key, sha, texts_digest, usable, versions)
 from recover_core.obfuscator import Obfuscator
+from recover_core.pseudonyms import names, places
 
 PARTIAL_EVERY = 60.0  # seconds between saves of a fill in progress
 
 
+def engine_tables() -> str:
+    """A digest of the committed tables that only the engine's rules read (which names and
+    places the masking NER reads as such: the prior draws from those alone). They key the
+    engine's (+typed) corpora and cells, not the settings key: the paper's procedure never
+    reads them, and a rebuilt table must not refill every cached corpus (hours of causal fills)."""
+    paths = [env.assets_dir() / f for f in (names.READ_FILE, places.READ_FILE)]
+    return sha(json.dumps([(p.name, sha(p.read_bytes()) if p.is_file() else "") for p in paths]))
+
+
+def by_engine(method: str) -> bool:
+    """Is this grid method the engine with our rules (``+typed``), not the paper's procedure?"""
+    spec = MethodSpec.parse(method)
+    return spec is not None and spec.typed
+
+
 class Runner:
     def __init__(self, cfg: ExperimentConfig, command: str = "", progress: bool = True, root: Path | None = None):
-        from recover_core import env
-
         self.cfg, self.command, self.progress = cfg, command, progress
         self._splits: dict[str, tuple[list[str], list[str]]] = {}
         self._masked: dict[tuple[str, str], list] = {}
@@ -87,7 +101,8 @@ class Runner:
             return [m.masked for m in masked], {}
         path = self.root / "corpora" / self.cell_path(dataset, masking, method, seed).with_suffix(".txt").name
         facts_path = path.with_suffix(".json")
-        key = sha(json.dumps([self.key, dataset, masking, method, seed, texts_digest(m.masked for m in masked)]))
+        key = sha(json.dumps([self.key, dataset, masking, method, seed, texts_digest(m.masked for m in masked)]
+                             + ([engine_tables()] if by_engine(method) else [])))
         if path.exists() and facts_path.exists():
             texts, facts = path.read_text(encoding="utf-8").split("\n"), read_json(facts_path)
             # Checked, not trusted: a corpus written for other inputs, or cut short, is made again.
@@ -217,6 +232,7 @@ class Runner:
         path = self.cell_path(dataset, masking, method, seed)
         rec = read_json(path) if path.exists() else {}
         ok = rec.get("key") == self.key and "perplexity" in rec and (
+            not by_engine(method) or rec.get("engine_tables") == engine_tables()) and (
             not self.needs_wer(dataset) or rec.get("wer_utterances") == self.cfg.wer_utterances) and (
             not self.needs_scores(dataset) or rec.get("nbest_sha") == self.nbest.sha)
         return rec if ok else None
@@ -242,6 +258,8 @@ class Runner:
                "perplexity_token": ppl["ppl_token"], "train_sentences": len(texts), "adapt": stats,
                "pretrained": pre.get("key"), "train_sha": texts_digest(texts), "seconds": round(time.time() - t0, 1),
                "key": self.key, **{k: v for k, v in facts.items() if k in ("fills", "leaks")}}
+        if by_engine(method):
+            rec["engine_tables"] = engine_tables()
         if self.needs_wer(dataset):  # now, while the adapted LM is in memory: it is not kept
             from recover_core.experiment.build_lms import fusion_weights
 
