@@ -249,14 +249,19 @@ def name_share() -> dict[str, float]:
 
 
 # NORP: nationalities, religious and political groups. No package lists demonyms, so the
-# commonest are written here (adjectival forms, as NORP entities appear in text).
-NATIONALITIES = tuple("""American Argentine Australian Austrian Belgian Brazilian British Bulgarian Canadian Chilean
-Chinese Colombian Croatian Cuban Czech Danish Dutch Egyptian English Estonian Ethiopian Filipino Finnish French
-German Ghanaian Greek Hungarian Icelandic Indian Indonesian Iranian Irish Italian Jamaican Japanese Kenyan Korean
-Latvian Lebanese Lithuanian Malaysian Mexican Moroccan Nepalese Nigerian Norwegian Pakistani Peruvian Polish
+# commonest are written here (adjectival forms, as NORP entities appear in text), by kind: a
+# group keeps its kind ("Australian" becomes "Swedish", not "Liberal", which reads as a party).
+GROUP_KINDS = {
+    "nationality": tuple("""American Argentine Australian Austrian Belgian Brazilian British Bulgarian Canadian
+Chilean Chinese Colombian Croatian Cuban Czech Danish Dutch Egyptian English Estonian Ethiopian Filipino Finnish
+French German Ghanaian Greek Hungarian Icelandic Indian Indonesian Iranian Irish Italian Jamaican Japanese Kenyan
+Korean Latvian Lebanese Lithuanian Malaysian Mexican Moroccan Nepalese Nigerian Norwegian Pakistani Peruvian Polish
 Portuguese Romanian Russian Scottish Serbian Singaporean Slovak Slovenian Spanish Swedish Swiss Thai Turkish
-Ugandan Ukrainian Uruguayan Venezuelan Vietnamese Welsh Zambian Buddhist Catholic Hindu Lutheran Methodist
-Protestant Quaker Sikh Anglican Baptist Democrat Republican Liberal Conservative Socialist Green""".split())
+Ugandan Ukrainian Uruguayan Venezuelan Vietnamese Welsh Zambian""".split()),
+    "religion": tuple("Buddhist Catholic Hindu Lutheran Methodist Protestant Quaker Sikh Anglican Baptist".split()),
+    "politics": tuple("Democrat Republican Liberal Conservative Socialist Green".split()),
+}
+NATIONALITIES = tuple(w for words in GROUP_KINDS.values() for w in words)
 # A drawn facility is a surname and one of these ("Hughes Hall").
 FACILITY_WORDS = ("Building", "Centre", "Hall", "Tower", "Bridge", "Stadium", "Airport", "Library")
 
@@ -276,6 +281,18 @@ def group_plural(word: str) -> str | None:
 @functools.lru_cache(maxsize=1)
 def plural_groups() -> frozenset[str]:
     return frozenset(p.lower() for w in NATIONALITIES if (p := group_plural(w)))
+
+
+@functools.lru_cache(maxsize=1)
+def _group_kinds() -> dict[str, str]:
+    return {form.lower(): kind for kind, words in GROUP_KINDS.items() for w in words
+            for form in (w, group_plural(w) or w)}
+
+
+def group_kind(word: str) -> str:
+    """The kind of a group (GROUP_KINDS) as written ("Hindus": "religion"); a group no list
+    holds ("Israeli", "Kurds") is taken for a nationality, which most groups in text are."""
+    return _group_kinds().get(word.strip().lower(), "nationality")
 
 
 # Words for a kind of polity, which read as an organisation even where a large place has the

@@ -325,6 +325,10 @@ def test_a_group_keeps_its_number_and_a_polity_word_is_no_place():
     assert p.other("Palestinians", "NORP", ["Liberal", "Americans"]) == "Americans"
     assert p.other("Israelis", "NORP", ["Liberal"]).endswith("s")  # drawn, still plural
     assert p.other("Palestinian", "NORP", ["Americans", "British"]) == "British"
+    # ... and its kind: a nationality is not replaced by a party, nor a religion by a nationality
+    assert p.other("Australian", "NORP", ["Liberal", "Green", "Swedish"]) == "Swedish"
+    assert p.other("Israeli", "NORP", ["Liberal"]) in lexicons.GROUP_KINDS["nationality"]
+    assert p.other("Hindus", "NORP", ["Germans", "Catholics"]) == "Catholics"
     assert not acceptable("Commonwealth", "GPE") and acceptable("Commonwealth", "ORG")
     assert p.other("Kabul", "GPE", ["Commonwealth", "Dresden"]) == "Dresden"
     rng = __import__("random").Random(0)
@@ -437,3 +441,17 @@ def test_a_draw_the_tagger_refuses_is_drawn_again_and_leaves_no_trace(tmp_path):
     assert first_draw.lower() not in p.used and p.mapping == {"kevin": word.lower()}
     save_mapping(tmp_path / "m.json", p)
     assert load_pseudonyms(tmp_path / "m.json", 0, "prior").used == p.used
+
+
+def test_a_place_candidate_the_tagger_refuses_is_not_offered_again():
+    """News review: "the United States Government says" became "The Bush says": the filler's
+    candidate, refused by the tagger, came back on every retry. A retry draws a place instead."""
+    f, _ = filled_as("The {} says it will act.", ["Bush"], ["GPE"], [["Bush", "Lincoln"]])
+    seen = []
+
+    def refuse_first(filled, label):
+        seen.append(filled[0][0][filled[0][1]:filled[0][2]])
+        return [len(seen) > 1]
+
+    word = consistent(f, ["United States Government"], Pseudonyms(0, choice="prior"), refuse_first).fills[0].word
+    assert seen[0] == "Bush" and word not in ("Bush", "Lincoln") and place_kind(word)

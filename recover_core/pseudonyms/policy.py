@@ -152,14 +152,19 @@ class Pseudonyms:
             # A town named like a person ("Alice", Texas) reads as a person: only where the original does
             name_like = kind is not None and key not in lexicons.first_names()
 
-            # A group keeps its number: "Palestinians" becomes "Australians", not "Liberal".
+            # A group keeps its number and its kind: "Palestinians" becomes "Australians", not "Liberals".
             plural = key.endswith("s") and not key.endswith("ss") if label == "NORP" else None
+            group = lexicons.group_kind(original) if label == "NORP" else None
+            # A candidate the tagger refused in this sentence would come back on every attempt:
+            # a retry draws instead ("The Bush says" for "The United States Government says").
+            offered = candidates if self.attempt == 0 or label not in PLACE_LABELS else ()
 
             def fits(c: str) -> bool:
                 w = bare(c)
                 return acceptable(c, label) and (kind is None or _kind_of(w) == kind) and (
                     not name_like or w not in lexicons.first_names()) and (
                     plural is None or (w in lexicons.plural_groups()) == plural) and (
+                    group is None or lexicons.group_kind(w) == group) and (
                     self._free(w, key) or (generic and w not in self.originals and w != key))
             pick = None
             if self.choice == "prior" and kind in ("city", "country", "state"):
@@ -167,14 +172,14 @@ class Pseudonyms:
                 free = [p for p in prior if self._free(p, key) and fits(p)]
                 pick = self._drawn(free, [prior[p] for p in free], scores or {}, key)
             if pick is None:
-                pick = next((own_case(c) for c in candidates if fits(c)), None)
+                pick = next((own_case(c) for c in offered if fits(c)), None)
             if pick is None and (kind is not None or (label in GENERIC_LABELS and not generic)):
                 pool = [p for p in drawn_places_of_kind(kind or "city") if self._free(p, key)]
                 pick = rng.choice(pool) if pool else None
             for _ in range(1000):  # a fallback of the right type, drawn until one is free
                 if pick is not None and (self._free(pick.lower(), key) or (generic and pick.lower() not in self.originals)):
                     break
-                pick = named(label, rng) or bare(fallback_word(label, rng))
+                pick = rng.choice(lexicons.GROUP_KINDS[group]) if group else named(label, rng) or bare(fallback_word(label, rng))
                 if plural:  # "Finnish" has no plural noun of its own form: draw again
                     pick = (lexicons.group_plural(pick) or "").lower() or None
                 if label == "NUMBER" and pick in self.used:
