@@ -239,20 +239,21 @@ def judged_on_original(filled, sample, judge) -> tuple[int, int]:
     return hit, total
 
 
-def show_misses(filled, judge, title: str) -> None:
-    """Where same-type fails: the substitute, its label and what the judge reads there, and
-    how often each substitute misses (a judge's blind spot shows as one name again and again)."""
+def show_misses(filled, sample, judge, title: str) -> None:
+    """Where same-type fails: the original and its substitute, its label and what the judge
+    reads there, and how often each substitute misses (a judge's blind spot shows as one name
+    again and again). The sets are public bench text, so printing originals keeps nothing private."""
     from collections import Counter
 
     counts: Counter = Counter()
-    for f, doc in zip(filled, judge.pipe([f.text for f in filled])):
-        for x in f.fills:
+    for f, m, doc in zip(filled, sample, judge.pipe([f.text for f in filled])):
+        for x, (a, b) in zip(f.fills, original_spans(m.original, m.spans, f)):
             if x.label in GENERIC_LABELS or x.label == "NUMBER":
                 continue
             read = [e.label_ for e in doc.ents if e.start_char < x.end and x.start < e.end_char]
             if x.label not in read:
                 counts[(x.word, x.label)] += 1
-                print(f"    miss {title}: {x.label} {x.word!r}, judge reads {read or 'nothing'}: "
+                print(f"    miss {title}: {x.label} {m.original[a:b]!r} -> {x.word!r}, judge reads {read or 'nothing'}: "
                       f"{f.text[max(0, x.start - 40): x.end + 30]!r}")
     print(f"    misses per substitute ({title}):", ", ".join(f"{w} ({lab}) {n}" for (w, lab), n in counts.most_common(12)))
 
@@ -302,7 +303,7 @@ def main() -> None:
                 secs[-1] = (secs[-1], (time.perf_counter() - t) / len(engines))
                 raw.append(f)
             for c in choices if args.show_misses else ():
-                show_misses(ruled[c], judge, f"{set_name} {method} {c}")
+                show_misses(ruled[c], sample, judge, f"{set_name} {method} {c}")
             for label, filled in [("filler", raw)] + [(f"+ rules ({c})", ruled[c]) for c in choices]:
                 rows.append({"set": set_name, "method": method, "choices": label, "seed": args.seed,
                              **measures(filled, sample, judge)})
