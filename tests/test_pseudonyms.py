@@ -32,6 +32,15 @@ def filled_as(text: str, words: list[str], labels: list[str], cands: list[list[s
     return Filled(out + parts[-1], fills), out + parts[-1]
 
 
+def refusing_once(seen: list[str]):
+    """A type check that refuses the first substitute it is shown and accepts the rest,
+    noting each in ``seen``."""
+    def check(filled, label):
+        seen.append(filled[0][0][filled[0][1]:filled[0][2]])
+        return [len(seen) > 1]
+    return check
+
+
 def test_one_substitute_per_original_and_never_shared():
     f, _ = filled_as("{} lives in {} with his sister {} and {} visits {}.", ["David", "Alaska", "David", "David", "Alaska"],
                      ["PERSON", "GPE", "PERSON", "PERSON", "GPE"],
@@ -429,11 +438,7 @@ def test_a_draw_the_tagger_refuses_is_drawn_again_and_leaves_no_trace(tmp_path):
 
     f, _ = filled_as("{} met us.", ["Lee"], ["PERSON"], [["Lee"]])
     seen = []
-
-    def refuse_first(filled, label):
-        seen.append(filled[0][0][filled[0][1]:filled[0][2]])
-        return [len(seen) > 1]
-
+    refuse_first = refusing_once(seen)
     p = Pseudonyms(0, choice="prior")
     first_draw = consistent(f, ["Kevin"], Pseudonyms(0, choice="prior")).fills[0].word
     word = consistent(f, ["Kevin"], p, refuse_first).fills[0].word
@@ -448,10 +453,5 @@ def test_a_place_candidate_the_tagger_refuses_is_not_offered_again():
     candidate, refused by the tagger, came back on every retry. A retry draws a place instead."""
     f, _ = filled_as("The {} says it will act.", ["Bush"], ["GPE"], [["Bush", "Lincoln"]])
     seen = []
-
-    def refuse_first(filled, label):
-        seen.append(filled[0][0][filled[0][1]:filled[0][2]])
-        return [len(seen) > 1]
-
-    word = consistent(f, ["United States Government"], Pseudonyms(0, choice="prior"), refuse_first).fills[0].word
+    word = consistent(f, ["United States Government"], Pseudonyms(0, choice="prior"), refusing_once(seen)).fills[0].word
     assert seen[0] == "Bush" and word not in ("Bush", "Lincoln") and place_kind(word)

@@ -107,8 +107,9 @@ def _place_word(low: str) -> bool:
         low in lexicons.major_places() or low not in lexicons.top_words(20000))
 
 
-def fallback_word(label: str, rng) -> str:
-    """A substitute of the right type when the model offered none that passed the rules."""
+def fallback_word(label: str, rng, group: str | None = None) -> str:
+    """A substitute of the right type when the model offered none that passed the rules; a
+    group (NORP) of ``group``'s kind (lexicons.GROUP_KINDS) where one is given."""
     if label == "NUMBER":
         return str(rng.randint(2, 99))
     if label == "PERSON":
@@ -119,7 +120,7 @@ def fallback_word(label: str, rng) -> str:
         surname = rng.choice(lexicons.drawn_surnames()).capitalize()
         return f"{surname} {rng.choice(lexicons.COMPANY_SUFFIXES if label == 'ORG' else lexicons.FACILITY_WORDS)}"
     if label == "NORP":
-        return rng.choice(lexicons.NATIONALITIES)
+        return rng.choice(lexicons.GROUP_KINDS[group] if group else lexicons.NATIONALITIES)
     return "thing"
 
 

@@ -18,9 +18,9 @@ from recover_core.pseudonyms import reads
 # When no candidate of the filler is free, an organisation, a facility or a group is drawn
 # (candidates.fallback_word), so that a whole run's organisations never share one stand-in
 # (a run-wide mapping uses up the filler's few ORG words quickly).
-def named(label: str, rng: random.Random) -> str | None:
-    """A stand-in of type ORG, FAC or NORP drawn with ``rng``; None for other labels."""
-    return fallback_word(label, rng) if label in ("ORG", "FAC", "NORP") else None
+def named(label: str, rng: random.Random, group: str | None = None) -> str | None:
+    """A stand-in of type ORG, FAC or NORP (of ``group``'s kind) drawn with ``rng``; None for other labels."""
+    return fallback_word(label, rng, group) if label in ("ORG", "FAC", "NORP") else None
 
 
 @functools.lru_cache(maxsize=1)

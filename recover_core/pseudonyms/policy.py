@@ -155,9 +155,10 @@ class Pseudonyms:
             # A group keeps its number and its kind: "Palestinians" becomes "Australians", not "Liberals".
             plural = key.endswith("s") and not key.endswith("ss") if label == "NORP" else None
             group = lexicons.group_kind(original) if label == "NORP" else None
-            # A candidate the tagger refused in this sentence would come back on every attempt:
-            # a retry draws instead ("The Bush says" for "The United States Government says").
-            offered = candidates if self.attempt == 0 or label not in PLACE_LABELS else ()
+            # A candidate the tagger refused in this sentence would come back on every attempt
+            # (only places are retried here): a retry draws instead ("The Bush says" for "The
+            # United States Government says").
+            offered = candidates if self.attempt == 0 else ()
 
             def fits(c: str) -> bool:
                 w = bare(c)
@@ -179,7 +180,7 @@ class Pseudonyms:
             for _ in range(1000):  # a fallback of the right type, drawn until one is free
                 if pick is not None and (self._free(pick.lower(), key) or (generic and pick.lower() not in self.originals)):
                     break
-                pick = rng.choice(lexicons.GROUP_KINDS[group]) if group else named(label, rng) or bare(fallback_word(label, rng))
+                pick = named(label, rng, group) or bare(fallback_word(label, rng))
                 if plural:  # "Finnish" has no plural noun of its own form: draw again
                     pick = (lexicons.group_plural(pick) or "").lower() or None
                 if label == "NUMBER" and pick in self.used:
