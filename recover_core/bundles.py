@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator, Literal
 
-from recover_core import atomic, env, sources
+from recover_core import atomic, env, sources, word_caches
 from recover_core.sources import MINILM_HUB_ID, minilm_package_dir
 from recover_core.errors import RecoverError
 
@@ -94,11 +94,13 @@ def forget_words(tok) -> None:
 
 
 def forget_request_state() -> None:
-    """What a request may have left in shared models: called after every UI request. The
-    word caches are off (``forget_words``), so this only empties them again, for a
-    tokenizers version that cannot turn them off."""
+    """What a request may have left in shared models and caches: called after every UI
+    request. The tokenizers' word caches are off (``forget_words``), so this only empties
+    them again, for a tokenizers version that cannot turn them off; the rules' word caches
+    (``word_caches``) are emptied."""
     for tok in list(_TOKENIZERS):
         forget_words(tok)
+    word_caches.forget_all()  # the rules' per-word caches (how a word sounds, a place's kind, ...)
 
 
 def _no_memory(tok):

@@ -16,6 +16,7 @@ from recover_core.errors import RecoverError
 from recover_core.filling import DEFAULT_MODEL, KINDS, memo
 from recover_core.masking.mask import Masked
 from recover_core.obfuscator import Obfuscator, Result
+from recover_core.pseudonyms.key import new_key
 
 CANDIDATE_COLUMNS = ["mask", "label", "candidate", "score", "chosen"]
 TECHNIQUES = ["entityTagger", "vocabThres", "allowList", "allowList+entityTagger", "vocabThres+entityTagger"]
@@ -94,14 +95,16 @@ def check_fillable(masked: Masked) -> None:
 
 
 def fill(masked: Masked, column: Column, model: str, k: int, seed: int, technique: str, n: int,
-         markers: str = "mask", ner_model: str = "spacy-md") -> Result:
+         markers: str = "mask", ner_model: str = "spacy-md", key: bytes | None = None) -> Result:
     """One column: the engine's substitutes for a sentence masked by ``mask`` with the same settings.
     The originals are in memory for this request only: one substitute per original, never
-    shared, names keep their gender, places their kind."""
+    shared, names keep their gender, places their kind. The substitutes are drawn under
+    ``key``, the request's own secret (a fresh one by default): the engines outlive requests,
+    and a key shared by every visitor would let one visitor learn another's mapping."""
     k = validation.check_k(k)
     check_fillable(masked)
     ob = engine(technique, int(n), markers, ner_model, column.kind, model, column.method, k, int(seed))
-    return ob.fill([masked])[0]
+    return ob.fill([masked], key=key or new_key())[0]
 
 
 def fallback_note(result: Result) -> str:
@@ -155,6 +158,7 @@ def fill_steps(text, technique, n, markers, k, seed, models: dict, which: list[i
             i: no_column("Nothing to fill.") for i in which}
         return
     check_fillable(m)
+    key = new_key()  # one secret for this request's columns, forgotten with it
     columns = {i: no_column(f"**{COLUMNS[i].title}** · waiting…") for i in which}
     # Top-1 and Top-K share the causal fillers' work, for this request only. Only events of
     # the models group open the memo (one at a time); the MLM columns have nothing to share.
@@ -165,7 +169,7 @@ def fill_steps(text, technique, n, markers, k, seed, models: dict, which: list[i
             yield head, f"Masked {len(m.spans)} of {m.n_words} words. Filling: {col.title}…", columns
             model = models[col.kind]
             try:
-                r = fill(m, col, model, k, seed, technique, n, markers)
+                r = fill(m, col, model, k, seed, technique, n, markers, key=key)
                 note = fallback_note(r)
                 columns[i] = [highlighted(r.text, r.replacements), f"**{col.title}** · {model}{note}",
                               candidates_table(r)]

@@ -10,6 +10,7 @@ import functools
 from pathlib import Path
 from typing import NamedTuple
 
+from recover_core.word_caches import word_cache
 from recover_core import atomic
 from recover_core.env import assets_dir
 
@@ -224,7 +225,7 @@ def well_known_places(min_population: int = 500_000) -> frozenset[str]:
 COMMON_NAME_SHARE = 0.1  # percent of people: Mary 2.6, George 0.93, Jackson 0.31 (surname); Lincoln 0.008
 
 
-@functools.lru_cache(maxsize=65536)
+@word_cache(65536)
 def reads_as_place(name: str) -> bool:
     """Does a name read as the place of that name? Yes for a well-known place ("Virginia",
     "Austin") and for a large town whose name is a rare name ("Lincoln"); no for a common

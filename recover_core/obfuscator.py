@@ -35,7 +35,8 @@ from recover_core.filling.base import (DEFAULT_K, DEFAULT_SAMPLING, Candidate, F
                                        check_method, check_sampling)
 from recover_core.masking import Masked, build, mask_many, names as technique_names
 from recover_core.masking.mask import render
-from recover_core.pseudonyms import CHOICES, Pseudonyms, consistent as apply_rules
+from recover_core.pseudonyms import CHOICES, Pseudonyms, bare, consistent as apply_rules, sound
+from recover_core.pseudonyms.key import as_key
 from recover_core.quality import originals_per_fill
 from recover_core.spans import ENTITY_LABELS, Span
 
@@ -154,7 +155,7 @@ class Obfuscator:
     >>> r = ob.obfuscate("Tom lives in Chicago with his sister Margaret.")  # doctest: +SKIP
     """
 
-    def __init__(self, settings: Settings | None = None, **kw) -> None:
+    def __init__(self, settings: Settings | None = None, *, key: bytes | str | None = None, **kw) -> None:
         unknown = sorted(set(kw) - set(SETTING_NAMES))
         if unknown:
             raise RecoverError(f"Unknown setting {unknown[0]!r}. Known: {', '.join(SETTING_NAMES)}.")
@@ -163,14 +164,18 @@ class Obfuscator:
         self.settings = (replace(settings, **kw) if settings else Settings(**kw)).check()
         self._masker = self._keep = self._type_check = None
         self._keep_built = False
+        # The secret under which every substitute is drawn (pseudonyms/key.py): a fresh one per
+        # engine unless the caller keeps one. Never in a repr, never in the settings.
+        self._key = as_key(key)
         self.mapping = self.new_mapping()  # consistent=True: one run-wide mapping, in memory
 
     def __repr__(self) -> str:
         return f"Obfuscator({self.settings})"
 
-    def new_mapping(self) -> Pseudonyms:
-        """An empty mapping from originals to substitutes under these settings' rules."""
-        return Pseudonyms(self.settings.seed, choice=self.settings.choice)
+    def new_mapping(self, key: bytes | None = None) -> Pseudonyms:
+        """An empty mapping from originals to substitutes under these settings' rules, drawn
+        under this engine's key, or ``key`` (a request's own, as the app's)."""
+        return Pseudonyms(self.settings.seed, choice=self.settings.choice, key=key or self._key)
 
     # --- models, built on first use ------------------------------------------------------
 
@@ -237,8 +242,9 @@ class Obfuscator:
         text = validation.check_text(text)
         return self.fill([render(text, self._checked_spans(text, spans), self.settings.markers)])[0]
 
-    def fill(self, masked: Sequence[Masked], *, consistent: bool = False) -> list[Result]:
-        """Masked lines (``mask_many``, or spans made into markers) filled and chosen."""
+    def fill(self, masked: Sequence[Masked], *, consistent: bool = False, key: bytes | None = None) -> list[Result]:
+        """Masked lines (``mask_many``, or spans made into markers) filled and chosen; ``key``
+        draws them under a key of their own (one request's) rather than the engine's."""
         for m in masked:
             validation.check_mask_count(len(m.markers), what="masked text")
         todo = [i for i, m in enumerate(masked) if m.markers]
@@ -246,7 +252,8 @@ class Obfuscator:
         out = [Result(m.masked, m.masked) for m in masked]
         for i, f in zip(todo, filled):
             m = masked[i]
-            out[i] = self.choose(f, (m.original, m.spans), self.mapping if consistent else None, masked=m.masked)
+            mapping = self.mapping if consistent else self.new_mapping(key) if key else None
+            out[i] = self.choose(f, (m.original, m.spans), mapping, masked=m.masked)
         return out
 
     def propose(self, items: Sequence[MaskInput]) -> list[Filled]:
@@ -276,7 +283,9 @@ class Obfuscator:
         if words is not None and self.settings.rules == "ours":
             filled = apply_rules(filled, words, mapping or self.new_mapping(), self.type_check)
         words = words if words is not None and len(words) == len(filled.fills) else [""] * len(filled.fills)
-        reps = [Replacement(f.start, f.end, f.label, o, f.word, tuple(f.candidates), f.fallback, f.source)
+        private = private_words([*words, *(mapping.originals if mapping else ())])
+        reps = [Replacement(f.start, f.end, f.label, o, f.word, without_originals(f.candidates, private),
+                            f.fallback, f.source)
                 for f, o in zip(filled.fills, words)]
         return Result(filled.text, masked, reps, filled.fallback)
 
@@ -307,6 +316,24 @@ class Obfuscator:
             if b.start < a.end:
                 raise RecoverError(f"Spans {a.start}-{a.end} and {b.start}-{b.end} overlap.")
         return out
+
+
+def private_words(originals: Iterable[str]) -> tuple[frozenset[str], frozenset[str]]:
+    """The words of a text's originals, and how each sounds: what no output may hold."""
+    words = frozenset(w for o in originals for w in (bare(t) for t in o.split()) if w)
+    return words, frozenset(k for k in map(sound, words) if k)
+
+
+def without_originals(candidates: Iterable[Candidate], private: tuple[frozenset[str], frozenset[str]]
+                      ) -> tuple[Candidate, ...]:
+    """A filler's candidate list with every original word, and every word that sounds like
+    one, taken out: the list leaves the engine (CLI jsonl, ``public()``, the app's tables)
+    and a filler may well have proposed the original it never saw."""
+    words, sounds = private
+    if not words:
+        return tuple(candidates)
+    return tuple(c for c in candidates
+                 if not any(w in words or (sound(w) or None) in sounds for w in (bare(t) for t in c.word.split())))
 
 
 def obfuscate(text: str, **settings) -> Result:

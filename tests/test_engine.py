@@ -10,14 +10,15 @@ import pytest
 import cli_run
 from recover_core import Obfuscator, Result, obfuscate
 from recover_core.errors import RecoverError
-from recover_core.pseudonyms import genders
+from recover_core.experiment.runner import GRID_KEY
+from recover_core.pseudonyms import genders, write_key_file
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(scope="module")
 def top1() -> Obfuscator:
-    return Obfuscator(method="top1", seed=0)
+    return Obfuscator(method="top1", seed=0, key=GRID_KEY)  # the grid's public key: every path below can take it
 
 
 def test_the_readme_example_runs_as_written(capsys):
@@ -118,11 +119,11 @@ def test_a_line_gets_the_same_text_alone_or_in_a_batch():
 
 
 def test_the_one_off_form_is_the_engine(top1):
-    assert obfuscate("Tom met Ann in Paris.", method="top1").text == top1.obfuscate("Tom met Ann in Paris.").text
+    assert obfuscate("Tom met Ann in Paris.", method="top1", key=GRID_KEY).text == top1.obfuscate("Tom met Ann in Paris.").text
 
 
 def test_every_path_writes_the_same_text(tmp_path, top1):
-    """For one setting and seed, on 200 news lines: the API, the `obfuscate` command, the
+    """For one setting, seed and key, on 200 news lines: the API, the `obfuscate` command, the
     grid's fill of a cell run with the product's rules, and the Text tab's MLM Top-1 column."""
     from recover_core import experiment as X, explore
 
@@ -137,13 +138,16 @@ def test_every_path_writes_the_same_text(tmp_path, top1):
     grid = runner.train_text("news", "entityTagger", method, 0)[0]
     src, out = tmp_path / "news.txt", tmp_path / "out.txt"
     src.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    cli_run.run("obfuscate", src, "-o", out, "--method", "top1", "--seed", "0", "--quiet")
+    key = tmp_path / "grid.key"
+    write_key_file(key, GRID_KEY)
+    cli_run.run("obfuscate", src, "-o", out, "--method", "top1", "--seed", "0", "--quiet", "--key-file", key)
     command = out.read_text(encoding="utf-8").splitlines()
     column = explore.Column("mlm", "top1")
     tab = []
     for line in lines:
         m = explore.mask(line, "entityTagger", 10000, "mask")
-        tab.append(explore.fill(m, column, "minilm-mlm", 10, 0, "entityTagger", 10000).text if m.spans else m.masked)
+        tab.append(explore.fill(m, column, "minilm-mlm", 10, 0, "entityTagger", 10000, key=GRID_KEY).text
+                   if m.spans else m.masked)
     assert sum(a != b for a, b in zip(api, lines)) > 100  # most lines hold something private
     assert command == api
     assert grid == api

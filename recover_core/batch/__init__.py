@@ -7,6 +7,7 @@ never stopped.
 """
 from __future__ import annotations
 
+import dataclasses
 import time
 
 from recover_core.batch.checkpoint import Checkpoint
@@ -34,6 +35,7 @@ def run(job: Job, *, engine: str = "local", workers: int = 1, resume: bool = Fal
                            "Use --engine local.")
     total = count_lines(job.input)
     ckpt = Checkpoint(job, resume=resume, restart=restart)
+    job = dataclasses.replace(job, key=ckpt.key)  # the run's key: given, kept by --mapping, or the first run's
     t0 = time.time()
     try:
         if engine == "ray":

@@ -5,7 +5,8 @@ While a run goes, its output grows in ``.NAME.part`` next to the target, and
 consumed, a SHA-256 of those input bytes, the output bytes, and the running counts.
 A commit appends a chunk, fsyncs it, then replaces the record (write, fsync, rename),
 so after kill -9 at any instant the record names a prefix of the part file that is
-complete. `--resume` cuts the part file back to that prefix and reads on from there;
+complete. The record also keeps the run's secret key (unless --key-file or --mapping keeps
+it), so a resumed run draws under the same key. `--resume` cuts the part file back to that prefix and reads on from there;
 the finished output is renamed into place and both files go.
 
 Both files are created mode 600: with --keep-originals the part file holds private
@@ -24,9 +25,12 @@ from pathlib import Path
 from recover_core import atomic
 from recover_core.batch.job import Job, differences
 from recover_core.errors import RecoverError
+from recover_core.pseudonyms.key import new_key
+from recover_core.pseudonyms.mapping import mapping_key
 
 # 2: a line's draws are seeded by the masked line itself (obfuscator.line_id), not its number.
-VERSION = 2
+# 3: the substitutes are drawn under the run's secret key, which the record keeps.
+VERSION = 3
 HASH_BLOCK = 1 << 20
 
 
@@ -41,6 +45,14 @@ def record_path(output: Path) -> Path:
 def mapping_path(output: Path) -> Path:
     """Where --consistent keeps the run's mapping until the run ends (with no --mapping FILE)."""
     return output.parent / f".{output.name}.mapping.json"
+
+
+def _mapping_key(job: Job) -> str | None:
+    """The key a --mapping file keeps: its later runs draw under the key its entries were drawn under."""
+    if not job.mapping:
+        return None
+    kept = mapping_key(Path(job.mapping))
+    return kept.hex() if kept else None
 
 
 def _input_stamp(path: Path) -> tuple[int, int]:
@@ -105,6 +117,7 @@ class Checkpoint:
 
     def _start(self) -> None:
         mapping_path(self.job.output).unlink(missing_ok=True)  # a fresh run starts a fresh mapping
+        self.key = self.job.key or _mapping_key(self.job) or new_key().hex()
         fd = os.open(self.part, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         os.close(fd)
         self._commit_record()
@@ -116,6 +129,10 @@ class Checkpoint:
         if diff:
             raise RecoverError("--resume needs the first run's settings; these differ: " + "; ".join(diff)
                                + ". Rerun with the first run's settings, or use --restart.")
+        self.key = old.get("key") or ""
+        if self.job.key and self.job.key != self.key:
+            raise RecoverError("--resume needs the first run's key: the --key-file given is another one. Rerun "
+                               "with the first run's key file (or none), or use --restart.")
         p = Progress(old["lines_done"], old["input_offset"], old["output_bytes"], old["counts"], old["seconds"])
         if prefix_sha(self.job.input, p.input_offset) != old["input_sha256"]:
             raise RecoverError(f"The first {p.lines_done:,} lines of {self.job.input} are not the ones the "
@@ -165,7 +182,9 @@ class Checkpoint:
         rec = {"version": VERSION, "command": self.job.command, "settings": self.job.settings(),
                "input": str(self.job.input), "lines_done": p.lines_done, "input_offset": p.input_offset,
                "input_sha256": self._hash.hexdigest(), "output_bytes": p.output_bytes, "counts": p.counts,
-               "seconds": round(p.seconds, 3)}
+               "seconds": round(p.seconds, 3),
+               # the run's secret key, for --resume; this record is mode 600 and goes when the run ends
+               "key": self.key}
         atomic.write_bytes(self.record, json.dumps(rec).encode(), mode=0o600, fsync=True)
 
     def finish(self) -> None:

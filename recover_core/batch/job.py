@@ -5,14 +5,14 @@ decides the output bytes; `--resume` refuses to continue a run whose settings di
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Literal
 
 Command = Literal["mask", "fill", "obfuscate"]
 
 # Neither the output's bytes nor its summary depend on these: a resumed run may change them.
-NOT_SETTINGS = {"input", "output", "skip_bad", "quiet"}
+NOT_SETTINGS = {"input", "output", "skip_bad", "quiet", "key"}
 
 
 @dataclass(frozen=True)
@@ -49,6 +49,9 @@ class Job:
     # in a mode-600 file (--mapping FILE, which implies --consistent)
     consistent: bool = False
     mapping: str | None = None
+    # The run's secret key as hex (pseudonyms/key.py): from --key-file, else the --mapping
+    # file's, else a fresh one that the checkpoint keeps until the run ends (for --resume).
+    key: str | None = field(default=None, repr=False)
 
     @property
     def field(self) -> str:

@@ -86,7 +86,7 @@ class Pipeline:
 
     def __init__(self, job: Job):
         self.job = job
-        self.engine = Obfuscator(engine_settings(job))
+        self.engine = Obfuscator(engine_settings(job), key=job.key)
         self.masker = self.engine.masker if job.command in ("mask", "obfuscate") else None
         self.filler = self.engine.filler if job.command in ("fill", "obfuscate") else None
         if self.filler is not None:  # built now, with the models, not on the first chunk

@@ -63,7 +63,7 @@ def cmd_obfuscate_audio(args) -> None:
     from recover_core.asr import audio
     from recover_core.cli.asr import expand_inputs
     from recover_core.speech.obfuscate import SpeechObfuscator
-    from recover_core.pseudonyms import Pseudonyms, load_pseudonyms, save_mapping
+    from recover_core.pseudonyms import load_pseudonyms, read_key_file, save_mapping
 
     settings = _settings(args)
     paths = expand_inputs(args.audio)
@@ -94,10 +94,11 @@ def cmd_obfuscate_audio(args) -> None:
         if "error" in rec or (out_dir / rec["output"]).exists():
             done[rec["path"]] = rec
     todo = [p for p in paths if str(p) not in done]
-    ob = SpeechObfuscator(settings)
-    # --mapping: the substitutes of earlier runs (mode 600), saved after each file
-    pseudonyms = (load_pseudonyms(args.mapping, settings.seed, settings.choice) if args.mapping
-                  else Pseudonyms(settings.seed, choice=settings.choice)) \
+    key = read_key_file(args.key_file) if args.key_file else None
+    ob = SpeechObfuscator(settings, key=key)
+    # --mapping: the substitutes of earlier runs (mode 600) and their key, saved after each file
+    pseudonyms = (load_pseudonyms(args.mapping, settings.seed, settings.choice, key=key) if args.mapping
+                  else ob.engine.new_mapping()) \
         if args.consistent or args.mapping else None
     bad = flagged = retried = 0
     seconds = work = 0.0
@@ -158,6 +159,9 @@ def add_parser(sub) -> None:
     p.add_argument("--mapping", type=Path, default=None, metavar="FILE",
                    help="keep originals -> substitutes in FILE across runs (implies --consistent); written mode 600, "
                         "refused if others can read it")
+    p.add_argument("--key-file", type=Path, default=None, metavar="FILE",
+                   help="draw the substitutes under the secret key in FILE (`python -m recover_core key FILE`); "
+                        "default: a fresh key per recording (per run with --consistent)")
     p.add_argument("--review-below", type=float, default=0.8, help="confidence under which a file needs review")
     p.add_argument("--no-second-pass", action="store_true", help="skip the checking recognition pass (faster)")
     p.add_argument("--retries", type=int, default=1, metavar="N",

@@ -76,9 +76,27 @@ def _job(args, command: str):
         one_pass=fill and args.one_pass, rules=args.rules if fill else "ours", choice=args.choice if fill else CHOICES[0],
         consistent=fill and (args.consistent or args.mapping is not None),
         mapping=str(args.mapping.resolve()) if fill and args.mapping else None,
+        key=_key(args) if fill else None,
     )
     engine_settings(job)  # every setting checked here, with the API's messages
     return job
+
+
+def _key(args) -> str | None:
+    """The run's key as hex: the --key-file's, checked before any model loads; None for a
+    fresh one (or the --mapping file's own, which the batch reads)."""
+    from recover_core.pseudonyms.key import read_key_file
+
+    return read_key_file(args.key_file).hex() if args.key_file else None
+
+
+def cmd_key(args) -> None:
+    """Write a fresh secret key, mode 600, for runs that must choose alike (--key-file)."""
+    from recover_core.pseudonyms.key import fingerprint, write_key_file
+
+    key = write_key_file(args.file)
+    print(f"wrote a {len(key) * 8}-bit key to {args.file} (mode 600; id {fingerprint(key)}). Keep it secret: "
+          "whoever has it can redo the mapping from originals to substitutes.", file=sys.stderr)
 
 
 def _check_consistent(args, command: str) -> None:
@@ -225,8 +243,13 @@ def _filling_args(p) -> None:
                    help="one original -> one substitute across the whole run (default: within each line)")
     p.add_argument("--mapping", type=Path, default=None, metavar="FILE",
                    help="keep originals -> substitutes in FILE across runs (implies --consistent). FILE holds the "
-                        "original private words: it is written mode 600, never into the output, and refused if "
-                        "others can read it")
+                        "original private words and the run's key: it is written mode 600, never into the output, "
+                        "and refused if others can read it")
+    p.add_argument("--key-file", type=Path, default=None, metavar="FILE",
+                   help="draw every substitute under the secret key in FILE (`python -m recover_core key FILE` "
+                        "makes one), so runs with the same key and --seed choose alike. Default: a fresh random "
+                        "key per run, so two runs give different substitutes. A published key undoes the "
+                        "protection: anyone with it can map substitutes back to originals")
 
 
 def cmd_models(args) -> None:
@@ -257,6 +280,9 @@ def add_parser(sub) -> None:
     p = sub.add_parser("obfuscate", help="mask and fill in one pass; originals are never written")
     _io(p), _masking_args(p), _filling_args(p)
     p.set_defaults(fn=cmd_obfuscate)
+    p = sub.add_parser("key", help="write a fresh secret key (mode 600) for --key-file")
+    p.add_argument("file", type=Path, help="where to write it; never overwritten")
+    p.set_defaults(fn=cmd_key)
     p = sub.add_parser("mask-rates", help="share of words each technique masks (vats2024 Table 2)")
     p.add_argument("input", type=Path, nargs="?")
     p.add_argument("--corpus", choices=sorted(CORPORA), default=None)

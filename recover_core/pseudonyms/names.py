@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 from typing import Sequence
 
+from recover_core.word_caches import word_cache
 from recover_core import lexicons
 from recover_core.env import assets_dir
 from recover_core.pseudonyms import reads
@@ -154,7 +155,7 @@ def _accept_sets() -> dict[str, frozenset[str]]:
 _GLIDES = str.maketrans("", "", "WHY")
 
 
-@functools.lru_cache(maxsize=65536)
+@word_cache(65536)
 def sound(word: str) -> str:
     """A rough key for how a word sounds (jellyfish's Metaphone, glides after the first
     letter dropped): equal keys sound alike. Empty for a word without letters."""

@@ -9,6 +9,7 @@ import re
 from pathlib import Path
 from typing import Sequence
 
+from recover_core.word_caches import word_cache
 from recover_core import lexicons
 from recover_core.env import assets_dir
 from recover_core.filling.candidates import fallback_word
@@ -38,7 +39,7 @@ def _place_kinds() -> dict[str, str]:
     return out
 
 
-@functools.lru_cache(maxsize=65536)  # called for every candidate of every place mask: the batch's hot path
+@word_cache(65536)  # called for every candidate of every place mask: the batch's hot path
 def place_kind(word: str) -> str | None:
     """The kind of a place as written in text: "New York City" (not the mapping key
     "newyorkcity", which would find no kind and let a city become a state), "Boston's"."""

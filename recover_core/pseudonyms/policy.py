@@ -8,6 +8,7 @@ from typing import Sequence
 from recover_core import lexicons, shapes
 from recover_core.filling.base import Fill, Filled
 from recover_core.filling.candidates import PLACE_LABELS, acceptable, fallback_word
+from recover_core.pseudonyms.key import as_key, keyed_rng
 from recover_core.pseudonyms.names import (POSSESSIVES, TITLES, _accept_sets, _pools, bare, census_share, genders,
                                           own_case, prior_pools, roles, sound)
 from recover_core.pseudonyms.places import _kind_of, drawn_places_of_kind, named, place_kind, place_prior
@@ -42,10 +43,13 @@ class Pseudonyms:
     Holds original words in memory; only ``save_mapping`` writes them, to a file the user
     asked for (``--mapping``), never into the output."""
 
-    def __init__(self, seed: int | str = 0, mapping: dict[str, str] | None = None, choice: str = CHOICES[0]):
+    def __init__(self, seed: int | str = 0, mapping: dict[str, str] | None = None, choice: str = CHOICES[0],
+                 key: bytes | str | None = None):
         if choice not in CHOICES:
             raise ValueError(f"choice must be one of {CHOICES}, not {choice!r}")
         self.seed = seed
+        # Every draw is keyed by this secret (key.py): a fresh one unless the caller keeps one.
+        self.key = as_key(key)
         self.choice = choice
         self.attempt = 0  # a draw the tagger refused is drawn again with the next attempt's stream
         self.mapping: dict[str, str] = dict(mapping or {})
@@ -54,8 +58,13 @@ class Pseudonyms:
         self._sounds: set[str] = set()  # nor a word that sounds like one
         self._remember(self.mapping)
 
+    def __repr__(self) -> str:  # the mapping and the key stay out of every repr and log
+        return f"Pseudonyms(choice={self.choice!r}, {len(self.mapping)} entries)"
+
     def _rng(self, key: str) -> random.Random:
-        return random.Random(f"pseudonyms:{self.seed}:{key}" + (f":{self.attempt}" if self.attempt else ""))
+        """The stream for one original's draws: an HMAC under the run's secret key, so that
+        nobody without the key can tell which original a substitute stands for."""
+        return keyed_rng(self.key, f"pseudonyms:{self.seed}:{key}" + (f":{self.attempt}" if self.attempt else ""))
 
     def reserve(self, originals: Sequence[str]) -> None:
         """Words that must never become a substitute: every original of the recording."""

@@ -28,6 +28,7 @@ from recover_core.obfuscator import Obfuscator
 from recover_core.speech import boundaries, splice, voices
 from recover_core.speech.plan import NEAR_S, RESPOKEN, TOPK_HEAD, Entity, Plan, Result, Settings
 from recover_core.pseudonyms import TITLES, Pseudonyms, bare
+from recover_core.pseudonyms.key import new_key
 from recover_core.spans import Span
 
 if TYPE_CHECKING:  # torch loads with the recognizer, not on import (the app starts without it)
@@ -100,7 +101,8 @@ def _layout(words: list[Word]) -> tuple[str, list[tuple[int, int]]]:
 class SpeechObfuscator:
     """Models are built on first use and kept: one per process serves every file."""
 
-    def __init__(self, settings: Settings = Settings(), recognizer: "Recognizer | None" = None):
+    def __init__(self, settings: Settings = Settings(), recognizer: "Recognizer | None" = None,
+                 key: bytes | str | None = None):
         if recognizer is None:
             from recover_core.asr.recognize import Recognizer
 
@@ -110,12 +112,19 @@ class SpeechObfuscator:
         # Text's engine finds the spans and proposes the candidates: Top-1's list, which the
         # name rules read in Top-K's drawn order (``_candidates``). The rules themselves run
         # per entity (``_choose``), since a spoken substitute must also be heard.
+        self._fresh = key is None  # no key kept: each recording draws under a key of its own
         self.engine = Obfuscator(technique=s.technique, n=s.n, ner_model=s.ner_model, types=s.types or None,
-                                 filler=s.filler, model=s.model, method="top1", k=s.k, seed=s.seed, type_check=False)
+                                 filler=s.filler, model=s.model, method="top1", k=s.k, seed=s.seed, type_check=False,
+                                 key=key)  # text's secret key draws speech's substitutes too
 
     @property
     def masker(self):
         return self.engine.masker
+
+    def new_mapping(self) -> Pseudonyms:
+        """An empty mapping under these settings' rules and the engine's key (a fresh one per
+        recording unless the caller keeps one): what ``find`` uses when given none."""
+        return self.engine.new_mapping(new_key() if self._fresh else None)
 
     def find(self, clip: Audio, pseudonyms: Pseudonyms | None = None) -> Plan:
         """Steps 1-3: transcript, private words with cut points, and a substitute for each."""
@@ -128,7 +137,7 @@ class SpeechObfuscator:
         if not groups:
             return Plan(transcript, [])
         originals = [text[s:e] for s, e, _, _, _ in groups]
-        pseudonyms = pseudonyms or Pseudonyms(self.settings.seed, choice=self.settings.choice)
+        pseudonyms = pseudonyms or self.new_mapping()
         pseudonyms.reserve([t for o in originals for t in o.split()])
         before = set(pseudonyms.mapping)
         candidates = self._candidates(text, groups)

@@ -82,7 +82,7 @@ class Entity:
     first: int  # word indices [first, last) in the first-pass transcript
     last: int
     label: str
-    original: str  # the private words: memory only
+    original: str = field(repr=False)  # the private words: memory only, never in a repr or a log
     substitute: str
     start: float  # refined edges, seconds of the input
     end: float
