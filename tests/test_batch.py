@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from cli_run import ROOT, run, summary
+from recover_core.pseudonyms import write_key_file
 
 
 def popen(*args, **kw) -> subprocess.Popen:
@@ -49,6 +50,15 @@ def kill_after(args, out: Path, at_least: int, *, timeout: float = 180) -> None:
     finally:
         proc.wait(timeout=30)
         proc.stdout.close(), proc.stderr.close()
+
+
+@pytest.fixture(scope="module")
+def key_file(tmp_path_factory) -> Path:
+    """One kept key: runs compared byte for byte must draw their substitutes under the same
+    secret (each run draws under a fresh one otherwise)."""
+    path = tmp_path_factory.mktemp("key") / "run.key"
+    run("key", path)
+    return path
 
 
 @pytest.fixture(scope="module")
@@ -84,20 +94,27 @@ def test_fill_resumed_after_kill_9_gives_the_same_substitutes(tmp_path, news_sen
     src.write_text("\n".join(news_sentences[:1500]) + "\n")
     args = ["obfuscate", src, "--technique", "vocabThres", "--filler", "mlm", "--model", tiny_bert,
             "--method", "topk", "--seed", "3", "--batch-size", "50", "--quiet"]
-    want = tmp_path / "want.txt"
-    whole = run(*args, "-o", want)
     out = tmp_path / "got.txt"
     kill_after([*args, "-o", out], out, 400)
+    # The interrupted run drew under a fresh key, which its progress record keeps (mode 600) for
+    # --resume: the run that never stopped, under that key, is what the resumed one must write.
+    record = tmp_path / ".got.txt.progress.json"
+    assert oct(record.stat().st_mode & 0o777) == "0o600"
+    key = tmp_path / "first.key"
+    write_key_file(key, bytes.fromhex(json.loads(record.read_text())["key"]))
+    want = tmp_path / "want.txt"
+    whole = run(*args, "-o", want, "--key-file", key)
     p = run(*args, "-o", out, "--resume")
     assert out.read_bytes() == want.read_bytes()
+    assert not record.exists()
     assert summary(p.stderr)["fills"] == summary(whole.stderr)["fills"]  # the summary counts the whole run
 
 
-def test_two_workers_write_what_one_writes(tmp_path, news_sentences, tiny_bert):
+def test_two_workers_write_what_one_writes(tmp_path, news_sentences, tiny_bert, key_file):
     src = tmp_path / "in.txt"
     src.write_text("\n".join(news_sentences[:300]) + "\n")
     args = ["obfuscate", src, "--technique", "vocabThres", "--filler", "mlm", "--model", tiny_bert,
-            "--method", "topk", "--batch-size", "16", "--quiet"]
+            "--method", "topk", "--batch-size", "16", "--quiet", "--key-file", key_file]
     one, two = tmp_path / "one.txt", tmp_path / "two.txt"
     run(*args, "-o", one)
     p = run(*args, "-o", two, "--workers", "2")
@@ -253,12 +270,12 @@ def test_an_input_that_changes_while_read_is_refused(tmp_path, news_sentences):
     assert p.returncode == 2 and "the input changed since" in p.stderr and "Traceback" not in p.stderr
 
 
-def test_the_ray_engine_writes_what_the_local_engine_writes(tmp_path, news_sentences, tiny_bert):
+def test_the_ray_engine_writes_what_the_local_engine_writes(tmp_path, news_sentences, tiny_bert, key_file):
     """A local Ray (ray.init()) with 2 actors, on a small input, and a resume on it."""
     src = tmp_path / "in.txt"
     src.write_text("\n".join(news_sentences[:200]) + "\n[laughter] Kevin moved to Denver.\n")
     args = ["obfuscate", src, "--technique", "vocabThres", "--filler", "mlm", "--model", tiny_bert,
-            "--method", "topk", "--batch-size", "16", "--seed", "5", "--quiet"]
+            "--method", "topk", "--batch-size", "16", "--seed", "5", "--quiet", "--key-file", key_file]
     local, on_ray = tmp_path / "local.jsonl", tmp_path / "ray.jsonl"
     run(*args, "-o", local)
     env_no_cluster = {k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"}
@@ -281,11 +298,11 @@ def _substitutes(out: Path) -> list[list[str]]:
     return [[f["word"] for f in json.loads(line)["fills"]] for line in out.read_text().splitlines()]
 
 
-def test_consistent_gives_one_substitute_per_original_across_lines_and_workers(tmp_path, tiny_bert):
+def test_consistent_gives_one_substitute_per_original_across_lines_and_workers(tmp_path, tiny_bert, key_file):
     src = tmp_path / "in.txt"
     src.write_text("\n".join(NAMED * 20) + "\n")
     args = ["obfuscate", src, "--technique", "entityTagger", "--filler", "mlm", "--model", tiny_bert, "--method",
-            "topk", "--batch-size", "8", "--quiet", "--consistent"]
+            "topk", "--batch-size", "8", "--quiet", "--consistent", "--key-file", key_file]
     one, two = tmp_path / "one.jsonl", tmp_path / "two.jsonl"
     p = run(*args, "-o", one)
     run(*args, "-o", two, "--workers", "2")
@@ -302,11 +319,11 @@ def test_consistent_gives_one_substitute_per_original_across_lines_and_workers(t
     assert not list(tmp_path.glob(".one.jsonl*"))  # the run's private mapping is gone once it ends
 
 
-def test_consistent_resumed_after_kill_9_gives_identical_output(tmp_path, tiny_bert):
+def test_consistent_resumed_after_kill_9_gives_identical_output(tmp_path, tiny_bert, key_file):
     src = tmp_path / "in.txt"
     src.write_text("\n".join(f"{n} {s}" for n in range(60) for s in NAMED) + "\n")
     args = ["obfuscate", src, "--technique", "entityTagger", "--filler", "mlm", "--model", tiny_bert,
-            "--method", "topk", "--batch-size", "20", "--quiet", "--consistent"]
+            "--method", "topk", "--batch-size", "20", "--quiet", "--consistent", "--key-file", key_file]
     want = tmp_path / "want.txt"
     run(*args, "-o", want)
     out = tmp_path / "got.txt"
