@@ -11,7 +11,7 @@ import sys
 import threading
 from contextlib import contextmanager
 
-from recover_core.cli import asr, claims, evaluate, experiment, speech, text, training
+from recover_core.cli import asr, audit, claims, evaluate, experiment, speech, text, training
 from recover_core.errors import RecoverError
 
 
@@ -25,6 +25,7 @@ def parser() -> argparse.ArgumentParser:
     claims.add_parser(sub)  # claims: vats2024 §4.3 checked on any tidy results
     asr.add_parser(sub)  # transcribe, wer, asr-eval, build-lms, speech-set (vats2024 §4.2.2)
     speech.add_parser(sub)  # obfuscate-audio (preiss2023)
+    audit.add_parser(sub)  # audit: our own output attacked
     return ap
 
 
