@@ -111,7 +111,9 @@ class SpeechObfuscator:
         # name rules read in Top-K's drawn order (``_candidates``). The rules themselves run
         # per entity (``_choose``), since a spoken substitute must also be heard.
         self.engine = Obfuscator(technique=s.technique, n=s.n, ner_model=s.ner_model, types=s.types or None,
-                                 filler=s.filler, model=s.model, method="top1", k=s.k, seed=s.seed, type_check=False)
+                                 filler=s.filler, model=s.model, method="top1", k=s.k, seed=s.seed, type_check=False,
+                                 # spoken identifiers are not yet voiced by the speech rules (_choose)
+                                 identifiers=False)
 
     @property
     def masker(self):
