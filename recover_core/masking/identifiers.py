@@ -57,10 +57,11 @@ def find(text: str, recognizers: tuple[Recognizer, ...] = RECOGNIZERS) -> list[S
     feats = _features(text)
     if not feats:
         return []
-    found = [s for r in recognizers if r.needs in feats for s in r.find(text)]
-    # Longest first; among equals, the registry's order (sorted is stable).
+    found = [(r.strength, s) for r in recognizers if r.needs in feats for s in r.find(text)]
+    # A validated kind before one found by context alone, then the longest; among equals, the
+    # registry's order (sorted is stable).
     kept: list[Span] = []
-    for s in sorted(found, key=lambda s: (-(s.end - s.start), s.start)):
+    for _, s in sorted(found, key=lambda x: (-x[0], -(x[1].end - x[1].start), x[1].start)):
         if not any(s.overlaps(k) for k in kept):
             kept.append(s)
     return sorted(kept, key=lambda s: s.start)

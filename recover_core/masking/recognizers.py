@@ -47,8 +47,14 @@ class Recognizer:
     pattern: ClassVar[re.Pattern[str] | None] = None
     context: ClassVar[re.Pattern[str] | None] = None
 
+    gate: ClassVar[bool] = False  # True: only where a context word is in the line at all
+    # Of overlapping items, a validated kind (a card by Luhn) wins over one found by context alone.
+    strength: ClassVar[int] = 2
+
     def find(self, text: str) -> Iterator[Span]:
         assert self.pattern is not None
+        if self.gate and not (self.context and self.context.search(text)):
+            return
         for m in self.pattern.finditer(text):
             a, b = self.bounds(m)
             if b > a and self.validate(text[a:b], text, a):
@@ -60,8 +66,15 @@ class Recognizer:
     def validate(self, item: str, text: str, start: int) -> bool:
         return True
 
-    def in_context(self, text: str, start: int, window: int = CONTEXT_WINDOW) -> bool:
-        return self.context is not None and bool(self.context.search(text, max(0, start - window), start))
+    def in_context(self, text: str, start: int, window: int = CONTEXT_WINDOW, end: int | None = None,
+                   after: int = 0) -> bool:
+        """Whether a context word stands in the ``window`` characters before ``start`` (or in
+        the ``after`` characters after ``end``: "98416 for the postal code")."""
+        if self.context is None:
+            return False
+        if self.context.search(text, max(0, start - window), start):
+            return True
+        return bool(after and end is not None and self.context.search(text, end, end + after))
 
 
 class CreditCard(Recognizer):
@@ -115,7 +128,7 @@ class Url(Recognizer):
 class IpAddress(Recognizer):
     label = "IP_ADDRESS"
     needs = "digit"
-    pattern = re.compile(r"(?<![\w.:])(?:\d{1,3}\.){3}\d{1,3}(?![\w.]|:\w)"
+    pattern = re.compile(r"(?<![\w.:])(?:\d{1,3}\.){3}\d{1,3}(?!\w|\.\d|:\w)"
                          r"|(?<![\w:])(?:[0-9A-Fa-f]{0,4}:){2,7}[0-9A-Fa-f]{1,4}(?![\w:])"
                          r"|(?<![\w:])(?:[0-9A-Fa-f]{1,4}:){1,7}:(?![\w:])")
 
@@ -134,8 +147,19 @@ class Iban(Recognizer):
     pattern = re.compile(r"(?<![\w])[A-Za-z]{2}\d{2}(?: ?[A-Za-z0-9]){10,30}(?![\w])")
     context = _context_re(r"iban|account|bank")
 
-    def validate(self, item: str, text: str, start: int) -> bool:
-        return _iban.is_valid(item.upper()) or (self.in_context(text, start) and item[:2].isupper())
+    def find(self, text: str) -> Iterator[Span]:
+        for m in self.pattern.finditer(text):
+            # the repeat also takes the words after it ("... 7220 today"): the longest prefix
+            # that ends at a group's end and validates is the IBAN
+            item = m.group()
+            ends = [i for i in range(len(item), 11, -1) if i == len(item) or item[i] == " "]
+            for e in ends:
+                if _iban.is_valid(item[:e].upper()):
+                    yield Span(m.start(), m.start() + e, item[:e], self.label, SOURCE)
+                    break
+            else:
+                if self.in_context(text, m.start()) and item[:2].isupper() and " " not in item:
+                    yield Span(m.start(), m.end(), item, self.label, SOURCE)
 
 
 class Phone(Recognizer):
@@ -160,15 +184,17 @@ class Phone(Recognizer):
                 n = len(_digits(m.raw_string))
                 if leniency is Leniency.POSSIBLE and not phonenumbers.is_valid_number(m.number):
                     # only the shapes people write phones in, not any 7-digit run
-                    shaped = re.fullmatch(r"\+?1?[ .-]?\(?\d{3}\)?[ .-]?\d{3}[ .-]\d{4}|\d{3}[ .-]\d{4}",
-                                          m.raw_string)
+                    shaped = re.fullmatch(r"(?:\+?1?[ .-]?\(?\d{3}\)?[ .-]?\d{3}[ .-]\d{4}|\d{3}[ .-]\d{4})"
+                                          r"(?: ?(?:x|ext\.?|extension) ?\d{1,6})?", m.raw_string, re.I)
                     if not shaped or (n < 10 and not self.in_context(text, a)):
                         continue
                 seen.add((a, b))
                 yield Span(a, b, text[a:b], self.label, SOURCE)
         yield from self._generic(text, seen)
 
-    GENERIC = re.compile(r"(?<![\w+])(?:\+|00)?\(?\d{1,5}\)?(?:[ .-]{1,2}\(?\d{1,5}\)?){1,5}(?![\w]|[.,]\d)")
+    # Groups split only at separators (or a "(0)"), so a long run of digits is tried in few ways.
+    GENERIC = re.compile(r"(?<![\w+])(?:\+|00)?\(?\d{1,5}\)?(?:\(0\)\d{0,8}|[ .-]{1,2}\(?\d{1,8}\)?){1,6}"
+                         r"(?: ?(?:x|ext\.?) ?\d{1,6})?(?![\w]|[.,]\d)", re.I)
 
     def _generic(self, text: str, seen: set[tuple[int, int]]) -> Iterator[Span]:
         # Other countries' numbers in shapes phonenumbers rejects ("+49 (0) 1234 5678"): digit
@@ -194,10 +220,13 @@ class Ssn(Recognizer):
 
 class IdNumber(Recognizer):
     """Driver's licence, passport, medical record, national ID, account and PIN numbers: any
-    token with digits right after words that say what it is."""
+    token with digits right after words that say what it is ("ZZ 62 02 78 T", "B94711220")."""
 
     label = "ID_NUMBER"
-    pattern = re.compile(r"(?<![\w-])[A-Za-z0-9](?:[A-Za-z0-9]|[ ./-](?=[A-Za-z0-9])){3,24}(?![\w])")
+    strength = 1
+    gate = True
+    pattern = re.compile(r"(?<![\w-])(?:[A-Z]{1,3} (?=\d))?[A-Za-z0-9]{0,12}\d[A-Za-z0-9./-]{0,24}(?<![./-])"
+                         r"(?: \d{1,9}(?![\w./-])){0,4}(?: [A-Za-z](?![\w']))?(?![\w])")
     context = _context_re(
         r"id|i\.d\.|identity|identification|passport|licen[cs]e|driver'?s?|dl|medical record|mrn|record number|"
         r"patient|nhs|national insurance|insurance|ni number|nino|social security|ssn|sin|tax|tin|aadhaar|cpf|dni|"
@@ -205,19 +234,7 @@ class IdNumber(Recognizer):
         r"password|passcode|serial|badge|employee|student|case|claim|reference|ref|no\.|number|#")
 
     def validate(self, item: str, text: str, start: int) -> bool:
-        d = _digits(item)
-        if len(d) < 4 or (len(d) < 6 and not item.isdigit() and len(d) < len(item) - 4):
-            return False
-        if item[:1].isalpha() and " " in item and not re.fullmatch(r"[A-Z]{1,3}[ -]?\d[\d -]*[A-Z]?", item):
-            return False  # "May 2020 I ...": a word before the number is not part of it
-        return self.in_context(text, start, window=32)
-
-    def find(self, text: str) -> Iterator[Span]:
-        for s in super().find(text):
-            # trailing words picked up after a space ("12345678 please") are not the number
-            m = re.match(r"[\w./-]*\d[\w./-]*(?: [A-Z0-9]*\d[A-Z0-9]*| [A-Z])*", s.text)
-            if m and m.end() > 0:
-                yield Span(s.start, s.start + m.end(), s.text[:m.end()], s.label, s.source)
+        return sum(c.isdigit() for c in item) >= 4 and self.in_context(text, start, window=32)
 
 
 MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|"
@@ -226,6 +243,8 @@ MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|a
 
 class DateOfBirth(Recognizer):
     label = "DATE_OF_BIRTH"
+    strength = 1
+    gate = True
     pattern = re.compile(
         r"(?<!\w)(?:\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}|\d{4}-\d{1,2}-\d{1,2}"
         r"|(?:the )?\d{1,2}(?:st|nd|rd|th)?(?: of)? " + MONTH + r",? \d{4}"
@@ -247,61 +266,75 @@ STREET_TYPES = (r"street|st|road|rd|avenue|ave|av|lane|ln|boulevard|blvd|drive|d
                 r"bend|bayou|beach|camp|canyon|cape|cliffs?|club|common|curve|dale|dam|divide|flats?|ford|"
                 r"fort|haven|hollow|inlet|isle|lake|lakes|lodge|neck|orchard|pine|prairie|radial|rapids?|rest|"
                 r"route|shoal|skyway|squares|stream|throughway|village|ways|wall|well")
+STREET_TYPE_SET = frozenset(STREET_TYPES.split("|"))
 UNIT = r"(?:,? (?:apt|apartment|suite|ste|unit|flat|fl|floor|room|rm|no)\.? ?#?\w{1,5}|,? #\w{1,5})?"
 
 
+# Street types of French, Italian, Spanish and Portuguese, which come before the street's name.
+ROMANCE_TYPES = (r"rue|avenue|boulevard|bd|chemin|allée|place|impasse|quai|cours|route|passage|voie|sentier|square|"
+                 r"via|viale|piazza|piazzale|piazzetta|vicolo|vico|largo|corso|strada|contrada|borgo|rotonda|canale|"
+                 r"stretto|incrocio|lungomare|salita|traversa|rione|calle|c/|c\.|avenida|avda\.?|paseo|plaza|pasaje|"
+                 r"camino|carrera|carretera|ronda|glorieta|rambla|callejón|cuesta|travesía|vía|vial|urbanización|"
+                 r"acceso|alameda|cañada|partida|polígono|vereda|carrer|rua|travessa|praça|estrada")
+ROMANCE_UNITS = r"(?: (?:piano|puerta|piso|escalera|esc\.|interno|int\.|scala|bajo|apt\.?|étage|porta) \w{1,4}){0,3}"
+HOUSE = r"\d{1,6}[A-Za-z]?(?:[/-]\d{1,5}[A-Za-z]?)?"
+ENGLISH_UNITS = r"(?:flat|apartment|apt\.?|studio|unit|suite|ste\.?|room)"
+
+
 class Address(Recognizer):
-    """A house number and a street: "42 Elm Street", "1600 Pennsylvania Ave NW", "Flat 3",
-    "Apt. 4B", and the continental forms Faker's locales write ("Hauptstraße 12",
-    "12, rue de la Paix", "Via Roma 3", "Calle Mayor, 5")."""
+    """A house number and a street: "42 Elm Street", "1600 Pennsylvania Ave NW", "Flat 5,
+    Buckley Skyway", and the continental forms ("Hauptstraße 12", "Handegasse 9-4",
+    "56, boulevard Victoire Collin", "Piazza Bataglia, 61 Piano 4", "Calle Mayor 4 Puerta 9")."""
 
     label = "ADDRESS"
     pattern = re.compile(
-        # English: number, 1-4 words, a street type, maybe a direction and a unit
-        r"(?<![\w-])\d{1,6}[A-Za-z]?,? (?:[A-Za-z][\w'.-]{0,30} ){0,4}(?:" + STREET_TYPES + r")\.?"
-        r"(?: (?:n|s|e|w|ne|nw|se|sw|north|south|east|west)\.?)?" + UNIT + r"(?![\w])"
+        # Romance languages: maybe a number, a street type, its name, and maybe a number and units
+        r"(?<![\w-])(?:\d{1,5}(?: bis| ter)?,? )?(?:" + ROMANCE_TYPES + r")"
+        r"(?: [\w'’.-]{1,30}){1,5}?(?:,? (?:n\.?|nº|no\.?)? ?" + HOUSE + r"(?![\w])" + ROMANCE_UNITS + r"|(?=[,.;]|$))"
+        # English: a unit or a house number, 1-4 words, a street type, maybe a direction and a unit
+        r"|(?<![\w-])(?:" + ENGLISH_UNITS + r" \d{1,5}[A-Za-z]?,? |" + HOUSE + r",? )(?:[A-Za-z][\w'.-]{0,30} ){0,4}"
+        r"(?:" + STREET_TYPES + r")(?:s|es)?\.?(?: (?:n|s|e|w|ne|nw|se|sw|north|south|east|west)\.?)?" + UNIT +
+        r"(?![\w])"
         # German and Dutch: a street word ending in a street suffix, then the number
         r"|(?<![\w-])(?:[A-ZÄÖÜ][\w.-]{0,30} ){0,2}[A-ZÄÖÜ]?[\w-]{0,30}(?:straße|strasse|str\.|weg|gasse|platz|allee|"
-        r"ring|damm|ufer|chaussee|steig|pfad|markt|straat|laan|plein|gracht|kade|singel|dijk|dreef|hof)"
-        r" \d{1,5}[a-z]?(?![\w])"
-        # Romance languages: a street type, its name, and the number before or after
-        r"|(?<![\w-])(?:\d{1,5}(?: bis| ter)?,? )?(?:rue|avenue|boulevard|bd|chemin|allée|place|impasse|quai|cours|"
-        r"route|via|viale|piazza|vicolo|largo|corso|calle|avenida|paseo|plaza|carrer|camino|ronda|travesía|rua|"
-        r"praça|travessa|estrada|alameda)"
-        r"(?: [\w'’.-]{1,30}){1,5}?(?:,? (?:n\.?|nº|no\.?)? ?\d{1,5}[a-z]?(?![\w])|(?=[,.;]|$))"
+        r"ring|damm|ufer|chaussee|steig|pfad|markt|straat|laan|plein|gracht|kade|singel|dijk|dreef|hof|steeg|"
+        r"boulevard|pad|baan|wal|park|plantsoen|hof)"
+        r" " + HOUSE + r"(?![\w])"
         # a flat on its own
-        r"|(?<![\w-])(?:flat|apt\.?|apartment|suite|unit) #?\d{1,5}[A-Za-z]?(?![\w])",
+        r"|(?<![\w-])(?:flat|apartment|apt\.?|suite|unit) #?\d{1,5}[A-Za-z]?(?![\w])",
         re.I)
+    CUE = re.compile(r"(?:live|lives|living|lived|address|at|on|to|from|moved|in)\W*$")
 
     def bounds(self, m: re.Match[str]) -> tuple[int, int]:
         # "42 Elm Street." ends a sentence; "St." and "Ave." keep their dot
         a, b = m.start(), m.end()
-        if m.group().endswith(".") and len(re.sub(r"^.*?(\w+)\.$", r"\1", m.group())) > 4:
+        while b > a and m.string[b - 1] == " ":
+            b -= 1
+        if m.string[a:b].endswith(".") and len(re.sub(r"^.*?(\w+)\.$", r"\1", m.string[a:b])) > 4:
             b -= 1
         return a, b
 
     def validate(self, item: str, text: str, start: int) -> bool:
         low = item.lower()
-        if re.match(r"(?:rue|avenue|boulevard|bd|chemin|allée|place|impasse|quai|cours|route|via|viale|piazza|vicolo|"
-                    r"largo|corso|calle|avenida|paseo|plaza|carrer|camino|ronda|travesía|rua|praça|travessa|"
-                    r"estrada|alameda)\b", low) and not any(c.isdigit() for c in item):
-            return item[:1].isupper()  # "Via Roma" is a street; "via email" is not
-        if not any(c.isdigit() for c in item):
-            return False
-        # "12 people walk", "3 st": the words between the number and the street type must
-        # read as a name: capitalised, or in a caseless line no more than two.
+        cue = self.CUE.search(text[max(0, start - 24):start].lower()) is not None
+        if not any(c.isdigit() for c in item):  # "Via Roma", "boulevard de David": a street by its cue
+            return (item[:1].isupper() and item != "Place") or cue
         words = re.findall(r"[^\W\d_][\w'.-]*", item)
-        if re.match(r"\d", item) and len(words) >= 2 and words[-1].lower().rstrip(".") in STREET_TYPES.split("|"):
+        last = words[-1].lower().rstrip(".") if words else ""
+        if re.match(r"\d", item) and len(words) >= 2 and (last in STREET_TYPE_SET or
+                                                          re.sub(r"(?:es|s)$", "", last) in STREET_TYPE_SET):
+            # "12 people walk", "3 st": the words between the number and the street type must
+            # read as a name: capitalised, or in a caseless line after a cue and no more than three
             name = words[:-1]
             if item == low:
-                return len(name) <= 2 and re.search(r"\b(?:live|lives|living|address|at|on|to|from|moved)\W*$",
-                                                    text[max(0, start - 24):start].lower()) is not None
+                return len(name) <= 3 and cue
             return all(w[:1].isupper() or w.lower() in ("of", "the", "de", "la") for w in name)
         return True
 
 
 class Postcode(Recognizer):
     label = "POSTCODE"
+    strength = 1
     UK = re.compile(r"(?<![\w])[A-Z]{1,2}\d[A-Z\d]? ?\d[A-Z]{2}(?![\w])")
     UK_LOWER = re.compile(r"(?<![\w])[a-z]{1,2}\d[a-z\d]? ?\d[a-z]{2}(?![\w])")
     CA = re.compile(r"(?<![\w])[A-Z]\d[A-Z] ?\d[A-Z]\d(?![\w])")
@@ -316,9 +349,11 @@ class Postcode(Recognizer):
             for m in pat.finditer(text):
                 g = 1 if pat is self.US_STATE else 0  # the state stays; its ZIP code goes
                 yield Span(m.start(g), m.end(g), m.group(g), self.label, SOURCE)
+        if not self.context.search(text):  # type: ignore[union-attr]
+            return
         for pat in (self.ANY, self.UK_LOWER):
             for m in pat.finditer(text):
-                if self.in_context(text, m.start(), window=24):
+                if self.in_context(text, m.start(), window=24, end=m.end(), after=28):
                     yield Span(m.start(), m.end(), m.group(), self.label, SOURCE)
 
 
@@ -377,6 +412,8 @@ class NumberWithContext(Recognizer):
     4421", "account 12345678"): a number of no known shape, but private by what it is."""
 
     label = "ID_NUMBER"
+    strength = 1
+    gate = True
     pattern = re.compile(r"(?<![\w.,:/-])\d{4,20}(?![\w]|[.,:/]\d)")
     context = _context_re(r"pin|code|account|acct|password|passcode|card|member|customer|policy|ref|reference|"
                           r"routing|sort code|cvv|cvc|security")
