@@ -169,13 +169,17 @@ class Phone(Recognizer):
 
     label = "PHONE"
     REGIONS = ("US", "GB", "DE", "FR", "IN", "AU")
+    NATIONAL = re.compile(r"(?<![\w])(?:\+|\(?0)\d")
     context = _context_re(r"phone|call|cell|mobile|tel|telephone|fax|number|text me|whatsapp|reach me|ring")
 
     def find(self, text: str) -> Iterator[Span]:
         if sum(c.isdigit() for c in text) < 7:
             return
         seen: set[tuple[int, int]] = set()
-        for region in self.REGIONS:
+        # Other regions' national numbers start with a trunk 0 ("020 7946 0958"), and
+        # international ones with +: the US matcher alone serves a line with neither.
+        regions = self.REGIONS if self.NATIONAL.search(text) else self.REGIONS[:1]
+        for region in regions:
             leniency = Leniency.POSSIBLE if region == "US" else Leniency.VALID
             for m in phonenumbers.PhoneNumberMatcher(text, region, leniency=leniency, max_tries=200):
                 a, b = m.start, m.end
@@ -289,21 +293,29 @@ class Address(Recognizer):
     label = "ADDRESS"
     pattern = re.compile(
         # Romance languages: maybe a number, a street type, its name, and maybe a number and units
-        r"(?<![\w-])(?:\d{1,5}(?: bis| ter)?,? )?(?:" + ROMANCE_TYPES + r")"
-        r"(?: [\w'’.-]{1,30}){1,5}?(?:,? (?:n\.?|nº|no\.?)? ?" + HOUSE + r"(?![\w])" + ROMANCE_UNITS + r"|(?=[,.;]|$))"
+        r"(?P<romance>(?<![\w-])(?P<lead>\d{1,5}(?: bis| ter)?,? )?(?P<rtype>" + ROMANCE_TYPES + r")"
+        r"(?: [\w'’.-]{1,30}){1,5}?(?:,? (?:n\.?|nº|no\.?)? ?" + HOUSE + r"(?![\w])" + ROMANCE_UNITS + r"|(?=[,.;]|$)))"
         # English: a unit or a house number, 1-4 words, a street type, maybe a direction and a unit
-        r"|(?<![\w-])(?:" + ENGLISH_UNITS + r" \d{1,5}[A-Za-z]?,? |" + HOUSE + r",? )(?:[A-Za-z][\w'.-]{0,30} ){0,4}"
+        r"|(?P<english>(?<![\w-])(?:" + ENGLISH_UNITS + r" \d{1,5}[A-Za-z]?,? |" + HOUSE + r",? )"
+        r"(?P<name>(?:[A-Za-z][\w'.-]{0,30} ){1,4})"
         r"(?:" + STREET_TYPES + r")(?:s|es)?\.?(?: (?:n|s|e|w|ne|nw|se|sw|north|south|east|west)\.?)?" + UNIT +
-        r"(?![\w])"
+        r"(?![\w]))"
         # German and Dutch: a street word ending in a street suffix, then the number
-        r"|(?<![\w-])(?:[A-ZÄÖÜ][\w.-]{0,30} ){0,2}[A-ZÄÖÜ]?[\w-]{0,30}(?:straße|strasse|str\.|weg|gasse|platz|allee|"
-        r"ring|damm|ufer|chaussee|steig|pfad|markt|straat|laan|plein|gracht|kade|singel|dijk|dreef|hof|steeg|"
-        r"boulevard|pad|baan|wal|park|plantsoen|hof)"
-        r" " + HOUSE + r"(?![\w])"
+        r"|(?P<german>(?<![\w-])(?P<pre>(?:(?-i:[A-ZÄÖÜ])[\w.-]{0,30} ){0,2})(?P<compound>[\w-]{0,30}(?:straße|strasse|str\.|"
+        r"weg|gasse|platz|allee|ring|damm|ufer|chaussee|steig|pfad|markt|straat|laan|plein|gracht|kade|singel|dijk|"
+        r"dreef|hof|steeg|boulevard|pad|baan|wal|park|plantsoen))"
+        r" " + HOUSE + r"(?![\w]))"
         # a flat on its own
-        r"|(?<![\w-])(?:flat|apartment|apt\.?|suite|unit) #?\d{1,5}[A-Za-z]?(?![\w])",
+        r"|(?P<flat>(?<![\w-])(?:flat|apartment|apt\.?|suite|unit) #?\d{1,5}[A-Za-z]?(?![\w]))",
         re.I)
     CUE = re.compile(r"(?:live|lives|living|lived|address|at|on|to|from|moved|in)\W*$")
+
+    def find(self, text: str) -> Iterator[Span]:
+        caseless = text == text.lower()
+        for m in self.pattern.finditer(text):
+            a, b = self.bounds(m)
+            if b > a and self._fits(m, caseless, self.CUE.search(text[max(0, a - 24):a].lower()) is not None):
+                yield Span(a, b, text[a:b], self.label, SOURCE)
 
     def bounds(self, m: re.Match[str]) -> tuple[int, int]:
         # "42 Elm Street." ends a sentence; "St." and "Ave." keep their dot
@@ -314,21 +326,25 @@ class Address(Recognizer):
             b -= 1
         return a, b
 
-    def validate(self, item: str, text: str, start: int) -> bool:
-        low = item.lower()
-        cue = self.CUE.search(text[max(0, start - 24):start].lower()) is not None
-        if not any(c.isdigit() for c in item):  # "Via Roma", "boulevard de David": a street by its cue
-            return (item[:1].isupper() and item != "Place") or cue
-        words = re.findall(r"[^\W\d_][\w'.-]*", item)
-        last = words[-1].lower().rstrip(".") if words else ""
-        if re.match(r"\d", item) and len(words) >= 2 and (last in STREET_TYPE_SET or
-                                                          re.sub(r"(?:es|s)$", "", last) in STREET_TYPE_SET):
-            # "12 people walk", "3 st": the words between the number and the street type must
-            # read as a name: capitalised, or in a caseless line after a cue and no more than three
-            name = words[:-1]
-            if item == low:
+    @staticmethod
+    def _fits(m: re.Match[str], caseless: bool, cue: bool) -> bool:
+        """Whether a match reads as an address and not as "place at Dora village some 50",
+        "151 runs" or "measuring 4": the name words capitalised in a cased line, a cue
+        ("I live at", "moved to") in a caseless one."""
+        if m.group("romance"):
+            if m.group("lead"):
+                return True
+            if not any(c.isdigit() for c in m.group()):
+                return (m.group("rtype")[:1].isupper() and not caseless) or cue
+            return (m.group("rtype")[:1].isupper() and not caseless) or (caseless and cue)
+        if m.group("english"):
+            name = m.group("name").split()
+            if caseless:
                 return len(name) <= 3 and cue
             return all(w[:1].isupper() or w.lower() in ("of", "the", "de", "la") for w in name)
+        if m.group("german"):
+            words = m.group("pre").split() + [m.group("compound")]
+            return (not caseless and all(w[:1].isupper() for w in words)) or (caseless and cue)
         return True
 
 
