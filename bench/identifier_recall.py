@@ -220,7 +220,10 @@ def main() -> None:
     ob = systems["default"]
     t = time.perf_counter()
     res = ob.obfuscate_many([texts[i] for i in sample])
-    verbatim = sum(sents[i][1].lower() in r.text.lower() for i, r in zip(sample, res))
+    kept = [(sents[i][0], r.text) for i, r in zip(sample, res) if sents[i][1].lower() in r.text.lower()]
+    verbatim = len(kept)
+    for k, text in kept:
+        print(f"  verbatim {k}: {text!r}")
     print(f"\nverbatim in obfuscate output: {verbatim} of {len(sample)} items ({time.perf_counter() - t:.0f}s)")
 
     # Substitutes, straight from the pseudonym rules (no filler involved).

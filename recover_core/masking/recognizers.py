@@ -80,7 +80,7 @@ class Recognizer:
 class CreditCard(Recognizer):
     label = "CREDIT_CARD"
     # 13 to 19 digits, in groups split by one space or hyphen.
-    pattern = re.compile(r"(?<![\w.])\d(?:[ -]?\d){12,18}(?![\w]|[.,]\d)")
+    pattern = re.compile(r"(?<![\w.])\d(?:[ -]?\d){11,18}(?![\w]|[.,]\d)")
     context = _context_re(r"card|credit|debit|visa|mastercard|amex|cc|card number")
     ISSUERS = re.compile(r"4|5[1-5]|2[2-7]|3[47]|3[068]|35|6(?:011|5|4[4-9])|62")
 
@@ -88,7 +88,7 @@ class CreditCard(Recognizer):
         d = _digits(item)
         if len(set(re.findall(r"[ -]", item))) > 1:  # "4111-1111 1111" is no one's card
             return False
-        if self.ISSUERS.match(d) and _luhn.is_valid(d):
+        if len(d) >= 13 and self.ISSUERS.match(d) and _luhn.is_valid(d):
             return True
         return self.in_context(text, start)  # a mistyped card is still a card where it says so
 
@@ -197,7 +197,7 @@ class Phone(Recognizer):
         yield from self._generic(text, seen)
 
     # Groups split only at separators (or a "(0)"), so a long run of digits is tried in few ways.
-    GENERIC = re.compile(r"(?<![\w+])(?:\+|00)?\(?\d{1,5}\)?(?:\(0\)\d{0,8}|[ .-]{1,2}\(?\d{1,8}\)?){1,6}"
+    GENERIC = re.compile(r"(?<![\w+])(?:\+|00)?\(?\d{1,5}\)?(?:\(0\)\d{0,12}|[ .-]{1,2}\(?\d{1,8}\)?){1,6}"
                          r"(?: ?(?:x|ext\.?) ?\d{1,6})?(?![\w]|[.,]\d)", re.I)
 
     def _generic(self, text: str, seen: set[tuple[int, int]]) -> Iterator[Span]:
@@ -229,7 +229,7 @@ class IdNumber(Recognizer):
     label = "ID_NUMBER"
     strength = 1
     gate = True
-    pattern = re.compile(r"(?<![\w-])(?:[A-Z]{1,3} (?=\d))?[A-Za-z0-9]{0,12}\d[A-Za-z0-9./-]{0,24}(?<![./-])"
+    pattern = re.compile(r"(?<![\w-])(?P<pre>[A-Za-z]{1,3} (?=\d))?[A-Za-z0-9]{0,12}\d[A-Za-z0-9./-]{0,24}(?<![./-])"
                          r"(?: \d{1,9}(?![\w./-])){0,4}(?: [A-Za-z](?![\w']))?(?![\w])")
     context = _context_re(
         r"id|i\.d\.|identity|identification|passport|licen[cs]e|driver'?s?|dl|medical record|mrn|record number|"
@@ -237,8 +237,19 @@ class IdNumber(Recognizer):
         r"nie|nif|bsn|personal number|personnummer|account|acct|member|membership|policy|customer|pin|code|"
         r"password|passcode|serial|badge|employee|student|case|claim|reference|ref|no\.|number|#")
 
+    # Short words that come before a number without being part of it ("is 1234", "no 55").
+    NOT_PREFIX = frozenset("a an i is at on in to of my me no id by or and it its his her our the was".split())
+
+    def bounds(self, m: re.Match[str]) -> tuple[int, int]:
+        # A letter prefix ("ZZ 62 02 78 T") is part of the number where it is capitals, or in a
+        # caseless line where it is no everyday short word.
+        pre = m.group("pre")
+        if pre and not (pre.isupper() or (m.string == m.string.lower() and pre.strip() not in self.NOT_PREFIX)):
+            return m.start() + len(pre), m.end()
+        return m.start(), m.end()
+
     def validate(self, item: str, text: str, start: int) -> bool:
-        return sum(c.isdigit() for c in item) >= 4 and self.in_context(text, start, window=32)
+        return sum(c.isdigit() for c in item) >= 4 and self.in_context(text, start, window=36)
 
 
 MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|"
@@ -280,7 +291,8 @@ ROMANCE_TYPES = (r"rue|avenue|boulevard|bd|chemin|allée|place|impasse|quai|cour
                  r"stretto|incrocio|lungomare|salita|traversa|rione|calle|c/|c\.|avenida|avda\.?|paseo|plaza|pasaje|"
                  r"camino|carrera|carretera|ronda|glorieta|rambla|callejón|cuesta|travesía|vía|vial|urbanización|"
                  r"acceso|alameda|cañada|partida|polígono|vereda|carrer|rua|travessa|praça|estrada")
-ROMANCE_UNITS = r"(?: (?:piano|puerta|piso|escalera|esc\.|interno|int\.|scala|bajo|apt\.?|étage|porta) \w{1,4}){0,3}"
+ROMANCE_UNITS = (r"(?: (?:piano|puerta|piso|escalera|esc\.|interno|int\.|scala|bajo|apt\.?|étage|porta|appartamento|"
+                 r"apartamento|appartement|app\.|apto\.?) \w{1,4}){0,3}")
 HOUSE = r"\d{1,6}[A-Za-z]?(?:[/-]\d{1,5}[A-Za-z]?)?"
 ENGLISH_UNITS = r"(?:flat|apartment|apt\.?|studio|unit|suite|ste\.?|room)"
 
