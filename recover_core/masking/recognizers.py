@@ -82,7 +82,7 @@ class CreditCard(Recognizer):
     # 13 to 19 digits, in groups split by one space or hyphen.
     pattern = re.compile(r"(?<![\w.])\d(?:[ -]?\d){11,18}(?![\w]|[.,]\d)")
     context = _context_re(r"card|credit|debit|visa|mastercard|amex|cc|card number")
-    ISSUERS = re.compile(r"4|5[1-5]|2[2-7]|3[47]|3[068]|35|6(?:011|5|4[4-9])|62")
+    ISSUERS = re.compile(r"4|5[0-8]|2[2-7]|3[47]|3[068]|35|6(?:011|5|4[4-9])|62|6[37]|2131|1800")
 
     def validate(self, item: str, text: str, start: int) -> bool:
         d = _digits(item)
@@ -272,7 +272,7 @@ class DateOfBirth(Recognizer):
 
 STREET_TYPES = (r"street|st|road|rd|avenue|ave|av|lane|ln|boulevard|blvd|drive|dr|way|court|ct|place|pl|terrace|"
                 r"close|crescent|square|sq|parkway|pkwy|highway|hwy|circle|cir|trail|trl|row|alley|gardens|grove|"
-                r"hill|park|walk|mews|rise|view|point|pike|loop|plaza|ridge|run|crossing|meadows?|heights|"
+                r"hill|park|walk|mews|rise|view|point|pike|loop|plaza|ridge|run|crossing|meadows?|heights|mountain|overpass|"
                 r"manor|path|pass|port|station|summit|track|trace|turnpike|union|valley|villa|ville|wells?|"
                 r"estates?|expressway|extension|fork|freeway|junction|key|knolls?|landing|light|mall|mill|"
                 r"mission|motorway|mount|oval|pines?|ramp|ranch|shoals?|shores?|spring|springs|stravenue|"

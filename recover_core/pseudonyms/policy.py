@@ -229,6 +229,8 @@ class Pseudonyms:
             low = t.lower()
             return len(low) > 1 and (low in self.originals or low in lexicons.first_names() or
                                      low in lexicons.last_names())
+        if len(tokens) == 2 and any(is_name(t) for t in tokens) and all(len(t) > 2 for t in tokens):
+            is_name = lambda t: True  # noqa: E731  "darnell.whitcombe": a first and a last name
         names = [t for t in tokens if is_name(t)]
         subs = iter(self.person([t.capitalize() for t in names], ())) if names else iter(())
         return [next(subs).lower() if is_name(t) else None for t in tokens]
