@@ -34,11 +34,12 @@ from recover_core.filling.candidates import ner_type_check
 from recover_core.filling.base import (DEFAULT_K, DEFAULT_SAMPLING, Candidate, Filled, Filler, MaskInput,
                                        check_method, check_sampling)
 from recover_core.masking import Masked, build, mask_many, names as technique_names
+from recover_core.masking.identifiers import WithIdentifiers
 from recover_core.masking.mask import render
 from recover_core.pseudonyms import CHOICES, Pseudonyms, bare, consistent as apply_rules, sound
 from recover_core.pseudonyms.key import as_key
-from recover_core.quality import originals_per_fill
-from recover_core.spans import ENTITY_LABELS, Span
+from recover_core.quality import original_spans, originals_per_fill
+from recover_core.spans import ENTITY_LABELS, IDENTIFIER_LABELS, IDENTIFIER_MASK, Span
 
 RULES = ("ours", "paper")
 MARKER_STYLES = ("mask", "class")
@@ -64,6 +65,10 @@ class Settings:
     choice: str = "prior"  # ours: drawn as real names occur (prior), or the filler's best acceptable candidate (rank)
     seed: int = 0
     keep_list: str | None = None  # `fill` alone: Top-K avoids this technique's keep-list
+    # Card numbers, e-mails, phones, IBANs, IDs, addresses, spoken digits ... (masking/identifiers.py)
+    # masked beside the technique, each replaced by a substitute of its shape. None: on under
+    # rules="ours", off under "paper" (vats2024's procedure, the grid, masks what it masked).
+    identifiers: bool | None = None
 
     def check(self) -> "Settings":
         """These settings, or a RecoverError that says which one is wrong and what is allowed."""
@@ -89,7 +94,17 @@ class Settings:
             raise RecoverError(f"one_pass is for the MLM filler (filler='mlm'); {self.filler} fills word by word.")
         if self.keep_list not in (None, "none"):
             validation.check_choice("keep-list technique", self.keep_list, ["allowList", "vocabThres"])
+        if self.identifiers not in (None, True, False):
+            raise RecoverError(f"identifiers is True, False or None (on under our rules), not {self.identifiers!r}.")
+        if self.identifiers and self.rules == "paper":
+            raise RecoverError("identifiers=True needs rules='ours': under the paper's rules the filler's word "
+                               "stands, and a filler must not invent a card number or a phone.")
         return self
+
+    @property
+    def masks_identifiers(self) -> bool:
+        """Whether identifiers are masked: as set, or by default under our rules only."""
+        return self.rules == "ours" if self.identifiers is None else self.identifiers
 
 
 SETTING_NAMES = tuple(f.name for f in fields(Settings))
@@ -184,6 +199,8 @@ class Obfuscator:
         if self._masker is None:
             s = self.settings
             self._masker = build(s.technique, n=s.n, ner_model=s.ner_model, types=list(s.types) if s.types else None)
+            if s.masks_identifiers:  # identifiers first, winning where they overlap the technique's spans
+                self._masker = WithIdentifiers(self._masker)
         return self._masker
 
     @property
@@ -273,7 +290,10 @@ class Obfuscator:
         are its future work, §5); under our rules each mask also carries the masker's label."""
         if self.settings.rules == "paper":
             return [MaskInput(it.text, [replace(m, label="MASK") for m in it.markers]) for it in items]
-        return list(items)
+        # An identifier's substitute keeps its shape and never comes from a filler (``choose``
+        # puts the label back): the filler reads it as a plain mask.
+        return [MaskInput(it.text, [replace(m, label=IDENTIFIER_MASK) if m.label in IDENTIFIER_LABELS else m
+                                    for m in it.markers]) for it in items]
 
     def choose(self, filled: Filled, originals: tuple[str, list[Span]] | None = None,
                mapping: Pseudonyms | None = None, *, masked: str = "") -> Result:
@@ -281,6 +301,7 @@ class Obfuscator:
         ``mapping`` keeps a whole run consistent; by default each text has its own."""
         words = originals_per_fill(originals[0], originals[1], filled) if originals else None
         if words is not None and self.settings.rules == "ours":
+            filled = identifier_labels(filled, originals[0], originals[1])  # type: ignore[index]
             filled = apply_rules(filled, words, mapping or self.new_mapping(), self.type_check)
         words = words if words is not None and len(words) == len(filled.fills) else [""] * len(filled.fills)
         private = private_words([*words, *(mapping.originals if mapping else ())])
@@ -308,8 +329,9 @@ class Obfuscator:
                 raise RecoverError(f"A span is a Span, a (start, end, label) tuple or a dict; got {type(s).__name__}.")
             if s.end > len(text) or text[s.start : s.end] != s.text:
                 raise RecoverError(f"Span {s.start}-{s.end} does not match the text there.")
-            if s.label not in ("MASK", "WORD", "NUMBER", *ENTITY_LABELS):
-                raise RecoverError(f"Unknown span label {s.label!r}. Known: MASK, NUMBER, {', '.join(ENTITY_LABELS)}.")
+            if s.label not in ("MASK", "WORD", "NUMBER", *ENTITY_LABELS, *IDENTIFIER_LABELS):
+                raise RecoverError(f"Unknown span label {s.label!r}. Known: MASK, NUMBER, "
+                                   f"{', '.join(ENTITY_LABELS + IDENTIFIER_LABELS)}.")
             out.append(s)
         out.sort(key=lambda s: s.start)
         for a, b in zip(out, out[1:]):
@@ -334,6 +356,16 @@ def without_originals(candidates: Iterable[Candidate], private: tuple[frozenset[
         return tuple(candidates)
     return tuple(c for c in candidates
                  if not any(w in words or (sound(w) or None) in sounds for w in (bare(t) for t in c.word.split())))
+
+
+def identifier_labels(filled: Filled, original: str, spans: list[Span]) -> Filled:
+    """The fills that stand exactly where an identifier was, labelled as that identifier again
+    (the filler read them as [MASK]), so the pseudonym rules give them a substitute of its shape."""
+    ids = {(s.start, s.end): s.label for s in spans if s.label in IDENTIFIER_LABELS}
+    if not ids or len(filled.fills) > len(spans):
+        return filled
+    fills = [replace(f, label=ids.get(r, f.label)) for f, r in zip(filled.fills, original_spans(original, spans, filled))]
+    return replace(filled, fills=fills)
 
 
 def obfuscate(text: str, **settings) -> Result:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from recover_core.filling.base import Filled
-from recover_core.spans import GENERIC_LABELS
+from recover_core.spans import GENERIC_LABELS, IDENTIFIER_LABELS
 
 
 def leaks(filled: Filled, originals: Sequence[str]) -> int:
@@ -49,7 +49,8 @@ def original_spans(original: str, spans, filled: Filled) -> list[tuple[int, int]
         # A merged fill covers consecutive spans; gather them until the next fill's label run.
         group = [spans[j]]
         j += 1
-        while j < len(spans) and not original[group[-1].end : spans[j].start].strip():
+        while j < len(spans) and not original[group[-1].end : spans[j].start].strip() and \
+                group[-1].label not in IDENTIFIER_LABELS and spans[j].label not in IDENTIFIER_LABELS:
             group.append(spans[j])
             j += 1
         out.append((group[0].start, group[-1].end))

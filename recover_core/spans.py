@@ -14,7 +14,10 @@ from typing import Iterable, Sequence
 WORD_RE = re.compile(r"[^\W\d_]+(?:['’\-][^\W\d_]+)*|\d+(?:[.,]\d+)*", re.UNICODE)
 
 
-GENERIC_LABELS = frozenset({"MASK", "WORD"})
+# What a filler reads an identifier's marker as (obfuscator.filler_inputs): a plain mask that is
+# never merged with its neighbours, since its substitute keeps the identifier's shape.
+IDENTIFIER_MASK = "IDENTIFIER"
+GENERIC_LABELS = frozenset({"MASK", "WORD", IDENTIFIER_MASK})
 
 # The entity types of spaCy's English pipelines: entityTagger's labels, and its class markers.
 ENTITY_LABELS = (
@@ -24,7 +27,13 @@ ENTITY_LABELS = (
 # Only the markers this project writes are markers: [MASK], and [PERSON], [NUMBER], ... with
 # `--markers class`. Any other bracketed text ("[AEDT]", Fisher's "[laughter]") is the
 # corpus's own and passes through verbatim: never masked, never filled.
-MARKER_LABELS = ("MASK", "NUMBER", "WORD", *ENTITY_LABELS)
+# Identifiers (masking/identifiers.py): their class markers, and the labels whose substitutes
+# keep the item's shape (pseudonyms/identifiers.py) instead of coming from a filler.
+IDENTIFIER_LABELS = (
+    "CREDIT_CARD", "EMAIL", "PHONE", "IBAN", "IP_ADDRESS", "URL", "HANDLE", "ID_NUMBER", "DATE_OF_BIRTH",
+    "ADDRESS", "POSTCODE", "SPOKEN_DIGITS",
+)
+MARKER_LABELS = ("MASK", "NUMBER", "WORD", *ENTITY_LABELS, *IDENTIFIER_LABELS)
 MARKER_RE = re.compile(r"\[(" + "|".join(MARKER_LABELS) + r")\]")
 BRACKETED_RE = re.compile(r"\[[^\[\]\n]*\]")
 

@@ -74,6 +74,7 @@ def _job(args, command: str):
         sampling=args.sampling if fill else DEFAULT_SAMPLING, candidates=args.candidates if fill else False,
         type_check=not args.no_type_check if fill else False, keep_list=getattr(args, "keep_list", None),
         one_pass=fill and args.one_pass, rules=args.rules if fill else "ours", choice=args.choice if fill else CHOICES[0],
+        identifiers=False if getattr(args, "no_identifiers", False) else None,
         consistent=fill and (args.consistent or args.mapping is not None),
         mapping=str(args.mapping.resolve()) if fill and args.mapping else None,
         key=_key(args) if fill else None,
@@ -213,6 +214,9 @@ def _masking_args(p) -> None:
     p.add_argument("--ner-model", default=None, help="entityTagger: spacy-md (default) or spacy-sm")
     p.add_argument("--types", default=None, help="entityTagger: comma-separated entity types")
     p.add_argument("--markers", choices=["mask", "class"], default="mask", help="[MASK], or [PERSON]/[NUMBER]/...")
+    p.add_argument("--no-identifiers", action="store_true",
+                   help="do not mask card numbers, e-mails, phones, IBANs, IDs, addresses, spoken digits ... "
+                        "(masked by default under --rules ours; never under --rules paper)")
 
 
 def _filling_args(p) -> None:

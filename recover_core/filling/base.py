@@ -11,7 +11,7 @@ from typing import ClassVar, Container, Literal, Sequence
 
 from recover_core import validation
 from recover_core.errors import RecoverError
-from recover_core.spans import GENERIC_LABELS, MARKER_RE as _MARKER_RE, Span
+from recover_core.spans import GENERIC_LABELS, IDENTIFIER_MASK, MARKER_RE as _MARKER_RE, Span
 
 Method = Literal["top1", "topk"]
 METHODS = ("top1", "topk")
@@ -115,7 +115,8 @@ def merge_consecutive(item: MaskInput) -> MaskInput:
     is one masked name, and one substitute reads better than two."""
     groups: list[list[Span]] = []
     for m in item.markers:
-        if groups and not item.text[groups[-1][-1].end : m.start].strip():
+        if groups and not item.text[groups[-1][-1].end : m.start].strip() and \
+                IDENTIFIER_MASK not in (m.label, groups[-1][-1].label):  # an identifier stands alone
             groups[-1].append(m)
         else:
             groups.append([m])

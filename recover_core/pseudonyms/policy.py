@@ -11,8 +11,9 @@ from recover_core.filling.candidates import PLACE_LABELS, acceptable, fallback_w
 from recover_core.pseudonyms.key import as_key, keyed_rng
 from recover_core.pseudonyms.names import (POSSESSIVES, TITLES, _accept_sets, _pools, bare, census_share, genders,
                                           own_case, prior_pools, roles, sound)
+from recover_core.pseudonyms import identifiers
 from recover_core.pseudonyms.places import _kind_of, drawn_places_of_kind, named, place_kind, place_prior
-from recover_core.spans import GENERIC_LABELS
+from recover_core.spans import GENERIC_LABELS, IDENTIFIER_LABELS
 
 # How a substitute is chosen among those that pass the rules (type, gender, kind, free):
 # "prior" (the default) draws it as names and places occur, the filler's context score
@@ -146,6 +147,8 @@ class Pseudonyms:
         names it, the filler's ``scores`` tilting the draw. Plain masked words ([MASK]) only need
         to be consistent: two everyday words may share a substitute, as long as it is not one
         of the originals."""
+        if label in IDENTIFIER_LABELS:  # a card, phone, e-mail ...: its own shape, never a filler's word
+            return self._identifier(original, label)
         key = self.key_of(original, label)
         if label in shapes.SHAPED_LABELS and shapes.has_shape(original):
             return self._shaped(key, original, candidates)
@@ -213,6 +216,40 @@ class Pseudonyms:
             self._take(key, pick)
         return self.mapping[key]
 
+    def _identifier(self, original: str, label: str) -> str:
+        """An identifier's substitute (pseudonyms/identifiers.py), drawn with the original's
+        keyed stream; one per original in the mapping, never an original or a used one."""
+        key = original.strip().lower()
+        if key not in self.mapping:
+            rng = self._rng(key)
+            pick = original
+            for _ in range(20):
+                pick = identifiers.substitute(label, original.strip(), rng, self)
+                low = pick.lower()
+                if low != key and low not in self.used and low not in self.originals:
+                    break
+            self._take(key, pick)
+        return self.mapping[key]
+
+    def rename(self, tokens: Sequence[str]) -> list[str | None]:
+        """The pseudonym of each token that is a name (masked elsewhere in the text, or a known
+        first or last name), for the names inside an e-mail or URL; None for other tokens."""
+        def is_name(t: str) -> bool:
+            low = t.lower()
+            return len(low) > 1 and (low in self.originals or low in lexicons.first_names() or
+                                     low in lexicons.last_names())
+        if len(tokens) == 2 and any(is_name(t) for t in tokens) and all(len(t) > 2 for t in tokens):
+            is_name = lambda t: True  # noqa: E731  "darnell.whitcombe": a first and a last name
+        names = [t for t in tokens if is_name(t)]
+        subs = iter(self.person([t.capitalize() for t in names], ())) if names else iter(())
+        return [next(subs).lower() if is_name(t) else None for t in tokens]
+
+    @property
+    def date_shift(self) -> int:
+        """Days every birth date of the run moves by: keyed like every draw, never 0."""
+        rng = self._rng("date of birth shift")
+        return rng.randint(30, 730) * rng.choice((-1, 1))
+
     def _accepted(self, role: str, gender: str) -> frozenset[str]:
         """The names a filler's candidate may be (draws come from the wider ``_pool``)."""
         return _accept_sets()["last" if role == "last" else f"first:{gender}"]
@@ -278,7 +315,8 @@ def consistent(filled: Filled, originals: Sequence[str], pseudonyms: Pseudonyms,
                 word = " ".join(pseudonyms.person(original.split(), prefer, after_title(filled.text, f.start), scores))
             else:
                 word = pseudonyms.other(original, label, prefer, scores)
-                word = word[:1].upper() + word[1:] if f.word[:1].isupper() else word  # a sentence start
+                if label not in IDENTIFIER_LABELS:  # "tom@example.com" stays lower case
+                    word = word[:1].upper() + word[1:] if f.word[:1].isupper() else word  # a sentence start
             new = [k for k in pseudonyms.mapping if k not in before]
             if not new or attempt == tries - 1 or check([(head + word + filled.text[f.end:], len(head),
                                                           len(head) + len(word))], label)[0]:

@@ -115,7 +115,9 @@ class SpeechObfuscator:
         self._fresh = key is None  # no key kept: each recording draws under a key of its own
         self.engine = Obfuscator(technique=s.technique, n=s.n, ner_model=s.ner_model, types=s.types or None,
                                  filler=s.filler, model=s.model, method="top1", k=s.k, seed=s.seed, type_check=False,
-                                 key=key)  # text's secret key draws speech's substitutes too
+                                 key=key,  # text's secret key draws speech's substitutes too
+                                 # spoken identifiers are not yet voiced by the speech rules (_choose)
+                                 identifiers=False)
 
     @property
     def masker(self):

@@ -1,0 +1,347 @@
+"""Substitutes for identifiers that keep their shape (Presidio's operators, one per kind).
+
+A card number becomes another of the same issuer prefix, length and grouping that passes
+Luhn; a phone another valid number of the same region, digit for digit in the same layout;
+an IBAN another of the same country with a valid checksum; an IP one of the same version; an
+e-mail, URL or handle one of the same shape whose names are the pseudonyms of those names; a
+birth date the date shifted by the run's keyed offset; an address one of the same form; a
+spoken digit string other digit words of the same count.
+
+Each operator takes the original, an ``rng`` that ``Pseudonyms`` keys (never seeded from the
+original here) and ``Helpers`` for what only the mapping knows (a name's pseudonym, the run's
+date shift). The filler never proposes these: no model invents a card number.
+"""
+from __future__ import annotations
+
+import ipaddress
+import random
+import re
+import string
+from datetime import date, timedelta
+from typing import Callable, Protocol, Sequence
+
+import phonenumbers
+from stdnum import iban as _iban
+from stdnum import luhn as _luhn
+from stdnum.us import ssn as _ssn
+
+from recover_core import shapes
+
+
+class Helpers(Protocol):
+    def rename(self, tokens: Sequence[str]) -> list[str | None]:
+        """Each token's pseudonym where it is a name (masked elsewhere, or a known name), else None."""
+
+    @property
+    def date_shift(self) -> int:
+        """Days every birth date of the run moves by (never 0)."""
+
+
+def _put(original: str, new: str, keep: Callable[[str], bool]) -> str:
+    """``new``'s characters in the places of ``original``'s characters for which ``keep`` holds."""
+    it = iter(new)
+    return "".join(next(it, c) if keep(c) else c for c in original)
+
+
+def _rand_digits(n: int, rng: random.Random) -> str:
+    return "".join(rng.choice(string.digits) for _ in range(n))
+
+
+def _like(c: str, rng: random.Random) -> str:
+    """A random character of the same kind (digit, upper or lower letter)."""
+    if c.isdigit():
+        return rng.choice(string.digits)
+    if c.isalpha():
+        return rng.choice(string.ascii_uppercase if c.isupper() else string.ascii_lowercase)
+    return c
+
+
+def _scramble(s: str, rng: random.Random) -> str:
+    return "".join(_like(c, rng) for c in s)
+
+
+def credit_card(original: str, rng: random.Random, helpers: Helpers) -> str:
+    d = re.sub(r"\D", "", original)
+    keep = 4 if d.startswith("6011") else 1 if d.startswith("4") else 2  # the issuer's prefix
+    new = d
+    for _ in range(50):
+        body = d[:keep] + _rand_digits(len(d) - keep - 1, rng)
+        new = body + _luhn.calc_check_digit(body)
+        if new != d:
+            break
+    return _put(original, new, str.isdigit)
+
+
+PHONE_REGIONS = ("US", "GB", "DE", "FR", "IN", "AU")
+
+
+def _phone_region(original: str) -> tuple[str, int]:
+    """The region a phone number is valid in (or looks most like), and how many of its leading
+    digits are the country code and trunk prefix, which stay."""
+    d = re.sub(r"\D", "", original)
+    intl = original.lstrip().startswith(("+", "00"))
+    text = "+" + d[2:] if original.lstrip().startswith("00") else original
+    for region in (None,) if intl else PHONE_REGIONS:
+        try:
+            n = phonenumbers.parse(text, region or "US")
+        except phonenumbers.NumberParseException:
+            continue
+        if phonenumbers.is_valid_number(n) or intl:
+            reg = phonenumbers.region_code_for_number(n) or phonenumbers.region_code_for_country_code(n.country_code)
+            keep = (len(d) - len(str(n.national_number))) if intl else (1 if d.startswith("0") else 0)
+            return reg or "US", max(keep, 0)
+    return "US", 1 if len(d) == 11 and d.startswith("1") else 0
+
+
+def phone(original: str, rng: random.Random, helpers: Helpers) -> str:
+    d = re.sub(r"\D", "", original)
+    region, keep = _phone_region(original)
+    text_of = (lambda s: "+" + re.sub(r"\D", "", s)[2:]) if original.lstrip().startswith("00") else (lambda s: s)
+    for attempt in range(400):
+        k = keep if attempt < 300 else min(len(d) - 2, keep + 3)  # then keep the area code too
+        new = d[:k] + _rand_digits(len(d) - k, rng)
+        cand = _put(original, new, str.isdigit)
+        if new == d:
+            continue
+        try:
+            n = phonenumbers.parse(text_of(cand), region)
+        except phonenumbers.NumberParseException:
+            continue
+        if phonenumbers.is_valid_number(n) and phonenumbers.region_code_for_number(n) == region:
+            return cand
+    return _put(original, d[:keep] + _rand_digits(len(d) - keep, rng), str.isdigit)
+
+
+def iban(original: str, rng: random.Random, helpers: Helpers) -> str:
+    compact = re.sub(r"\s", "", original).upper()
+    cc, bban = compact[:2], compact[4:]
+    new = compact
+    for _ in range(3000):  # some countries check their own account numbers too (1 in 97 pass)
+        nb = "".join(_like(c, rng) for c in bban)
+        new = cc + _iban.calc_check_digits(cc + "00" + nb) + nb
+        if new != compact and _iban.is_valid(new):
+            break
+    out = _put(original, new, lambda c: not c.isspace())
+    return out if original[:2].isupper() else out.lower()
+
+
+def ip_address(original: str, rng: random.Random, helpers: Helpers) -> str:
+    ip = ipaddress.ip_address(original)
+    while True:
+        if ip.version == 4:
+            new = ipaddress.IPv4Address(rng.getrandbits(32))
+            if not new.is_global and not ip.is_private:
+                continue
+            if ip.is_private and not new.is_private:  # a home network address stays one
+                new = ipaddress.IPv4Address(f"192.168.{rng.randint(0, 255)}.{rng.randint(1, 254)}")
+        else:
+            new = ipaddress.IPv6Address(rng.getrandbits(128))
+            if ip.compressed.startswith("2001:db8"):
+                new = ipaddress.IPv6Address(int(ipaddress.IPv6Address("2001:db8::")) | rng.getrandbits(96))
+        if new != ip:
+            text = new.exploded if ip.exploded == original.lower() and ip.version == 6 else str(new)
+            return text.upper() if original.isupper() else text
+
+
+PUBLIC_DOMAINS = frozenset("""gmail.com googlemail.com yahoo.com yahoo.co.uk hotmail.com hotmail.co.uk outlook.com
+    live.com msn.com aol.com icloud.com me.com mail.com gmx.de gmx.net web.de proton.me protonmail.com yandex.ru
+    mail.ru qq.com 163.com example.com example.org example.net orange.fr free.fr libero.it btinternet.com
+    comcast.net verizon.net att.net facebook.com linkedin.com twitter.com x.com instagram.com github.com
+    youtube.com tiktok.com reddit.com medium.com t.me wa.me""".split())
+# Path words of profile pages that name no one ("linkedin.com/in/...").
+PATH_WORDS = frozenset("in u user users profile profiles p watch channel c status posts en people pub company www".split())
+_PARTS = re.compile(r"[^\W\d_]+|\d+|[\W_]", re.UNICODE)
+
+
+def _rebuild_words(s: str, rng: random.Random, helpers: Helpers, keep: frozenset[str] = frozenset()) -> str:
+    """Letters and digits of ``s`` replaced: a name by its pseudonym, another word by random
+    letters of its length, digits by digits; separators stay."""
+    parts = _PARTS.findall(s)
+    alpha = [p for p in parts if p.isalpha() and p.lower() not in keep]
+    renamed = dict(zip(alpha, helpers.rename(alpha))) if alpha else {}
+    out = []
+    for p in parts:
+        if p.isdigit():
+            out.append(_rand_digits(len(p), rng))
+        elif p.isalpha() and p.lower() not in keep:
+            new = renamed.get(p) or _scramble(p, rng)
+            out.append(new.upper() if p.isupper() and len(p) > 1 else new.capitalize() if p[:1].isupper() else new.lower())
+        else:
+            out.append(p)
+    return "".join(out)
+
+
+def _domain(host: str, rng: random.Random) -> str:
+    if host.lower() in PUBLIC_DOMAINS or host.lower().removeprefix("www.") in PUBLIC_DOMAINS:
+        return host
+    labels = host.split(".")
+    # the top-level domain (and "co" of "co.uk") stays; the names go
+    tail = 2 if len(labels) > 2 and labels[-2].lower() in ("co", "com", "org", "ac", "gov") else 1
+    return ".".join(lab if i >= len(labels) - tail or lab.lower() == "www" else _scramble(lab, rng)
+                    for i, lab in enumerate(labels))
+
+
+def email(original: str, rng: random.Random, helpers: Helpers) -> str:
+    local, _, host = original.rpartition("@")
+    return _rebuild_words(local, rng, helpers) + "@" + _domain(host, rng)
+
+
+def handle(original: str, rng: random.Random, helpers: Helpers) -> str:
+    return "@" + _rebuild_words(original[1:], rng, helpers)
+
+
+def url(original: str, rng: random.Random, helpers: Helpers) -> str:
+    m = re.match(r"(?i)(https?://)?([^/?#]+)(.*)", original)
+    if not m:
+        return _rebuild_words(original, rng, helpers)
+    scheme, host, rest = m.group(1) or "", m.group(2), m.group(3)
+    return scheme + _domain(host, rng) + _rebuild_words(rest, rng, helpers, keep=PATH_WORDS)
+
+
+def id_number(original: str, rng: random.Random, helpers: Helpers) -> str:
+    d = re.sub(r"\D", "", original)
+    ssn = re.fullmatch(r"\d{3}[- ]?\d{2}[- ]?\d{4}", original) is not None
+    for _ in range(100):
+        new = _scramble(original, rng)
+        if new != original and (not ssn or _ssn.is_valid(re.sub(r"\D", "", new))):
+            return new
+    return _put(original, _rand_digits(len(d), rng), str.isdigit)
+
+
+MONTHS = shapes.MONTHS
+
+
+def _suffix(day: int) -> str:
+    return "th" if 10 <= day % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(day % 10, "th")
+
+
+def date_of_birth(original: str, rng: random.Random, helpers: Helpers) -> str:
+    """The date moved by the run's keyed shift, written as the original was."""
+    shift = timedelta(days=helpers.date_shift)
+    m = re.fullmatch(r"(\d{1,2})([/.-])(\d{1,2})\2(\d{2}|\d{4})", original)
+    try:
+        if m:
+            a, sep, b, y = int(m.group(1)), m.group(2), int(m.group(3)), m.group(4)
+            year = int(y) + (1900 if len(y) == 2 and int(y) > 30 else 2000 if len(y) == 2 else 0)
+            dmy = a > 12 or (b <= 12 and sep == ".")  # day first where it must be, or in the dotted style
+            d = date(year, b, a) if dmy else date(year, a, b)
+            n = d + shift
+            first, second = (n.day, n.month) if dmy else (n.month, n.day)
+            ys = str(n.year)[-len(y):]
+            return f"{first:0{len(m.group(1))}d}{sep}{second:0{len(m.group(3))}d}{sep}{ys}"
+        m = re.fullmatch(r"(\d{4})-(\d{1,2})-(\d{1,2})", original)
+        if m:
+            n = date(int(m.group(1)), int(m.group(2)), int(m.group(3))) + shift
+            return f"{n.year}-{n.month:0{len(m.group(2))}d}-{n.day:0{len(m.group(3))}d}"
+        month = re.search(r"[A-Za-z]{3,}", original)
+        day = re.search(r"\b(\d{1,2})(st|nd|rd|th)?\b", original)
+        year = re.search(r"\d{4}", original)
+        if month and day and year:
+            word = month.group()
+            idx = next(i for i, name in enumerate(MONTHS) if name.startswith(word.lower()[:3]))
+            n = date(int(year.group()), idx + 1, int(day.group(1))) + shift
+            name = MONTHS[n.month - 1]
+            name = name[: len(word)] if len(word) == 3 else name
+            name = name.upper() if word.isupper() else name.capitalize() if word[:1].isupper() else name
+            out = original[: month.start()] + name + original[month.end():]
+            day = re.search(r"\b(\d{1,2})(st|nd|rd|th)?\b", out)
+            assert day is not None
+            sfx = _suffix(n.day) if day.group(2) else ""
+            out = out[: day.start()] + str(n.day) + sfx + out[day.end():]
+            return re.sub(r"\d{4}", str(n.year), out, count=1)
+    except (ValueError, StopIteration, OverflowError):
+        pass
+    return shapes.reshape(original, rng)
+
+
+# Words of an address that say what it is, not where: they stay.
+ADDRESS_WORDS = frozenset("""street st road rd avenue ave av lane ln boulevard blvd drive dr way court ct place pl
+    terrace close crescent square sq parkway pkwy highway hwy circle cir trail trl row alley gardens grove hill park
+    walk mews rise view point pike loop plaza ridge run apt apartment suite ste unit flat fl floor room rm no n s e w
+    ne nw se sw north south east west rue boulevard bd chemin allée place impasse quai cours route via viale piazza
+    vicolo largo corso calle avenida paseo plaza carrer camino ronda rua praça travessa estrada alameda de la le les
+    du des del della di da do dos das the of bis ter nº""".split())
+STREET_NAMES = ("Oak Maple Cedar Pine Birch Willow Ash Walnut Chestnut Spruce Hickory Poplar Magnolia Laurel Hawthorn "
+                "Juniper Sycamore Aspen Linden Park Lake Hill River Spring Meadow Valley Forest Ridge Highland Church "
+                "Mill Station Market Bridge Harbor Orchard Sunset Lincoln Franklin Madison Jackson Monroe Grant "
+                "Wilson Clark Lewis Walker Hall Allen Young King Wright Scott Green Baker Adams Nelson Carter Mitchell "
+                "Roberts Turner Phillips Campbell Parker Evans Edwards Collins Stewart Morris Murphy Cook Rogers "
+                "Morgan Cooper Peterson Bailey Reed Kelly Howard Cox Ward Richardson Watson Brooks Wood Bennett Gray "
+                "Hughes Price Sanders Myers Long Ross Foster Rosen Berger Fischer Weber Wagner Becker Schulz Hoffmann "
+                "Koch Richter Klein Wolf Neumann Schwarz Braun Lange Werner Krause Martin Bernard Dubois Durand "
+                "Lefebvre Moreau Laurent Simon Michel Garcia Rossi Russo Ferrari Esposito Bianchi Romano Colombo "
+                "Ricci Marino Greco").split()
+_GERMAN = re.compile(r"(?i)^(.+?)(straße|strasse|str\.|weg|gasse|platz|allee|ring|damm|ufer|chaussee|steig|pfad|"
+                     r"markt|straat|laan|plein|gracht|kade|singel|dijk|dreef|hof)$")
+
+
+def address(original: str, rng: random.Random, helpers: Helpers) -> str:
+    """Another address of the same form: house and flat numbers redrawn digit for digit, each
+    name word another street name; the words that say what it is ("Street", "Apt", "rue") stay."""
+    out = []
+    for p in re.findall(r"[^\W\d_][\w'’.-]*|\d+|[^\w]+|_", original):
+        low = p.lower().rstrip(".")
+        if p.isdigit():
+            new = _rand_digits(len(p), rng)
+            out.append(str(rng.randint(1, 9)) + new[1:] if p[0] != "0" else new)
+        elif low in ADDRESS_WORDS or not p[:1].isalpha():
+            out.append(p)
+        elif len(p) <= 2 and p[-1:].isdigit() is False and p.isupper():  # "4B"'s letter, "NW"
+            out.append(p)
+        else:
+            g = _GERMAN.match(p)
+            stem = g.group(1) if g else p
+            name = rng.choice([n for n in STREET_NAMES if n.lower() != stem.lower()])
+            name = name.lower() if stem.islower() else name.upper() if stem.isupper() and len(stem) > 1 else name
+            out.append(name + (g.group(2) if g else ""))
+    return "".join(out)
+
+
+def postcode(original: str, rng: random.Random, helpers: Helpers) -> str:
+    for _ in range(20):
+        new = _scramble(original, rng)
+        if new != original and (not new[:1].isdigit() or original[:1] == "0" or new[0] != "0"):
+            return new
+    return new
+
+
+DIGIT_NAMES = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+_GROUPS = ("ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty thirty forty "
+           "fifty sixty seventy eighty ninety").split()
+
+
+def spoken_digits(original: str, rng: random.Random, helpers: Helpers) -> str:
+    """Other digit words of the same count; "double" and "triple" stay where they are."""
+    def word(tok: str) -> str:
+        low = tok.lower()
+        if low in ("double", "triple", "hundred"):
+            return tok
+        if low in _GROUPS:
+            new = rng.choice([g for g in _GROUPS if (g.endswith("ty")) == low.endswith("ty")])
+        else:
+            n = rng.randrange(10)
+            new = ("oh" if low in ("oh", "o") else "zero") if n == 0 else DIGIT_NAMES[n]
+        return new.upper() if tok.isupper() and len(tok) > 1 else new.capitalize() if tok[:1].isupper() else new
+
+    out = original
+    for _ in range(20):
+        out = re.sub(r"[A-Za-z]+", lambda m: word(m.group()), original)
+        if out.lower() != original.lower():
+            break
+    return out
+
+
+OPERATORS: dict[str, Callable[[str, random.Random, Helpers], str]] = {
+    "CREDIT_CARD": credit_card, "PHONE": phone, "IBAN": iban, "IP_ADDRESS": ip_address, "EMAIL": email,
+    "HANDLE": handle, "URL": url, "ID_NUMBER": id_number, "DATE_OF_BIRTH": date_of_birth, "ADDRESS": address,
+    "POSTCODE": postcode, "SPOKEN_DIGITS": spoken_digits,
+}
+
+
+def substitute(label: str, original: str, rng: random.Random, helpers: Helpers) -> str:
+    """A substitute of ``original``'s shape, drawn with ``rng``. Any original the kind's own
+    rules cannot read (a malformed IP) is redrawn character by character instead."""
+    try:
+        return OPERATORS[label](original, rng, helpers)
+    except (ValueError, IndexError, KeyError, phonenumbers.NumberParseException):
+        return _scramble(original, rng)

@@ -1,0 +1,127 @@
+"""Identifiers (issue 56): what a privacy reviewer types first is masked by the product's
+default engine, and each comes back as another item of its shape, never the original."""
+from __future__ import annotations
+
+import re
+import time
+
+import phonenumbers
+import pytest
+from stdnum import iban, luhn
+
+from recover_core import Obfuscator, obfuscate
+from recover_core.errors import RecoverError
+from recover_core.masking import identifiers
+
+
+@pytest.fixture(scope="module")
+def engine() -> Obfuscator:
+    return Obfuscator(seed=0)  # the product default: entityTagger, MLM, rules="ours"
+
+
+def _digit_runs(text: str) -> set[str]:
+    return set(re.findall(r"\d{3,}", text))
+
+
+REVIEWER = [
+    "My card number is 4111 1111 1111 1111 and my email is tom.baker@example.com.",
+    "Call me at 555-123-4567",
+    "my SSN is 078-05-1120",
+    "Her IBAN is DE89 3704 0044 0532 0130 00.",
+    "+44 20 7946 0958",
+    "I live at 42 Elm Street.",
+    "my pin is four four two one",
+]
+
+
+def test_the_reviewers_sentences_keep_no_digit_run_or_address(engine):
+    for text, r in zip(REVIEWER, engine.obfuscate_many(REVIEWER)):
+        assert not _digit_runs(text) & _digit_runs(r.text), r.text
+        assert "tom.baker" not in r.text and "Elm" not in r.text
+    assert "four four two one" not in engine.obfuscate(REVIEWER[-1]).text
+
+
+def test_a_card_keeps_its_issuer_length_and_grouping_and_passes_luhn(engine):
+    for card in ("4111 1111 1111 1111", "5500-0000-0000-0004", "378282246310005"):
+        r = engine.obfuscate(f"Pay with card {card} today.")
+        sub = next(x.substitute for x in r.replacements if x.label == "CREDIT_CARD")
+        digits = re.sub(r"\D", "", sub)
+        assert luhn.is_valid(digits) and sub != card
+        assert re.sub(r"\d", "9", sub) == re.sub(r"\d", "9", card)  # same grouping and length
+        assert digits[0] == card[0]
+
+
+def test_a_phone_stays_valid_in_its_region_and_an_iban_in_its_country(engine):
+    for number, region in (("+44 20 7946 0958", "GB"), ("(212) 555-0199", "US"), ("+49 30 901820", "DE")):
+        r = engine.obfuscate(f"Call me on {number} tonight.")
+        sub = next(x.substitute for x in r.replacements if x.label == "PHONE")
+        n = phonenumbers.parse(sub, region)
+        assert phonenumbers.is_valid_number(n) and phonenumbers.region_code_for_number(n) == region, sub
+        assert re.sub(r"\d", "9", sub) == re.sub(r"\d", "9", number)
+    r = engine.obfuscate("Her IBAN is GB82 WEST 1234 5698 7654 32.")
+    sub = next(x.substitute for x in r.replacements if x.label == "IBAN")
+    assert iban.is_valid(sub) and sub[:2] == "GB" and "1234 5698" not in sub
+
+
+def test_one_original_one_substitute_within_a_consistent_run(engine):
+    texts = ["Write to ann.lee@example.org today.", "Did ann.lee@example.org answer?",
+             "Her number is 555-123-4567.", "Call 555-123-4567 now."]
+    rs = engine.obfuscate_many(texts, consistent=True)
+    emails = {x.substitute for r in rs for x in r.replacements if x.label == "EMAIL"}
+    phones = {x.substitute for r in rs for x in r.replacements if x.label == "PHONE"}
+    assert len(emails) == 1 and len(phones) == 1
+    assert "ann.lee@example.org" not in emails and "555-123-4567" not in phones
+
+
+def test_a_name_masked_beside_an_email_is_not_kept_inside_it(engine):
+    r = engine.obfuscate("You can reach Darnell at darnell.whitcombe@gmail.com")
+    assert "darnell" not in r.text.lower() and "whitcombe" not in r.text.lower()
+    name = next(x.substitute for x in r.replacements if x.label == "PERSON")
+    email = next(x.substitute for x in r.replacements if x.label == "EMAIL")
+    assert email.startswith(name.lower() + ".") and email.endswith("@gmail.com")
+
+
+@pytest.mark.parametrize("text", ["12 people came on page 117 at 7:15.", "I have two kids.", "It was in 1999.",
+                                  "We met on 03/12/2020 for 2 hours.", "Version 2.3.1 costs $1,299.99.",
+                                  "one or two of them, nineteen ninety nine"])
+def test_ordinary_numbers_are_not_identifiers(text):
+    assert identifiers.find(text) == []
+
+
+def test_birth_dates_only_where_context_says_so():
+    assert [s.label for s in identifiers.find("She was born on 12/03/1985.")] == ["DATE_OF_BIRTH"]
+    assert identifiers.find("The meeting moved to 12/03/1985.") == []
+
+
+def test_paper_rules_keep_vats2024s_types(engine):
+    text = "My card number is 4111 1111 1111 1111."
+    assert Obfuscator(rules="paper").mask(text).masked == text  # entityTagger masks no number
+    assert "[CREDIT_CARD]" in Obfuscator(markers="class").mask(text).masked
+    with pytest.raises(RecoverError, match="identifiers=True needs rules='ours'"):
+        Obfuscator(rules="paper", identifiers=True)
+
+
+def test_keep_list_techniques_get_identifiers_too():
+    m = Obfuscator(technique="allowList", markers="class").mask("my pin is four four two one")
+    assert "[SPOKEN_DIGITS]" in m.masked
+
+
+@pytest.mark.parametrize("bad", ["9" * 2000, " ".join(f"user{i}@example.com" for i in range(500)),
+                                 "DE00 1234 5678 XXXX 9999 " * 40, "+1 (555) 000-00000000 x" * 30,
+                                 "@" * 2000 + "a@b", "four " * 400, ("a" * 60 + ".") * 40 + "com"])
+def test_bad_input_gets_a_result_quickly(bad):
+    t = time.perf_counter()
+    spans = identifiers.find(bad)
+    assert time.perf_counter() - t < 1.0
+    assert all(bad[s.start:s.end] == s.text for s in spans)
+
+
+def test_bad_lines_through_the_engine_get_a_result_or_a_clear_message(engine):
+    r = engine.obfuscate("my numbers: " + "4111 1111 1111 1111, " * 20)
+    assert "4111 1111 1111 1111" not in r.text
+    r = engine.obfuscate("9" * 1990)  # a line of digits is no identifier of ours, and no traceback
+    assert isinstance(r.text, str)
+    with pytest.raises(RecoverError, match="masks; the limit is"):
+        engine.obfuscate(" ".join(f"u{i}@ex.com" for i in range(150)))
+    for malformed in ("IBAN DE00 1234", "call +44 (0", "phone 555-1234-", "IBAN GB82 WEST 1234 5698 7654 33"):
+        engine.obfuscate(malformed)
