@@ -311,3 +311,42 @@ def grid_markdown(df: pd.DataFrame, dataset: str) -> str:
             cells.append(text + (f" [{lk.iloc[0]['mean']:.2f}%]" if not lk.empty else ""))
         out.append(f"| {display_method(meth)} | " + " | ".join(cells) + " |")
     return "\n".join(out) + "\n"
+
+
+# --- the privacy audit (recover_core/audit; `python -m recover_core audit`) ----------------
+
+AUDIT_METRICS = ("reidentified", "reidentified_chance", "same_across_runs", "exposure", "extracted", "names_extracted",
+                 "code_kept", "name_word_kept")
+
+
+def audit_chart(df: pd.DataFrame):
+    """Mean canary exposure (bits) against how many times the canary was inserted: the clean
+    corpus (Oracle) beside each masking's obfuscated corpora, the never-inserted control at 0."""
+    import plotly.express as px
+
+    rows = df[(df["metric"] == "exposure") & (df["dataset"] == "news+canaries")].copy() if "repetitions" in df else df[:0]
+    if rows.empty:
+        return px.line(title="No canary audit yet (python -m recover_core audit --canaries-job DIR, then its GPU job)")
+    rows["LM adapted on"] = [f"{m} {meth}".strip() if m and m != ANY_MASKING else meth
+                             for m, meth in zip(rows["masking"], rows["method"])]
+    rows["insertions"] = rows["repetitions"].astype(float).astype(int).astype(str)
+    fig = px.line(rows.sort_values("repetitions"), x="insertions", y="value", color="LM adapted on", markers=True,
+                  labels={"value": "mean exposure (bits)"},
+                  title="Canary exposure of SmolLM2 + LoRA adapted on each corpus (0 insertions: the control)")
+    return fig
+
+
+def audit_table(df: pd.DataFrame) -> pd.DataFrame:
+    """The audit's figures: inversion (share of name words re-identified, per setting, against
+    chance), and per canary LM the secrets extracted and exposure at 16 insertions."""
+    import pandas as pd
+
+    rows = df[df["metric"].isin(AUDIT_METRICS) & df["dataset"].isin(["census-lines", "news+canaries"])]
+    if rows.empty:
+        return pd.DataFrame(columns=["attack", "corpus", "setting", "metric", "insertions", "value"])
+    out = pd.DataFrame({"attack": ["inversion" if d == "census-lines" else "canaries" for d in rows["dataset"]],
+                        "corpus": rows["masking"].replace(ANY_MASKING, ""), "setting": rows["method"],
+                        "metric": rows["metric"], "insertions": rows.get("repetitions"), "value": rows["value"]})
+    keep = (out["attack"] == "inversion") | out["insertions"].isna() | out["insertions"].astype(str).isin(
+        ["16", "16.0", "0", "0.0"]) | out["metric"].isin(["code_kept", "name_word_kept", "names_extracted"])
+    return out[keep].reset_index(drop=True)

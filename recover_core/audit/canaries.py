@@ -110,6 +110,8 @@ def build(out: Path, seed: int = 0, limit: int | None = None, progress: bool = T
     """The job folder: each condition's train text, the clean test sentences, the canaries,
     and what each masking left of them. ``limit``: the first lines of the train split only
     (the tests)."""
+    from tqdm import tqdm
+
     from recover_core.experiment import ExperimentConfig
     from recover_core.experiment.runner import Runner
     from recover_core.experiment.smollm2_job import write_tokenizer
@@ -128,9 +130,11 @@ def build(out: Path, seed: int = 0, limit: int | None = None, progress: bool = T
     missed: dict[str, dict] = {}
     for masking in MASKINGS:
         engine = Obfuscator(technique=masking)  # the product's defaults, under a fresh secret key
-        masked = engine.mask_many(corpus)
+        masked, filled = [], []
+        for b in tqdm(range(0, len(corpus), 128), desc=f"mask and fill ({masking})", disable=not progress):
+            masked += engine.mask_many(corpus[b: b + 128])
+            filled += engine.fill(masked[b: b + 128])
         _write(out / f"{masking}-baseline1.txt", [m.masked for m in masked])
-        filled = engine.fill(masked)
         _write(out / f"{masking}-engine.txt", [r.text for r in filled])
         conditions += [{"name": f"{masking}/baseline1", "corpus": f"{masking}-baseline1.txt", "epochs": 1.0,
                         "ignore_mask": True},
