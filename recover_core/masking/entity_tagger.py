@@ -123,8 +123,8 @@ class EntityTagger(Masker):
             return docs
         scores = name_shape.model().score([docs[i][0][j].text for i, j in cands])
         firsts, lasts = _first_names(), _last_names()
-        person = {(i, j) for (i, j), p in zip(cands, scores)
-                  if p >= name_shape.CONFIG.initial or docs[i][0][j].text.lower() in firsts | lasts}
+        person = {(i, j) for (i, j), p in zip(cands, scores) if p >= name_shape.CONFIG.initial
+                  or docs[i][0][j].text.lower() in firsts or docs[i][0][j].text.lower() in lasts}
         out = []
         for i, (spans, ents) in enumerate(docs):
             new = list(spans)
