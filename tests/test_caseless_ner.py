@@ -137,3 +137,23 @@ def test_titles_and_kin_words_are_not_masked(tagger):
 def test_an_organisation_keeps_its_legal_form(tagger):
     assert masked(tagger, "Krebs GmbH & Co. KG won the tender.") == ["Krebs", "GmbH", "Co", "KG"]
     assert masked(tagger, "Yesterday, Barclays Bank said it would cut jobs.") == ["Barclays", "Bank"]
+
+
+# Labels and cues of issue 56 (part 5); names from no held-out list.
+def test_strong_slots_and_gazetteer_decide_the_label():
+    from recover_core.masking.entity_tagger import EntityTagger
+
+    t = EntityTagger()
+    labels = lambda text: {s.text: s.label for s in t.find(text)}
+    assert labels("My name is Haruka.")["Haruka"] == "PERSON"  # a strong slot
+    assert labels("Sunniva said it to Imani.").get("Imani") == "PERSON"  # "said ... to X"
+    assert labels("Gdynia is in Poland.")["Gdynia"] == "GPE"  # the gazetteer
+    assert set(labels("He works at Harland Wolff.").values()) == {"ORG"}
+
+
+def test_organisation_cue_in_caseless_text():
+    from recover_core.masking.entity_tagger import EntityTagger
+
+    t = EntityTagger()
+    assert [s.label for s in t.find("we bought it at target yesterday")] == ["ORG"]
+    assert t.find("he works at home") == []

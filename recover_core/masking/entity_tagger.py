@@ -25,7 +25,8 @@ from recover_core.errors import RecoverError
 from recover_core.masking.base import Masker, register
 from recover_core.lexicons import everyday
 from recover_core.masking import name_shape
-from recover_core.masking.name_cues import PLACE_CUES, RELATIONS, TITLES, cue_spans, is_capitalised
+from recover_core.masking.name_cues import (PLACE_CUES, RELATIONS, TITLES, cue_spans_strength, is_capitalised,
+                                            org_cue_spans)
 from recover_core.masking.truecase import is_caseless, truecase_with_names
 from recover_core.spans import ENTITY_LABELS, Span, WORD_RE, merge, words
 
@@ -74,24 +75,19 @@ class EntityTagger(Masker):
         strings, made inside the zone."""
         cased = [(t, []) if self.path(t) == "cased" else truecase_with_names(t) for t in texts]
         views = [v for v, _ in cased]
+        # The recognizers' spans of each text: the strong ones among them also decide the label
+        # of an NER entity on the same words ("My name is Keiko": a PERSON, not spaCy's GPE).
+        ours = [self._recognized(t, v, by_context) for t, (v, by_context) in zip(texts, cased)]
         with bundles.spacy_zone(self.nlp) as nlp:
             # What spaCy calls a place, a date or an organisation is not a person's name; but it
             # calls many unknown names a PRODUCT or a WORK_OF_ART ("Did Vitiza call?"), and
             # their words stay candidates of the spelling model.
-            docs = [(self._entity_spans(doc), [(e.start_char, e.end_char) for e in doc.ents
-                                               if e.label_ not in NAME_LIKE_LABELS])
-                    for doc in nlp.pipe(views, batch_size=64)]
-        found = []
-        for text, (view, by_context), (spans, ents) in zip(texts, cased, docs):
-            if self.name_list and "PERSON" in self.types:
-                spans += name_list_spans(view, self.name) + cue_spans(view, self.name) + by_context
-            if self.name_list and "GPE" in self.types:
-                spans += place_list_spans(view, self.name)
-            if self.name_list and "FAC" in self.types:
-                spans += street_spans(view, caseless=view is not text)
-            if self.name_list and "ORG" in self.types:
-                spans += org_spans(view)
-            found.append(merge(spans))
+            docs = [(self._entity_spans(doc, strong), [(e.start_char, e.end_char) for e in doc.ents
+                                                       if e.label_ not in NAME_LIKE_LABELS])
+                    for doc, (_, strong) in zip(nlp.pipe(views, batch_size=64), ours)]
+        if self.name_list and "PERSON" in self.types:
+            docs = self._people_by_spelling(docs, [strong for _, strong in ours])
+        found = [merge(spans + extra) for (spans, _), (extra, _) in zip(docs, ours)]
         if self.name_list and "PERSON" in self.types:
             found = self._by_shape(views, [v is not t for t, v in zip(texts, views)], found,
                                    [ents for _, ents in docs])
@@ -114,17 +110,116 @@ class EntityTagger(Masker):
         merged = [merge(spans) for spans in found]
         return [merge(spans + surname_spans(view, spans, e)) for view, spans, e in zip(views, merged, ents)]
 
-    def _entity_spans(self, doc) -> list[Span]:
-        return [
-            Span(ent.start_char + m.start(), ent.start_char + m.end(), m.group(), ent.label_, self.name)
-            for ent in doc.ents
-            if ent.label_ in self.types
-            for m in WORD_RE.finditer(ent.text)  # one span per word, as the paper masks tokens
-            # spaCy's entities include "the"/"The" ("the Hume Highway"), and its people their
-            # titles and kin words ("Aunt Mary", "Dr. Okafor"): none of them is private
-            if m.group().lower() not in lexicons.FUNCTION_WORDS
-            and not (ent.label_ == "PERSON" and m.group().lower() in TITLES)
-        ]
+    def _people_by_spelling(self, docs, strong: list[list[Span]]):
+        """spaCy calls many names it never saw a place or an organisation ("Vitiza": ORG, GPE or
+        NORP, about a fifth of unknown first names). An entity of one or two words that are rare
+        (past wordfreq's 30,000 commonest), no gazetteer place and no everyday word becomes a
+        PERSON when each word is a listed name or the spelling model reads it as one (P >= 0.6),
+        and no recognizer overruled its label. One call of the model per batch."""
+        cands = [(i, j) for i, (spans, _) in enumerate(docs) for j, s in enumerate(spans)
+                 if s.label in SPELLED_OVER and s.source == self.name and _rare_name_word(s.text)
+                 and not _inside([(x.start, x.end) for x in strong[i] if x.label != "PERSON"], s.start, s.end)]
+        if not cands:
+            return docs
+        scores = name_shape.model().score([docs[i][0][j].text for i, j in cands])
+        firsts, lasts = _first_names(), _last_names()
+        person = {(i, j) for (i, j), p in zip(cands, scores) if p >= name_shape.CONFIG.initial
+                  or docs[i][0][j].text.lower() in firsts or docs[i][0][j].text.lower() in lasts}
+        out = []
+        for i, (spans, ents) in enumerate(docs):
+            new = list(spans)
+            # an entity is relabelled whole: every word of it must read as a name
+            for group in _entity_groups(spans):
+                if all((i, j) in person for j in group) and len(group) <= 2:
+                    for j in group:
+                        new[j] = replace(spans[j], label="PERSON")
+            out.append((new, ents))
+        return out
+
+    def _recognized(self, text: str, view: str, by_context: list[Span]) -> tuple[list[Span], list[Span]]:
+        """The list, slot and pattern recognizers' spans on ``view``, and those of them whose
+        label overrules the NER's: a name in a strong slot, a place from the gazetteer, an
+        organisation after a cue or before "Group", "Inc." ..."""
+        spans: list[Span] = []
+        strong: list[Span] = []
+        if not self.name_list:
+            return spans, strong
+        if "PERSON" in self.types:
+            cues = cue_spans_strength(view, self.name)
+            spans += name_list_spans(view, self.name) + [s for s, _ in cues] + by_context
+            strong += [s for s, st in cues if st]
+        if "GPE" in self.types:
+            places = place_list_spans(view, self.name)
+            spans += places
+            strong += places
+        if "FAC" in self.types:
+            spans += street_spans(view, caseless=view is not text)
+        if "ORG" in self.types:
+            orgs = org_spans(view) + org_cue_spans(view, self.name)
+            spans += orgs
+            strong += orgs
+        return spans, strong
+
+    def _entity_spans(self, doc, strong: list[Span] = ()) -> list[Span]:
+        out = []
+        for ent in doc.ents:
+            label = _resolved_label(ent, strong)
+            if label not in self.types:
+                continue
+            out += [Span(ent.start_char + m.start(), ent.start_char + m.end(), m.group(), label, self.name)
+                    for m in WORD_RE.finditer(ent.text)  # one span per word, as the paper masks tokens
+                    # spaCy's entities include "the"/"The" ("the Hume Highway"), and its people their
+                    # titles and kin words ("Aunt Mary", "Dr. Okafor"): none of them is private
+                    if m.group().lower() not in lexicons.FUNCTION_WORDS
+                    and not (label == "PERSON" and m.group().lower() in TITLES)]
+        return out
+
+
+# The NER's labels a recognizer may overrule: spaCy calls unknown names places ("My name is
+# Keiko": GPE), towns organisations ("Lodz": ORG) and firms people ("Berkshire Hathaway").
+OVERRULED = frozenset({"PERSON", "GPE", "LOC", "ORG", "NORP", "FAC", "PRODUCT", "WORK_OF_ART"})
+
+
+def _resolved_label(ent, strong: list[Span]) -> str:
+    """spaCy's label of ``ent``, or that of the strong recognizer spans that cover every one of
+    its words: a person in a name slot first, then an organisation by its cue, then a place
+    from the gazetteer. A person's name that spaCy is sure of stays one ("Mr. Bristol")."""
+    label = ent.label_
+    if label not in OVERRULED or not strong:
+        return label
+    a, b = ent.start_char, ent.end_char
+    ws = [(a + m.start(), a + m.end()) for m in WORD_RE.finditer(ent.text)
+          if m.group().lower() not in lexicons.FUNCTION_WORDS and m.group().lower() not in TITLES]
+    if not ws:
+        return label
+    by_label: dict[str, int] = {}
+    for s in strong:
+        if s.start < b and a < s.end:
+            by_label[s.label] = by_label.get(s.label, 0) + sum(s.start <= x and y <= s.end for x, y in ws)
+    for cand in ("PERSON", "ORG", "GPE"):
+        if by_label.get(cand, 0) >= len(ws) and label != cand and not (cand == "GPE" and label in ("LOC", "PERSON")):
+            return cand
+    return label
+
+
+SPELLED_OVER = frozenset({"ORG", "GPE", "LOC", "NORP", "FAC"})
+
+
+def _rare_name_word(word: str) -> bool:
+    low = word.lower()
+    return is_capitalised(word) and word.isalpha() and lexicons.word_ranks().get(low, 10**9) >= 30_000 \
+        and low not in lexicons.place_names() and not everyday(low)
+
+
+def _entity_groups(spans: list[Span]) -> list[list[int]]:
+    """Indices of word spans that came from one entity: same label, only a space between."""
+    groups: list[list[int]] = []
+    for j, s in enumerate(spans):
+        if groups and spans[groups[-1][-1]].label == s.label and spans[groups[-1][-1]].end + 1 == s.start:
+            groups[-1].append(j)
+        else:
+            groups.append([j])
+    return groups
 
 
 @functools.lru_cache(maxsize=1)

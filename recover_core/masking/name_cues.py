@@ -33,6 +33,19 @@ POSSESSIVES = frozenset("my your his her our their".split())
 GREETINGS = frozenset({("hi",), ("hey",), ("hello",), ("dear",), ("thanks",), ("thank", "you"), ("bye",),
                        ("happy", "birthday")})
 AFTER = frozenset("said says told asked wrote replied texted called".split())
+# "said goodbye to X", "sent the file to X": a verb of saying or giving, then up to two words,
+# then "to": the one spoken or given to is a person.
+SAID_TO = frozenset("said say says explained mentioned wrote sent gave handed passed introduced".split())
+# Words before an organisation's name ("works at Accenture", "joined Unilever", "shopping at
+# target"); each a word sequence, matched lower-case like BEFORE.
+ORG_BEFORE = tuple(tuple(c.split()) for c in (
+    "works at", "work at", "worked at", "working at", "works for", "work for", "worked for", "working for",
+    "job at", "joined", "employed by", "hired by", "shares of", "shares in", "stock of", "ceo of",
+    "shop at", "shops at", "shopping at", "shopped at", "bought it at", "bought them at", "got it at",
+))
+# Everyday words that follow those cues and name no organisation ("works at home", "joined in").
+NOT_ORGS = frozenset("""home night school work church noon lunch dinner breakfast least first last once all
+    weekends weekend times nights days hours night-time christmas us them him her me you people""".split())
 # Words a place's name follows ("moved to Sydney", "a letter from Lodz").
 PLACE_CUES = frozenset("in to from at near of around visit visited visiting outside".split())
 
@@ -54,25 +67,65 @@ def slot_before(prev: list[str]) -> str | None:
     return None
 
 
-def cue_spans(text: str, source: str = "nameCue") -> list[Span]:
-    """PERSON spans for capitalised words in a name slot (the text's own case: entityTagger
-    passes caseless text through truecase.py first, which capitalises such words)."""
+def said_to(prev: list[str]) -> bool:
+    """Do the lower-cased words ``prev`` end with "said [one or two words] to"?"""
+    return len(prev) >= 2 and prev[-1] == "to" and any(p in SAID_TO for p in prev[-4:-1])
+
+
+def org_slot(prev: list[str]) -> bool:
+    """Do the lower-cased words ``prev`` end with an organisation cue ("works at")?"""
+    return any(tuple(prev[-len(cue):]) == cue for cue in ORG_BEFORE)
+
+
+def org_cue_spans(text: str, source: str = "orgCue") -> list[Span]:
+    """ORG spans for a run of up to three capitalised words after an organisation cue ("works
+    at Berkshire Hathaway", "joined Unilever"), unless the run starts with a known first name
+    ("joined Maria for lunch") or an everyday word that names no organisation."""
+    from recover_core.masking.entity_tagger import _first_names
+
     toks = words(text)
     low = [w.text.lower() for w in toks]
     out: list[Span] = []
     for i, w in enumerate(toks):
+        if not org_slot(low[max(0, i - 3): i]) or not w.text[:1].isupper() or low[i] in NOT_ORGS \
+                or low[i] in lexicons.FUNCTION_WORDS or low[i] in _first_names():
+            continue
+        run = [w]
+        for n in toks[i + 1: i + 3]:
+            if not n.text[:1].isupper() or text[run[-1].end: n.start] not in (" ", " & "):
+                break
+            run.append(n)
+        out += [Span(x.start, x.end, x.text, "ORG", source) for x in run]
+    return out
+
+
+def cue_spans(text: str, source: str = "nameCue") -> list[Span]:
+    """PERSON spans for capitalised words in a name slot (the text's own case: entityTagger
+    passes caseless text through truecase.py first, which capitalises such words)."""
+    return [s for s, _ in cue_spans_strength(text, source)]
+
+
+def cue_spans_strength(text: str, source: str = "nameCue") -> list[tuple[Span, bool]]:
+    """cue_spans, each with whether its slot is strong enough to overrule the NER's label (a
+    title, a relation, an introduction, a greeting, "said ... to"; not "with X" or "X said",
+    which an organisation fills as well)."""
+    toks = words(text)
+    low = [w.text.lower() for w in toks]
+    out: list[tuple[Span, bool]] = []
+    for i, w in enumerate(toks):
         t = w.text[:-2] if w.text[-2:] in ("'s", "’s") and len(w.text) > 3 else w.text
         if not is_capitalised(t) or t.lower() in lexicons.FUNCTION_WORDS or "'" in t or "’" in t:
             continue  # "I'm told": not a name
-        slot = slot_before(low[max(0, i - 3): i])
+        slot = slot_before(low[max(0, i - 3): i]) or ("said-to" if said_to(low[max(0, i - 4): i]) else None)
         after = i + 1 < len(toks) and low[i + 1] in AFTER and text[w.end: toks[i + 1].start].strip() == ""
         known_name = t.lower() in lexicons.first_names() or t.lower() in lexicons.world_first_names()
         if slot in ("title", "relation") or (slot == "strong" and not everyday(t.lower())) or \
-                ((slot in ("weak", "greeting") or after) and (known_name or not everyday(t.lower()))):
-            out.append(Span(w.start, w.start + len(t), t, "PERSON", source))
+                ((slot in ("weak", "greeting", "said-to") or after) and (known_name or not everyday(t.lower()))):
+            strong = slot in ("title", "relation", "strong", "greeting", "said-to")
+            out.append((Span(w.start, w.start + len(t), t, "PERSON", source), strong))
             # The capitalised word after a name found this way is its surname ("Dr. Ngozi Okafor").
             if i + 1 < len(toks) and is_capitalised(toks[i + 1].text) and \
                     text[w.end: toks[i + 1].start].strip() == "":
                 n = toks[i + 1]
-                out.append(Span(n.start, n.end, n.text, "PERSON", source))
+                out.append((Span(n.start, n.end, n.text, "PERSON", source), strong))
     return out

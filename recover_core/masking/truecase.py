@@ -16,7 +16,7 @@ import re
 
 from recover_core import lexicons
 from recover_core.lexicons import everyday
-from recover_core.masking.name_cues import AFTER, PLACE_CUES, slot_before
+from recover_core.masking.name_cues import AFTER, NOT_ORGS, PLACE_CUES, org_slot, slot_before
 from recover_core.spans import Span, words
 
 _PRONOUN_I = re.compile(r"^i(?:['’](?:m|ll|d|ve))?$")
@@ -121,6 +121,9 @@ def _capitalised(i: int, low: list[str], caps: list) -> bool | str:
         return True  # "olumide", "novartis"
     if prev in PLACE_PREPOSITIONS and not everyday(base) and len(base) > 2:
         return True  # "went to walmart", "at costco": a shop or a town, for the NER to judge
+    if org_slot(low[max(0, i - 3): i]) and base not in NOT_ORGS and len(base) > 2 and \
+            (not everyday(base) or low[i - 1] == "at"):
+        return True  # "works at accenture", "shopping at target": a firm or a shop, even an everyday word
     if base in ORG_WORDS and i > 0 and caps[i - 1] and not _PRONOUN_I.match(low[i - 1]):
         return True  # "Dangote cement" -> "Dangote Cement"
     if slot in ("title", "relation"):
