@@ -34,6 +34,21 @@ VIEWS: dict[str, tuple[str, ...] | None] = {
 }
 
 
+# Fillers known to have seen a grid split's sentences (tests/test_filler_fingerprint.py finds
+# them): their rows are marked in the CSVs (``note``), kept out of the claims, and the grid
+# refuses to fill with them (experiment/runner.py) until they are retrained on unseen text.
+TAINTED_FILLERS = {
+    "smollm2-fill": "trained with the news train split's original sentences as its answers "
+                    "(assets/smollm2-fill/model_card.md: data news, wiki, fortunes, scripture)",
+}
+
+
+def tainted(method: str) -> str | None:
+    """Why a grid method's filler is tainted (TAINTED_FILLERS), or None."""
+    p = method_parts(method) if isinstance(method, str) else None
+    return TAINTED_FILLERS.get(Path(p.model).name) if p is not None else None
+
+
 def precomputed_dir() -> Path:
     return Path(__file__).resolve().parent.parent / "precomputed"
 
