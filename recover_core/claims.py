@@ -81,8 +81,9 @@ class Grid:
         seeded = set()
         if "seed" in rows:
             has = rows.assign(_s=rows["seed"].astype("string").fillna("").str.strip() != "")
+            # An LM as it ships and the recognizer alone train nothing from a seed: printed runs.
             seeded = {(m, mk) for (m, mk), v in has.groupby(["method", "masking"], dropna=False)["_s"].any().items()
-                      if v}
+                      if v and str(m).lower() not in PRETRAINED + NO_LM}
         return cls({(r.method, r.masking): Cell(r.mean, r.lo, r.hi, int(r.n), (r.method, r.masking) in seeded)
                     for r in agg.itertuples()})
 
