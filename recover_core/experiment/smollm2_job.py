@@ -98,7 +98,7 @@ def _load(base: str, tokenizer: str, device: str):
 
     from recover_core.lm.pretrained import PretrainedLM
 
-    model = AutoModelForCausalLM.from_pretrained(base, torch_dtype="float32").to(device)
+    model = AutoModelForCausalLM.from_pretrained(base).float().to(device)  # float32, as build-lms computes
     return PretrainedLM(model, AutoTokenizer.from_pretrained(tokenizer), base)
 
 
