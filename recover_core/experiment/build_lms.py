@@ -233,7 +233,8 @@ def import_job(run, path: Path, csv: Path, command: str) -> tuple[int, list[str]
                          f"{same.value.iloc[0]} in {csv.name} (kept)")
             continue
         rows.append(perplexity_row(m, meth, r["perplexity"], r["rank"], seed,
-                                   f"{command} (LoRA on {out.get('device')}, torch {out.get('torch')})"))
+                                   f"{command} (LoRA on {out.get('device')}, torch {out.get('torch')}, "
+                                   f"{'TF32' if out.get('tf32') else 'float32'} matmuls)"))
     new = pd.DataFrame(rows, columns=TIDY_COLUMNS)
     with atomic.replacing(csv) as tmp:
         pd.concat([old, new], ignore_index=True).to_csv(tmp, index=False)
@@ -371,16 +372,17 @@ def add_parser(sub) -> None:
             n = len(json.loads((dest / "job.json").read_text())["cells"])
             size = sum(f.stat().st_size for f in dest.rglob("*") if f.is_file()) / 2 ** 20
             print(f"job: {n} cells in {dest} ({size:.1f} MiB); there: python -m recover_core.experiment.smollm2_job "
-                  f"{dest} OUT.json --gguf SmolLM2-135M-Instruct.Q4_1.gguf --workers 8", file=sys.stderr)
+                  f"{dest} OUT.json --gguf SmolLM2-135M-Instruct.Q4_1.gguf --workers 12 --threads 1 --deadline S",
+                  file=sys.stderr)
             return
         if args.family == SMOLLM2 and args.import_job:
             if not args.csv:
                 raise RecoverError("--import-job needs --csv, the CSV its rows go into.")
             job = json.loads(args.import_job.read_text()) if args.import_job.is_file() else {}
-            there = job.get("command") or "python -m recover_core build-lms --family smollm2 ... --export-job JOB"
+            there = job.get("job_command") or "python -m recover_core build-lms --family smollm2 ... --export-job JOB"
             command = (f"{there}; python -m recover_core.experiment.smollm2_job JOB {args.import_job.name} --gguf "
                        f"SmolLM2-135M-Instruct.Q4_1.gguf (a GPU machine); python -m recover_core build-lms --family "
-                       f"smollm2 --import-job {args.import_job.name} --csv {args.csv}")
+                       f"smollm2 {' '.join(rank)} --import-job {args.import_job.name} --csv {args.csv}")
             n, notes = import_job(runner(args.config, None, not args.quiet), args.import_job, args.csv, command)
             for line in notes:
                 print(line, file=sys.stderr)

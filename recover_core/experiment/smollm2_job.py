@@ -178,11 +178,13 @@ def run(src: Path, out: Path, gguf: Path | None, workers: int = 4, deadline_s: f
             print(f"[{time.time() - t0:.0f} s] SmolLM2 as it ships scored on {where}: word perplexity "
                   f"{pre['perplexity']:.1f}", file=sys.stderr, flush=True)
         result = {"family": "smollm2", "grid": job["grid"], "grid_key": job["grid_key"], "device": where,
-                  "torch": torch.__version__, "tf32": tf32, "pretrain": pre, "cells": kept, "left": len(cells)}
+                  "torch": torch.__version__, "tf32": tf32, "job_command": job.get("command", ""), "pretrain": pre,
+                  "cells": kept, "left": len(cells)}
         print(f"[{time.time() - t0:.0f} s] {len(kept)} cells in {out} already, {len(cells)} to run in {workers} "
               f"workers", file=sys.stderr, flush=True)
-        pool_cells(cells, _run_cell, result, out, t0, workers, _worker_init,
-                   (str(src), base, tokenizer, device, deadline, threads, tf32), "smollm2 cells")
+        if time.time() < deadline:  # past it already: no worker is started for nothing
+            pool_cells(cells, _run_cell, result, out, t0, workers, _worker_init,
+                       (str(src), base, tokenizer, device, deadline, threads, tf32), "smollm2 cells")
     result["seconds"] = round(time.time() - t0, 1)
     atomic.write_text(out, json.dumps(result))
     return result
