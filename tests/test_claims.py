@@ -25,7 +25,8 @@ def tidy(rows, dataset="d", metric="perplexity"):
 def grid(cells, seeds=(0,), jitter=0.0):
     """Our naming: {masking: {method: ppl}} plus Oracle 100; seed s adds (s - 1) * jitter."""
     rows = [("oracle", R.ANY_MASKING, 100 + (0 if s is None else s - 1) * jitter, s) for s in seeds]
-    rows += [(m, mk, v + (0 if s is None else s - 1) * jitter, s) for mk, methods in cells.items() for m, v in methods.items()
+    rows += [(m, mk, v + (0 if s is None else s - 1) * jitter, s) for mk, methods in cells.items()
+             for m, v in methods.items()
              for s in seeds]
     return tidy(rows)
 
@@ -64,7 +65,8 @@ def test_close_to_oracle_is_judged_on_fine_tuned_roberta_not_the_best_filler():
     assert t.notes == ["vocabThres: RoBERTa (Top-K, FT) +27.6%", "entityTagger: RoBERTa (Top-K, FT) +82.4%"]
     # Our naming: Top-K is within 5% of Oracle but FT, the named method, is not.
     ours = by_claim("d", grid({"vocabThres": {"mlm:m:topk": 102, "mlm-ft:m:topk": 110},
-                               "entityTagger": {"mlm:m:topk": 101, "mlm-ft:m:topk": 104}}, seeds=(0, 1, 2), jitter=0.1))[CLOSE]
+                               "entityTagger": {"mlm:m:topk": 101, "mlm-ft:m:topk": 104}},
+                              seeds=(0, 1, 2), jitter=0.1))[CLOSE]
     assert (ours["holds"], ours["passed"], ours["failed"], ours["seeds (n)"]) == ("no (1 of 2 fail)", 1, 1, "3")
     assert "m (Top-K, FT)/vocabThres" in ours["evidence"] and "m (Top-K)" not in ours["evidence"]
 

@@ -143,9 +143,9 @@ def build_smollm2(conditions: list[str], config: Path = CONFIG, dataset: str = "
         else:
             ppl = lm.perplexity(run.split(dataset)[1])
         lw, wb = fusion_weights(name)
-        lms.save(lm, lms.LMCard(name, what, {"base": base}, lw, wb, trained_on=what, perplexity=round(ppl["ppl_word"], 1),
-                                masking=masking, method=method, family=SMOLLM2, adapter=method != "pretrained",
-                                seed=seed if method != "pretrained" else 0))
+        lms.save(lm, lms.LMCard(name, what, {"base": base}, lw, wb, trained_on=what,
+                                perplexity=round(ppl["ppl_word"], 1), masking=masking, method=method, family=SMOLLM2,
+                                adapter=method != "pretrained", seed=seed if method != "pretrained" else 0))
         built.append(name)
     return built
 

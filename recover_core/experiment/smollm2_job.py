@@ -80,7 +80,8 @@ def _worker_init(src: str, base: str, tokenizer: str, device: str, deadline: flo
     _matmul(tf32)
     job = json.loads((Path(src) / JOB_FILE).read_text(encoding="utf-8"))
     # The base is read once per worker; each cell adapts a copy (LoRA wraps the model in place).
-    _W.update(src=Path(src), job=job, lm=_load(base, tokenizer, device), deadline=deadline, nbest=_nbest(Path(src), job),
+    _W.update(src=Path(src), job=job, lm=_load(base, tokenizer, device), deadline=deadline,
+              nbest=_nbest(Path(src), job),
               tests={d: _read_lines(Path(src) / f) for d, f in job["tests"].items()}, took=[])
 
 
