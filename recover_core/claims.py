@@ -63,9 +63,9 @@ def compare(better: Cell, worse: Cell) -> Outcome:
 EXCLUDED = ("Left out of every claim: rows made by a filler that saw the split it fills ("
             + "; ".join(f"{k}: {v}" for k, v in TAINTED_FILLERS.items()) + ").")
 NOISE_RULE = ("Rule: a comparison of our cells passes or fails only where the difference of the means exceeds the "
-              "larger min-max range over seeds of the two cells (else: within noise); with one seed on either side "
-              "it is \"one seed, noise unknown\", never a pass. The paper's printed runs are compared as printed (a "
-              "tie is not a win). Each claim is universal: one failed comparison makes it \"no\".")
+              "larger min-max range over seeds of the two cells, is \"within noise\" where it does not, and is \"one "
+              "seed, noise unknown\" (never a pass) where either cell has one seed; the paper's printed runs compare "
+              "as printed (a tie is not a win), and one failed comparison makes a claim \"no\".")
 
 PRETRAINED = ("pre-trained-lm", "pretrained-lm", "pretrained")  # the LM without adaptation (Table 6)
 
