@@ -404,11 +404,15 @@ def build_demo() -> gr.Blocks:
             with gr.Row():
                 r_view = gr.Radio(list(results.VIEWS), value=results.HEADLINE, label="Our runs",
                                   info="the headline: vats2024's grid with a real pretrained LM (SmolLM2-135M, "
-                                       "LoRA rank 8, seed 0); the 16M LM grid: every dataset, 3 seeds")
+                                       "LoRA rank 8; seed 0, and seeds 1-2 where imported); the 16M LM grid: every "
+                                       "dataset, 3 seeds")
                 r_metric = gr.Radio(list(results.METRICS), value="Perplexity", label="Metric")
                 first = results.datasets(results.view(RESULTS, results.HEADLINE), "Perplexity")
                 r_dataset = gr.Dropdown(first, value=first[0] if first else None, label="Dataset")
             r_plot = gr.Plot(value=on_results_chart("Perplexity", first[0]) if first else None)
+            # The rule a comparison is judged by, and the rows no claim may rest on, above the table.
+            gr.Markdown(f"{claims.NOISE_RULE} The `seeds (n)` column gives the runs behind each compared cell.\n\n"
+                        f"{claims.EXCLUDED}")
             r_claims = gr.Dataframe(value=on_results_claims(first[0]) if first else None, wrap=True,
                                     label="vats2024 §4.3's claims, checked on the paper's table and on ours")
             with gr.Row():

@@ -34,6 +34,21 @@ VIEWS: dict[str, tuple[str, ...] | None] = {
 }
 
 
+# Fillers known to have seen a grid split's sentences (tests/test_filler_fingerprint.py finds
+# them): their rows are marked in the CSVs (``note``), kept out of the claims, and the grid
+# refuses to fill with them (experiment/runner.py) until they are retrained on unseen text.
+TAINTED_FILLERS = {
+    "smollm2-fill": "trained with the news train split's original sentences as its answers "
+                    "(assets/smollm2-fill/model_card.md: data news, wiki, fortunes, scripture)",
+}
+
+
+def tainted(method: str) -> str | None:
+    """Why a grid method's filler is tainted (TAINTED_FILLERS), or None."""
+    p = method_parts(method) if isinstance(method, str) else None
+    return TAINTED_FILLERS.get(Path(p.model).name) if p is not None else None
+
+
 def precomputed_dir() -> Path:
     return Path(__file__).resolve().parent.parent / "precomputed"
 
@@ -130,6 +145,7 @@ def _chart_rows(df, metric: str, choice: str):
 
     names = pair_datasets(choice)
     rows = df[df["metric"].isin(METRICS[metric]) & df["dataset"].isin(names)].copy()
+    bad = [tainted(m) is not None for m in rows["method"]]  # a filler that saw the split: its bars say so
     rows["method"] = rows["method"].map(display_method)
     # An LM of another family judges differently: its rows are bars of their own, never
     # pooled with our TransformerLM's as if they were seeds of one cell.
@@ -156,6 +172,7 @@ def _chart_rows(df, metric: str, choice: str):
     rows.loc[~rescored & grid, "method"] += " (8-best list)"
     # Several runs of one cell (seeds, files) are one bar: their mean, with the min-max range
     # over the runs as its error bar (none for a single run: its noise is unknown).
+    rows.loc[bad, "method"] += " [filler saw the split]"
     keys = ["origin", "dataset", "method", "masking"]
     out = rows.groupby(keys, sort=False, as_index=False, dropna=False).agg(
         value=("value", "mean"), lo=("value", "min"), hi=("value", "max"), runs=("value", "size"),
@@ -164,6 +181,8 @@ def _chart_rows(df, metric: str, choice: str):
     out["above"] = (out["hi"] - out["value"]).where(several)
     out["below"] = (out["value"] - out["lo"]).where(several)
     out["range"] = [f"{lo:.4g}–{hi:.4g}" if n > 1 else "one run" for lo, hi, n in zip(out.lo, out.hi, out.runs)]
+    # Each bar of ours says its n: "n=1" has no error bar because its noise is unknown, not nil.
+    out["n"] = [f"n={n}" if o == "ours" else "" for o, n in zip(out.origin, out.runs)]
     return out
 
 
@@ -177,9 +196,11 @@ def chart(df, metric: str, dataset: str):
         return px.bar(title=f"No {metric} results for {dataset}")
     # No shared method order: each panel (its own x axis, below) keeps its table's order.
     fig = px.bar(rows, x="method", y="value", color="masking", barmode="group", facet_col="origin",
-                 category_orders={"origin": ["paper", "ours"]}, error_y="above", error_y_minus="below",
+                 category_orders={"origin": ["paper", "ours"]}, error_y="above", error_y_minus="below", text="n",
                  hover_data=["dataset", "source", "scale", "runs", "range"], labels={"value": metric, "method": ""},
-                 title=f"{metric} on {dataset} (lower is better; ours: mean over seeds, error bars min–max)")
+                 title=f"{metric} on {dataset} (lower is better; ours: mean over seeds, error bars min–max; "
+                       f"n=1: one seed, noise unknown, no bar)")
+    fig.update_traces(textposition="inside", insidetextanchor="start", textfont_size=9)
     fig.update_yaxes(matches=None, showticklabels=True)  # the paper's scale is not ours
     fig.update_layout(legend_title_text="masking", margin=dict(t=60, b=10))
     fig.update_xaxes(tickangle=-35, matches=None)  # each panel lists only its own methods

@@ -24,8 +24,9 @@ def tidy(rows, dataset="d", metric="perplexity"):
 
 def grid(cells, seeds=(0,), jitter=0.0):
     """Our naming: {masking: {method: ppl}} plus Oracle 100; seed s adds (s - 1) * jitter."""
-    rows = [("oracle", R.ANY_MASKING, 100 + (s - 1) * jitter, s) for s in seeds]
-    rows += [(m, mk, v + (s - 1) * jitter, s) for mk, methods in cells.items() for m, v in methods.items()
+    rows = [("oracle", R.ANY_MASKING, 100 + (0 if s is None else s - 1) * jitter, s) for s in seeds]
+    rows += [(m, mk, v + (0 if s is None else s - 1) * jitter, s) for mk, methods in cells.items()
+             for m, v in methods.items()
              for s in seeds]
     return tidy(rows)
 
@@ -41,16 +42,16 @@ def test_the_paper_supports_its_claims_on_fisher():
     assert rows["Top-K beats Top-1"]["holds"] == "yes"
     assert rows["allowList (most words masked) leaves the largest gap to Oracle"]["holds"] == "yes"
     # RoBERTa (Top-K, FT) ties RoBERTa (Top-K) at 38.9 on vocabThres: a tie is not "better".
-    assert rows[FT]["holds"] == "partly" and "RoBERTa (Top-K, FT)/vocabThres (tie)" in rows[FT]["evidence"]
+    assert rows[FT]["holds"].startswith("no (1 of ") and "RoBERTa (Top-K, FT)/vocabThres (tie)" in rows[FT]["evidence"]
     assert rows[CLOSE]["holds"] == "yes" and "+4.3%" in rows[CLOSE]["evidence"]  # 38.9 / 37.3
 
 
 def test_the_papers_own_tables_contradict_some_claims():
     topk = by_claim("Reddit")["Top-K beats Top-1"]  # allowList: RoBERTa Top-K 123.4 > Top-1 117.3
-    assert (topk["holds"], topk["passed"], topk["failed"]) == ("partly", 5, 1)
+    assert (topk["holds"], topk["passed"], topk["failed"]) == ("no (1 of 6 fail)", 5, 1)  # universal: one is enough
     assert topk["evidence"] == "fails: RoBERTa (Top-K)/allowList"
     close = by_claim("Reddit")[CLOSE]  # vocabThres 82.1 against Oracle 76.0: +8.0%
-    assert close["holds"] == "partly" and "RoBERTa (Top-K, FT)/vocabThres" in close["evidence"]
+    assert close["holds"].startswith("no (1 of ") and "RoBERTa (Top-K, FT)/vocabThres" in close["evidence"]
 
 
 def test_close_to_oracle_is_judged_on_fine_tuned_roberta_not_the_best_filler():
@@ -60,12 +61,13 @@ def test_close_to_oracle_is_judged_on_fine_tuned_roberta_not_the_best_filler():
     gaps = [100 * (value[("RoBERTa (Top-K, FT)", mk)] / oracle - 1) for mk in ("vocabThres", "entityTagger")]
     assert [round(g, 1) for g in gaps] == [27.6, 82.4]  # Table 5, as the review reads it
     t = C.close_to_oracle(C.Grid.of(wsj))
-    assert t.holds == "no" and len(t.failed) == 2
+    assert t.holds == "no (2 of 2 fail)" and len(t.failed) == 2
     assert t.notes == ["vocabThres: RoBERTa (Top-K, FT) +27.6%", "entityTagger: RoBERTa (Top-K, FT) +82.4%"]
     # Our naming: Top-K is within 5% of Oracle but FT, the named method, is not.
     ours = by_claim("d", grid({"vocabThres": {"mlm:m:topk": 102, "mlm-ft:m:topk": 110},
-                               "entityTagger": {"mlm:m:topk": 101, "mlm-ft:m:topk": 104}}))[CLOSE]
-    assert (ours["holds"], ours["passed"], ours["failed"]) == ("partly", 1, 1)
+                               "entityTagger": {"mlm:m:topk": 101, "mlm-ft:m:topk": 104}},
+                              seeds=(0, 1, 2), jitter=0.1))[CLOSE]
+    assert (ours["holds"], ours["passed"], ours["failed"], ours["seeds (n)"]) == ("no (1 of 2 fail)", 1, 1, "3")
     assert "m (Top-K, FT)/vocabThres" in ours["evidence"] and "m (Top-K)" not in ours["evidence"]
 
 
@@ -76,18 +78,18 @@ def test_roberta_best_across_maskings_is_checked():
     df = paper("Fisher").copy()
     df.loc[(df["method"] == "BERT (Top-K, FT)") & (df["masking"] == "allowList"), "value"] = 60.0
     best = by_claim("Fisher", df)[BEST]
-    assert (best["holds"], best["failed"]) == ("partly", 1)
+    assert (best["holds"], best["failed"]) == ("no (1 of 3 fail)", 1)
     assert "allowList: RoBERTa (Top-K, FT) vs BERT (Top-K, FT)" in best["evidence"]
     # Ours: our MLM filler against the baselines and any other filler (here a tuned causal LLM).
     ours = by_claim("d", grid({"allowList": {"baseline0": 300, "baseline1": 250, "mlm:m:topk": 200,
-                                             "instruct:llm:top1": 190}}))[BEST]
-    assert ours["holds"] == "no" and "m (Top-K) vs llm (Top-1)" in ours["evidence"]
+                                             "instruct:llm:top1": 190}}, seeds=(0, 1, 2), jitter=1.0))[BEST]
+    assert ours["holds"] == "no (1 of 1 fail)" and "m (Top-K) vs llm (Top-1)" in ours["evidence"]
 
 
 def test_no_baseline1_claim_and_ties_are_not_wins():
     assert not any("Baseline1" in c.text for c in C.CLAIMS)
     rows = by_claim("d", grid({"vocabThres": {"baseline0": 120, "baseline1": 110, "mlm:m:top1": 110,
-                                              "mlm:m:topk": 110}}))
+                                              "mlm:m:topk": 110}}, seeds=(None,)))  # printed runs, as the paper's
     assert (rows[BASE]["passed"], rows[BASE]["failed"]) == (0, 2)  # equal to Baseline1 is not lower
     assert rows["Top-K beats Top-1"]["evidence"] == "fails: m (Top-K)/vocabThres (tie)"
 
@@ -117,7 +119,7 @@ def test_wer_rows_of_ours_are_checked_when_present():
             ("mlm:m:topk", "entityTagger", 11.0), ("ASR-without-LM", R.ANY_MASKING, 11.5)]
     wer = by_claim("news", tidy(rows, "news", "wer_percent"))
     # the pre-trained LM is worse than none; 16.7% gain; +2% and +10% to Oracle; fillers beat it
-    assert [r["holds"] for r in wer.values()] == ["no", "yes", "partly", "yes"]
+    assert [r["holds"] for r in wer.values()] == ["no (1 of 1 fail)", "yes", "no (1 of 2 fail)", "yes"]
 
 
 @pytest.mark.parametrize("better,worse,outcome", [
@@ -126,6 +128,10 @@ def test_wer_rows_of_ours_are_checked_when_present():
     (C.Cell(103, 102, 104, 3), C.Cell(100, 99, 101, 3), "fail"),
     (C.Cell(100, 100, 100, 1), C.Cell(101, 101, 101, 1), "pass"),  # single runs: as printed
     (C.Cell(100, 100, 100, 1), C.Cell(100, 100, 100, 1), "fail"),  # a tie is not a win
+    (C.Cell(100, 100, 100, 1, True), C.Cell(150, 150, 150, 1, True), "one seed"),  # ours, one seed: never a pass
+    (C.Cell(150, 150, 150, 1, True), C.Cell(100, 100, 100, 1, True), "one seed"),  # nor a fail
+    (C.Cell(100, 99, 101, 3, True), C.Cell(150, 150, 150, 1, True), "one seed"),  # one side is enough
+    (C.Cell(100, 99, 101, 3, True), C.Cell(150, 150, 150, 1), "pass"),  # against a printed run: the range decides
 ])
 def test_noise_rule(better, worse, outcome):
     assert C.compare(better, worse) == outcome
@@ -135,7 +141,8 @@ def test_multi_seed_differences_inside_the_spread_are_within_noise():
     cells = {"vocabThres": {"baseline0": 150, "baseline1": 140, "mlm:m:top1": 120, "mlm:m:topk": 119,
                             "mlm-ft:m:topk": 118.5}}
     one, three = by_claim("d", grid(cells)), by_claim("d", grid(cells, seeds=(0, 1, 2), jitter=1.0))
-    assert one["Top-K beats Top-1"]["holds"] == "yes"
+    assert one["Top-K beats Top-1"]["holds"] == "one seed, noise unknown (0 of 1 against on the means)"
+    assert (one["Top-K beats Top-1"]["passed"], one["Top-K beats Top-1"]["one seed"]) == (0, 1)
     topk = three["Top-K beats Top-1"]  # 1 apart, each cell's seeds span 2
     assert (topk["holds"], topk["passed"], topk["failed"], topk["within noise"]) == ("within noise", 0, 0, 1)
     assert "m (Top-K)/vocabThres (Δ +0.84%, spread 1.68%)" in topk["evidence"]
@@ -144,7 +151,7 @@ def test_multi_seed_differences_inside_the_spread_are_within_noise():
 
 def test_seeds_are_aggregated_for_the_table_and_the_chart():
     g = C.Grid.of(grid({"allowList": {"mlm:m:topk": 200}}, seeds=(0, 1, 2), jitter=3.0))
-    assert g.cells[("mlm:m:topk", "allowList")] == C.Cell(200.0, 197.0, 203.0, 3)
+    assert g.cells[("mlm:m:topk", "allowList")] == C.Cell(200.0, 197.0, 203.0, 3, True)
     df = pd.concat([paper("Fisher").assign(origin="paper", source="p"),
                     grid({"allowList": {"mlm:m:topk": 200}}, seeds=(0, 1, 2), jitter=3.0).assign(
                         dataset="fortunes", origin="ours", source="o")])
@@ -182,7 +189,7 @@ def test_our_methods_are_labelled_as_the_paper_labels_its_own(method, label):
 def test_typed_methods_are_ours_and_not_the_papers():
     cells = {mk: {"baseline0": 300, "baseline1": 250, "mlm:m:topk": 200, "mlm-ft:m:topk+typed": 101,
                   "mlm:m:topk+typed": 260} for mk in ("vocabThres", "entityTagger")}
-    rows = by_claim("d", grid(cells))
+    rows = by_claim("d", grid(cells, seeds=(0, 1, 2), jitter=1.0))
     assert rows[BASE]["passed"] == 2  # the typed rows (one above Baseline1) are left out
     assert rows[CLOSE]["holds"] == "n/a"  # the only FT row is typed: not the paper's method
     assert (rows[TYPED]["passed"], rows[TYPED]["failed"]) == (0, 2)
@@ -196,7 +203,8 @@ def test_claims_table_and_markdown():
     # checked apart and named by its scale
     assert list(table.columns) == C.CLAIM_COLUMNS and {d.split(" [")[0] for d in table["dataset"]} == {"WSJ", "news"}
     md = C.claims_markdown(R.load(), ["Fisher"])
-    assert "| Top-K beats Top-1 | Fisher | yes | 6 | 0 | 0 | all pass |" in md and C.NOISE_RULE in md
+    assert "| Top-K beats Top-1 | Fisher | yes | 6 | 0 | 0 | 0 | 1 | all pass |" in md
+    assert md.index(C.NOISE_RULE) < md.index("| claim")  # the rule, in one sentence, above the table
 
 
 def test_claims_command(capsys):
@@ -204,7 +212,7 @@ def test_claims_command(capsys):
 
     assert main(["claims", "--dataset", "Fisher"]) in (0, None)
     out = capsys.readouterr().out
-    assert out.startswith("| claim (vats2024 §4.3) |") and "| Top-K beats Top-1 | Fisher | yes | 6 | 0 | 0 |" in out
+    assert out.startswith(C.NOISE_RULE) and "| Top-K beats Top-1 | Fisher | yes | 6 | 0 | 0 | 0 | 1 |" in out
 
 
 def test_grid_table_shows_the_mean_and_range_over_seeds():
@@ -257,9 +265,56 @@ def test_the_engines_fill_against_both_baselines_and_every_claim_on_news():
     stands in for WSJ (no perplexity claim in the paper), gets every claim on request."""
     cells = {"vocabThres": {"baseline0": 116.2, "baseline1": 91.3, "mlm:m:topk+typed": 103.8},
              "entityTagger": {"baseline0": 115.6, "baseline1": 101.5, "mlm:m:topk+typed": 96.5}}
-    df = grid(cells).assign(dataset="news")
+    df = grid(cells, seeds=(0, 1, 2), jitter=0.5).assign(dataset="news")
     engine = "Ours, not a vats2024 claim: the engine with our rules (+typed) beats both baselines"
     row = {r["claim"]: r for r in C.claims(df, "news")}[engine]
-    assert (row["holds"], row["passed"], row["failed"]) == ("partly", 1, 1) and "vocabThres" in row["evidence"]
+    assert (row["holds"], row["passed"], row["failed"]) == ("no (1 of 2 fail)", 1, 1) and "vocabThres" in row["evidence"]
     assert BASE not in {r["claim"] for r in C.claims(df, "news")}
     assert BASE in {r["claim"] for r in C.claims(df, "news", every=True)}
+
+
+R8 = R.precomputed_dir() / "ours" / "smollm2_lm_news_r8.csv"
+
+
+def r8_rows():
+    return R.read_tidy([R8], R.precomputed_dir())
+
+
+def test_one_seed_of_the_smollm2_grid_never_passes_and_the_tainted_filler_is_left_out():
+    """The shipped rank-8 grid (real rows): every cell with one seed can pass no comparison, and
+    the rows whose filler saw the news train split are marked and judge nothing."""
+    df = r8_rows()
+    single = df.groupby(["method", "masking"])["value"].size()
+    rows = C.claims(df, "news", every=True)
+    if (single == 1).all():  # seed 0 only (until the GPU job's seeds are imported)
+        assert sum(r["passed"] for r in rows) == 0 and sum(r["failed"] for r in rows) == 0
+        base = next(r for r in rows if r["claim"] == BASE)
+        assert base["holds"].startswith("one seed, noise unknown") and base["seeds (n)"] == "1"
+    marked = df[df["note"].fillna("").str.startswith("tainted")]
+    assert set(marked["method"]) == {"instruct:smollm2-fill:topk"} and len(marked) >= 3
+    assert all("smollm2-fill" not in r["evidence"] for r in rows)
+    assert all(R.tainted(m) for m in marked["method"]) and not R.tainted("mlm:minilm-wiki:topk")
+
+
+def test_seeds_on_real_rows_decide_a_universal_claim_by_the_rule():
+    """The real seed-0 rows with two more seeds each, ±1.5% (the noise is then known): a filler
+    10 points behind Baseline1 fails, and one failure makes "every filler beats both
+    baselines" a no, with the count; the engine's entityTagger fill (96.5 against 101.5) is
+    decided by the rule: a pass where the seeds' range is smaller than the gap, else noise."""
+    df = r8_rows()
+    df = df[df["metric"] == "perplexity"]
+
+    def with_seeds(spread):
+        return pd.concat([df] + [df.assign(value=df["value"] * (1 + k * spread), seed=str(s))
+                                 for s, k in ((1, -1), (2, 1))], ignore_index=True)
+
+    rows = {r["claim"]: r for r in C.claims(with_seeds(0.015), "news", every=True)}
+    base = rows[BASE]
+    assert base["holds"] == f"no ({base['failed']} of {base['passed'] + base['failed'] + base['within noise']} fail)"
+    assert base["failed"] >= 10 and base["seeds (n)"] == "3" and base["one seed"] == 0
+    assert "minilm-wiki (Top-K)/vocabThres" in base["evidence"]  # 101.5 against 91.3
+    engine = rows["Ours, not a vats2024 claim: the engine with our rules (+typed) beats both baselines"]
+    assert engine["passed"] == 1 and engine["holds"].startswith("no (")
+    wide = {r["claim"]: r for r in C.claims(with_seeds(0.04), "news", every=True)}
+    engine = wide["Ours, not a vats2024 claim: the engine with our rules (+typed) beats both baselines"]
+    assert engine["passed"] == 0 and "minilm-wiki (Top-K, typed; ours)/entityTagger (Δ" in engine["evidence"]

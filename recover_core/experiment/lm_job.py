@@ -335,6 +335,9 @@ def pool_cells(cells: list[dict], run_cell, result: dict, out: Path, t0: float, 
                 result["left"] -= 1
                 result["seconds"] = round(time.time() - t0, 1)
                 atomic.write_text(out, json.dumps(result))
+                print(f"[{time.time() - t0:.0f} s] {rec['dataset']}/{rec['masking'] or '-'}/{rec['method']}/s"
+                      f"{rec['seed']}: perplexity {rec['perplexity']:.1f} in {rec.get('seconds', 0):.0f} s; "
+                      f"{result['left']} left", file=sys.stderr, flush=True)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -102,6 +102,13 @@ class Runner:
         """The train sentences the LM adapts on for this cell, and facts about them."""
         if method == MASK_FREE:
             return self.split(dataset)[0], {}
+        from recover_core.results import tainted
+
+        if why := tainted(method):
+            from recover_core.errors import RecoverError
+
+            raise RecoverError(f"{method}: its filler was {why}. It saw the split the grid fills, so the grid "
+                               f"refuses it until it is retrained on unseen text (results.TAINTED_FILLERS).")
         masked, keep = self.masked(dataset, masking)
         if method in ("baseline0", "baseline1"):
             return [m.masked for m in masked], {}

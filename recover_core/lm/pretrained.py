@@ -44,6 +44,21 @@ class AdaptConfig:
         return asdict(self)
 
 
+def cell_config(method: str, seed: int, rank: int | None = None) -> AdaptConfig:
+    """The recipe of one grid cell's LM, ``build-lms --family smollm2`` and the GPU job's alike
+    (experiment/smollm2_job.py): LoRA of ``rank`` (default AdaptConfig's 16), 1 epoch, the
+    seed in LoRA's initialisation and the data order, Baseline1's [MASK] tokens no target."""
+    return AdaptConfig(seed=seed, ignore_mask=method == "baseline1", **({"rank": rank} if rank else {}))
+
+
+def adapt_cell(lm: "PretrainedLM", texts: Sequence[str], test: Sequence[str], method: str, seed: int,
+               rank: int | None = None, desc: str = "adapt", progress: bool = False) -> tuple[dict, dict]:
+    """Adapt ``lm`` on one cell's train text with ``cell_config`` and score it on the test
+    sentences: (adaptation stats, perplexity dict). The one recipe both machines run."""
+    stats = lm.adapt(texts, cell_config(method, seed, rank), desc=desc, progress=progress)
+    return stats, lm.perplexity(test)
+
+
 class PretrainedLM:
     """A causal LM with its own tokenizer; each text is scored as <end> text <end>."""
 
