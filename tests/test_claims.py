@@ -302,7 +302,7 @@ def test_seeds_on_real_rows_decide_a_universal_claim_by_the_rule():
     baselines" a no, with the count; the engine's entityTagger fill (96.5 against 101.5) is
     decided by the rule: a pass where the seeds' range is smaller than the gap, else noise."""
     df = r8_rows()
-    df = df[df["metric"] == "perplexity"]
+    df = df[(df["metric"] == "perplexity") & (df["seed"].astype(str) == "0")]  # the CSV's own seeds 1-2 aside
 
     def with_seeds(spread):
         return pd.concat([df] + [df.assign(value=df["value"] * (1 + k * spread), seed=str(s))
