@@ -25,7 +25,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import AbstractSet, Iterable, Sequence
 
 from recover_core import bundles, validation
 from recover_core.errors import RecoverError
@@ -304,7 +304,11 @@ class Obfuscator:
             filled = identifier_labels(filled, originals[0], originals[1])  # type: ignore[index]
             filled = apply_rules(filled, words, mapping or self.new_mapping(), self.type_check)
         words = words if words is not None and len(words) == len(filled.fills) else [""] * len(filled.fills)
-        private = private_words([*words, *(mapping.originals if mapping else ())])
+        # The text's own originals, and a run's earlier ones read in place (a long consistent
+        # run's mapping grows: copying it for every line would make the run quadratic).
+        text_words, text_sounds = private_words(words)
+        private = ((text_words, mapping.originals), (text_sounds, mapping._sounds)) if mapping \
+            else ((text_words,), (text_sounds,))
         reps = [Replacement(f.start, f.end, f.label, o, f.word, without_originals(f.candidates, private),
                             f.fallback, f.source)
                 for f, o in zip(filled.fills, words)]
@@ -346,16 +350,20 @@ def private_words(originals: Iterable[str]) -> tuple[frozenset[str], frozenset[s
     return words, frozenset(k for k in map(sound, words) if k)
 
 
-def without_originals(candidates: Iterable[Candidate], private: tuple[frozenset[str], frozenset[str]]
-                      ) -> tuple[Candidate, ...]:
+def without_originals(candidates: Iterable[Candidate],
+                      private: tuple[tuple[AbstractSet[str], ...], tuple[AbstractSet[str], ...]]) -> tuple[Candidate, ...]:
     """A filler's candidate list with every original word, and every word that sounds like
     one, taken out: the list leaves the engine (CLI jsonl, ``public()``, the app's tables)
-    and a filler may well have proposed the original it never saw."""
+    and a filler may well have proposed the original it never saw. ``private``: sets of
+    original words and sets of their sounds, read in place."""
     words, sounds = private
-    if not words:
+    if not any(words):
         return tuple(candidates)
-    return tuple(c for c in candidates
-                 if not any(w in words or (sound(w) or None) in sounds for w in (bare(t) for t in c.word.split())))
+
+    def held(w: str) -> bool:
+        key = sound(w)
+        return any(w in ws for ws in words) or bool(key) and any(key in ss for ss in sounds)
+    return tuple(c for c in candidates if not any(held(w) for w in (bare(t) for t in c.word.split())))
 
 
 def identifier_labels(filled: Filled, original: str, spans: list[Span]) -> Filled:
