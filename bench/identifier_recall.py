@@ -41,7 +41,7 @@ from stdnum import luhn  # noqa: E402
 
 from recover_core import Obfuscator, corpora  # noqa: E402
 from recover_core.pseudonyms import Pseudonyms  # noqa: E402
-from recover_core.spans import words  # noqa: E402
+from recover_core.spans import Span, words  # noqa: E402
 
 LOCALES = ("en_US", "en_GB", "de_DE", "fr_FR", "it_IT", "es_ES", "nl_NL")
 PHONE_REGION = {"en_US": "US", "en_GB": "GB", "de_DE": "DE", "fr_FR": "FR", "it_IT": "IT", "es_ES": "ES",
@@ -162,11 +162,22 @@ def hidden(sentence: str, item: str, spans: list[tuple[int, int]]) -> bool:
 
 
 def presidio():
+    """Presidio's analyzer with its default recognizers on the same spaCy md as ours (its own
+    default wants en_core_web_lg, which no package here ships), or None where it does not import.
+    tldextract, which its e-mail and URL recognizers call, is kept to its bundled suffix list: it
+    would try to download one at first use."""
     try:
+        import tldextract  # noqa: PLC0415  (optional, with presidio)
         from presidio_analyzer import AnalyzerEngine  # noqa: PLC0415  (an optional anchor)
+        from presidio_analyzer.nlp_engine import SpacyNlpEngine  # noqa: PLC0415
     except ImportError:
         return None
-    engine = AnalyzerEngine()
+    from recover_core import bundles
+
+    tldextract.tldextract.TLD_EXTRACTOR = tldextract.TLDExtract(suffix_list_urls=(), cache_dir=None)
+    nlp = SpacyNlpEngine(models=[{"lang_code": "en", "model_name": "en_core_web_md"}])
+    nlp.nlp = {"en": bundles.load_ner("spacy-md")}
+    engine = AnalyzerEngine(nlp_engine=nlp, supported_languages=["en"])
     return lambda t: [(r.start, r.end) for r in engine.analyze(t, language="en")]
 
 
@@ -269,15 +280,22 @@ def main() -> None:
             t = time.perf_counter()
             systems[name].masker.find_many(news)
             speeds[name].append(len(news) / (time.perf_counter() - t))
-    for name in ("entityTagger", "default"):
+    for name in ("entityTagger", "default", "presidio"):
+        if name == "presidio" and anchor is None:
+            continue
         for label, texts_ in (("ordinary", lines), ("news", news)):
-            spans = systems[name].masker.find_many(texts_)
+            if name == "presidio":
+                spans = [[Span(a, b, "", "", "presidio") for a, b in anchor(t)] for t in texts_]
+            else:
+                spans = systems[name].masker.find_many(texts_)
             n_words = sum(len(words(t)) for t in texts_)
             masked = sum(sum(1 for w in words(t) if any(s.start <= w.start < s.end for s in sp))
                          for t, sp in zip(texts_, spans))
             ids = sum(1 for sp in spans for s in sp if s.source == "identifiers")
             print(f"  {name:13s} {label:9s} masked words per 1,000: {1000 * masked / n_words:6.1f}"
                   f"   identifier spans: {ids}")
+        if name == "presidio":
+            continue
         print(f"  {name:13s} masking news: {max(speeds[name]):.0f} lines/s (best of 3)")
     print(f"  masking speed, default / entityTagger alone: {max(speeds['default']) / max(speeds['entityTagger']):.2f}x")
     flagged = [(t, s.text, s.label) for t, sp in zip(lines + news, systems["default"].masker.find_many(lines + news))
