@@ -81,14 +81,15 @@ class CreditCard(Recognizer):
     label = "CREDIT_CARD"
     # 13 to 19 digits, in groups split by one space or hyphen.
     pattern = re.compile(r"(?<![\w.])\d(?:[ -]?\d){11,18}(?![\w]|[.,]\d)")
-    context = _context_re(r"card|credit|debit|visa|mastercard|amex|cc|card number")
+    context = _context_re(r"card|credit|debit|visa|mastercard|amex|maestro|cc|card number|charge|pay|payment|billed")
     ISSUERS = re.compile(r"4|5[0-8]|2[2-7]|3[47]|3[068]|35|6(?:011|5|4[4-9])|62|6[37]|2131|1800")
+    MAESTRO = re.compile(r"5[06-8]|6")  # Maestro cards start so and may have 12 digits
 
     def validate(self, item: str, text: str, start: int) -> bool:
         d = _digits(item)
         if len(set(re.findall(r"[ -]", item))) > 1:  # "4111-1111 1111" is no one's card
             return False
-        if len(d) >= 13 and self.ISSUERS.match(d) and _luhn.is_valid(d):
+        if (len(d) >= 13 and self.ISSUERS.match(d) or self.MAESTRO.match(d)) and _luhn.is_valid(d):
             return True
         return self.in_context(text, start)  # a mistyped card is still a card where it says so
 
@@ -280,7 +281,7 @@ STREET_TYPES = (r"street|st|road|rd|avenue|ave|av|lane|ln|boulevard|blvd|drive|d
                 r"ferry|creek|crest|course|cove|corners?|center|centre|causeway|burg|brook|branch|bridge|bluffs?|"
                 r"bend|bayou|beach|camp|canyon|cape|cliffs?|club|common|curve|dale|dam|divide|flats?|ford|"
                 r"fort|haven|hollow|inlet|isle|lake|lakes|lodge|neck|orchard|pine|prairie|radial|rapids?|rest|"
-                r"route|shoal|skyway|squares|stream|throughway|village|ways|wall|well")
+                r"route|shoal|skyway|spurs?|squares|stream|throughway|village|ways|wall|well")
 STREET_TYPE_SET = frozenset(STREET_TYPES.split("|"))
 UNIT = r"(?:,? (?:apt|apartment|suite|ste|unit|flat|fl|floor|room|rm|no)\.? ?#?\w{1,5}|,? #\w{1,5})?"
 
@@ -437,15 +438,17 @@ class SpokenDigits(Recognizer):
 
 class NumberWithContext(Recognizer):
     """A bare run of digits right after a word that asks for a secret number ("my pin is
-    4421", "account 12345678"): a number of no known shape, but private by what it is."""
+    4421", "account 12345678"), or of nine digits or more anywhere: a number of no known
+    shape, but private by what it is."""
 
     label = "ID_NUMBER"
     strength = 1
-    gate = True
     pattern = re.compile(r"(?<![\w.,:/-])\d{4,20}(?![\w]|[.,:/]\d)")
     context = _context_re(r"pin|code|account|acct|password|passcode|card|member|customer|policy|ref|reference|"
                           r"routing|sort code|cvv|cvc|security")
 
     def validate(self, item: str, text: str, start: int) -> bool:
-        return self.in_context(text, start, window=28)
+        # Nine digits or more with no separator are an account, a phone or an ID wherever they
+        # stand ("Text 391004251 when you arrive"): amounts and counts that long have commas.
+        return len(item) >= 9 or self.in_context(text, start, window=28)
 
