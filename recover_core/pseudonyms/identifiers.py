@@ -72,44 +72,61 @@ def credit_card(original: str, rng: random.Random, helpers: Helpers) -> str:
     return _put(original, new, str.isdigit)
 
 
+# Regions tried first for a national number (no + or 00): where most of our users' numbers are.
 PHONE_REGIONS = ("US", "GB", "DE", "FR", "IN", "AU")
+NORTH_AMERICAN = re.compile(r"(?:\+?1[ .-]?)?(?:\(\d{3}\) ?|\d{3}[ .-])\d{3}[ .-]\d{4}")
 
 
-def _phone_region(original: str) -> tuple[str, int]:
-    """The region a phone number is valid in (or looks most like), and how many of its leading
+def _phone_regions(original: str) -> tuple[list[str], int]:
+    """The regions a phone number is valid in (a national number such as "097512992" is valid
+    in Italy and maybe elsewhere: the text never says which), and how many of its leading
     digits are the country code and trunk prefix, which stay."""
     d = re.sub(r"\D", "", original)
-    intl = original.lstrip().startswith(("+", "00"))
-    text = "+" + d[2:] if original.lstrip().startswith("00") else original
-    for region in (None,) if intl else PHONE_REGIONS:
+    if original.lstrip().startswith(("+", "00")):
+        text = "+" + d[2:] if original.lstrip().startswith("00") else original
         try:
-            n = phonenumbers.parse(text, region or "US")
+            n = phonenumbers.parse(text, None)
         except phonenumbers.NumberParseException:
-            continue
-        if phonenumbers.is_valid_number(n) or intl:
-            reg = phonenumbers.region_code_for_number(n) or phonenumbers.region_code_for_country_code(n.country_code)
-            keep = (len(d) - len(str(n.national_number))) if intl else (1 if d.startswith("0") else 0)
-            return reg or "US", max(keep, 0)
-    return "US", 1 if len(d) == 11 and d.startswith("1") else 0
+            return ["US"], 0
+        reg = phonenumbers.region_code_for_number(n) or phonenumbers.region_code_for_country_code(n.country_code)
+        return [reg or "US"], max(len(d) - len(str(n.national_number)), 0)
+    if NORTH_AMERICAN.fullmatch(original.strip()):  # "555-123-4567": what people type for a US number
+        n = phonenumbers.parse(original, "US")  # the pattern guarantees it parses
+        region = phonenumbers.region_code_for_number(n) if phonenumbers.is_valid_number(n) else None
+        return [region or "US"], 1 if len(d) == 11 else 0  # a Canadian area code stays Canadian
+    order = list(PHONE_REGIONS) + sorted(phonenumbers.SUPPORTED_REGIONS - set(PHONE_REGIONS))
+    regions = [r for r in order if _valid_in(original, r)]
+    if regions:
+        return regions, 1 if d.startswith("0") else 0
+    return ["US"], 1 if len(d) == 11 and d.startswith("1") else 0
+
+
+def _valid_in(text: str, region: str) -> bool:
+    try:
+        n = phonenumbers.parse(text, region)
+    except phonenumbers.NumberParseException:
+        return False
+    return phonenumbers.is_valid_number(n) and phonenumbers.region_code_for_number(n) == region
 
 
 def phone(original: str, rng: random.Random, helpers: Helpers) -> str:
+    """A number of the same length and format, valid in every region the original is valid
+    in (so in the caller's, whichever it is), else in the likeliest one."""
     d = re.sub(r"\D", "", original)
-    region, keep = _phone_region(original)
+    regions, keep = _phone_regions(original)
     text_of = (lambda s: "+" + re.sub(r"\D", "", s)[2:]) if original.lstrip().startswith("00") else (lambda s: s)
+    first = None  # valid in the likeliest region at least
     for attempt in range(400):
         k = keep if attempt < 300 else min(len(d) - 2, keep + 3)  # then keep the area code too
         new = d[:k] + _rand_digits(len(d) - k, rng)
-        cand = _put(original, new, str.isdigit)
         if new == d:
             continue
-        try:
-            n = phonenumbers.parse(text_of(cand), region)
-        except phonenumbers.NumberParseException:
-            continue
-        if phonenumbers.is_valid_number(n) and phonenumbers.region_code_for_number(n) == region:
+        cand = _put(original, new, str.isdigit)
+        if all(_valid_in(text_of(cand), r) for r in regions):
             return cand
-    return _put(original, d[:keep] + _rand_digits(len(d) - keep, rng), str.isdigit)
+        if first is None and _valid_in(text_of(cand), regions[0]):
+            first = cand
+    return first if first is not None else _put(original, d[:keep] + _rand_digits(len(d) - keep, rng), str.isdigit)
 
 
 def iban(original: str, rng: random.Random, helpers: Helpers) -> str:
