@@ -281,7 +281,7 @@ STREET_TYPES = (r"street|st|road|rd|avenue|ave|av|lane|ln|boulevard|blvd|drive|d
                 r"ferry|creek|crest|course|cove|corners?|center|centre|causeway|burg|brook|branch|bridge|bluffs?|"
                 r"bend|bayou|beach|camp|canyon|cape|cliffs?|club|common|curve|dale|dam|divide|flats?|ford|"
                 r"fort|haven|hollow|inlet|isle|lake|lakes|lodge|neck|orchard|pine|prairie|radial|rapids?|rest|"
-                r"route|shoal|skyway|spurs?|squares|stream|throughway|village|ways|wall|well")
+                r"route|shoal|skyway|spurs?|locks?|plains?|squares|stream|throughway|village|ways|wall|well")
 STREET_TYPE_SET = frozenset(STREET_TYPES.split("|"))
 UNIT = r"(?:,? (?:apt|apartment|suite|ste|unit|flat|fl|floor|room|rm|no)\.? ?#?\w{1,5}|,? #\w{1,5})?"
 
