@@ -148,10 +148,11 @@ def add_parser(sub) -> None:
     p.add_argument("--filler", choices=list(KINDS), default="mlm")
     p.add_argument("--model", default=None)
     p.add_argument("--method", choices=["top1", "topk"], default="top1")
-    p.add_argument("--k", type=positive, default=50, help="candidates the filler offers to the name rules")
+    p.add_argument("--k", type=positive, default=50,
+                   help="candidates the filler offers to the name rules (Top-K draws among them)")
     p.add_argument("--sampling", choices=SAMPLINGS, default=DEFAULT_SAMPLING,
-                   help="Top-K: the order in which the name rules try the best 10: uniform (shuffled) or weighted "
-                        "(drawn by the filler's scores), as for `obfuscate`")
+                   help="Top-K: the filler's word drawn among the best K uniformly or by its scores, as for "
+                        "`obfuscate`; the rules take it where the name lists accept it, else the next best")
     p.add_argument("--voice", choices=["auto", *VOICES], default="auto",
                    help="auto: the clearest voice in the speaker's pitch range")
     p.add_argument("--seed", type=int, default=0)
