@@ -127,7 +127,8 @@ class Plan:
     transcript: Transcript = field(repr=False)  # the first pass: holds the original words (never in a repr)
     entities: list[Entity]
     pseudonyms: Pseudonyms | None = None
-    renewable: frozenset[str] = frozenset()  # mapping keys first given a substitute here (a retry may change them)
+    # mapping keys (original words: never in a repr) first given a substitute here (a retry may change them)
+    renewable: frozenset[str] = field(default=frozenset(), repr=False)
     # What a retry chooses from again (``Obfuscator.choose``): the engine's fills of the masked
     # transcript (filtered candidate lists) and the private spans of the transcript (originals).
     proposal: Filled | None = field(default=None, repr=False)
