@@ -510,3 +510,44 @@ def test_transcripts_with_or_without_case_find_the_same_names(transcript):
     assert obf.masker.path(text) == ("cased" if transcript[0].isupper() else "caseless")
     found = {text[s:e].lower() for s, e, *_ in obf._groups(text, where)}
     assert found == {"margaret", "denver"}
+
+
+@pytest.mark.parametrize("transcript, label, original", [
+    ("my pin is four four two one and my name is Margaret", "SPOKEN_DIGITS", "four four two one"),
+    ("the zip is nine oh two one oh", "SPOKEN_DIGITS", "nine oh two one oh"),
+    ("card double four seven one two", "SPOKEN_DIGITS", "double four seven one two"),
+    ("Call Anna at 555-0123.", "PHONE", "555-0123"),
+])
+def test_spoken_identifiers_get_a_substitute_of_their_shape(transcript, label, original):
+    """Issue 56: a spoken digit string (or the numerals a recognizer writes for one) is an
+    entity of its own, next to a name too, replaced by other digits as a name is by another name."""
+    from recover_core.asr.alignment import Word
+    from recover_core.speech.obfuscate import _digits, _layout
+    from recover_core.spans import Span
+
+    ob = SpeechObfuscator(Settings(), recognizer=object(), key=KEY)
+    text, where = _layout([Word(w, 0.0, 0.0, 1.0) for w in transcript.split()])
+    groups = ob._groups(text, where)
+    private = [Span(a, b, text[a:b], lab) for a, b, _, _, lab in groups]
+    chosen = ob.engine.choose(ob.propose(text, private), (text, private), ob.new_mapping())
+    got = {r.label: r for r in chosen.replacements}
+    assert got[label].original == original
+    sub = got[label].substitute
+    assert len(_digits(sub.split())) == len(_digits(original.split())) and _digits(sub.split()) != _digits(original.split())
+    assert len(sub.split()) == len(original.split())
+    assert "double" in sub.split() or "double" not in original  # "double four": two digits, said so again
+    plain = SpeechObfuscator(Settings(identifiers=False), recognizer=object())
+    assert label not in {g[4] for g in plain._groups(text, where)}
+    assert _digits("five five five one two".split()) == _digits(["555-12"]) == "55512" and _digits(["double", "four"]) == "44"
+
+
+def test_a_spoken_pin_is_no_longer_heard(obfuscators, tmp_path):
+    clip = speak(tmp_path, "My pin is four four two one, and the meeting is on Friday.")
+    for mode in ("substitute", "bleep"):
+        r = obfuscators[mode].run(clip)
+        ids = [e for e in r.entities if e.label != "PERSON"]
+        assert ids, [(e.label, e.substitute) for e in r.entities]
+        from recover_core.speech.obfuscate import _digits
+
+        assert "4421" not in _digits([w.word for w in r.second.words]), (mode, r.second.text)
+        assert all(e.original_heard is False for e in ids), mode

@@ -29,7 +29,7 @@ def _settings(args):
                     sampling=args.sampling, k=args.k,
                     mode=args.mode, voice=args.voice, seed=args.seed, review_below=args.review_below,
                     second_pass=not args.no_second_pass, retries=0 if args.no_second_pass else args.retries,
-                    respeak=not args.no_respeak).check()
+                    respeak=not args.no_respeak, identifiers=not args.no_identifiers).check()
 
 
 def _fingerprint(settings, args) -> dict:
@@ -171,6 +171,9 @@ def add_parser(sub) -> None:
     p.add_argument("--no-respeak", action="store_true",
                    help="substitute mode: cut the name alone (by default a 'to' or 'at' spoken into the name is "
                         "said again with the substitute, since a cut through it loses it)")
+    p.add_argument("--no-identifiers", action="store_true",
+                   help="leave spoken digit strings, phone and card numbers ... alone (by default each is replaced "
+                        "by one of its shape, or bleeped, like a name)")
     p.add_argument("--keep-originals", action="store_true", help="also write the original words and transcript")
     p.add_argument("--skip-bad", action="store_true", help="record an unreadable file in the manifest and go on")
     p.add_argument("--quiet", action="store_true")

@@ -25,12 +25,13 @@ import numpy as np
 
 from recover_core.asr.audio import SAMPLE_RATE, Audio, resample
 from recover_core.filling.base import Fill, Filled, MaskInput
+from recover_core.masking.recognizers import DIGIT_WORDS, REPEATS
 from recover_core.obfuscator import Obfuscator
 from recover_core.speech import boundaries, splice, voices
 from recover_core.speech.plan import NEAR_S, RESPOKEN, Entity, Plan, Result, Settings
 from recover_core.pseudonyms import TITLES, Pseudonyms, bare
 from recover_core.pseudonyms.key import new_key
-from recover_core.spans import Span
+from recover_core.spans import IDENTIFIER_LABELS, Span
 
 if TYPE_CHECKING:  # torch loads with the recognizer, not on import (the app starts without it)
     from recover_core.asr.alignment import Word
@@ -39,6 +40,8 @@ if TYPE_CHECKING:  # torch loads with the recognizer, not on import (the app sta
 
 def _missed_keys(e: Entity, pseudonyms: Pseudonyms) -> list[str]:
     """The mapping keys behind the substitute words the second pass missed."""
+    if e.label in IDENTIFIER_LABELS:  # as Pseudonyms._identifier keys it
+        return [e.original.strip().lower()]
     if e.label != "PERSON":
         return [pseudonyms.key_of(e.original, e.label)]
     return [bare(t) for t, sub in zip(e.original.split(), e.substitute.split()) if bare(sub) in e.unheard]
@@ -83,6 +86,23 @@ def _meet_halfway(entities: list[Entity]) -> None:
                 a.cut, b.cut = met
 
 
+def _digits(tokens: list[str]) -> str:
+    """The digits that words say, in order: digit words ("oh" is 0, "double four" 44) and
+    numerals ("555-12"); words of no digit add nothing."""
+    out, repeat = [], 1
+    for t in tokens:
+        low = t.lower().strip(".,;:!?\"'()")
+        if low in REPEATS:
+            repeat = REPEATS[low]
+            continue
+        if low in DIGIT_WORDS:
+            out.append(str(DIGIT_WORDS[low]) * repeat)
+        else:
+            out.append("".join(c for c in low if c.isdigit()))
+        repeat = 1
+    return "".join(out)
+
+
 def _layout(words: list[Word]) -> tuple[str, list[tuple[int, int]]]:
     """The transcript as one text, and each word's character range in it."""
     spans, at = [], 0
@@ -113,8 +133,9 @@ class SpeechObfuscator:
                                  filler=s.filler, model=s.model, method=s.method, k=s.k, sampling=s.sampling,
                                  seed=s.seed, rules="preiss" if s.choice == "rank" else "ours", choice=s.choice,
                                  key=key,  # text's secret key draws speech's substitutes too
-                                 # spoken identifiers are not yet voiced in speech
-                                 identifiers=False)
+                                 # spoken digit strings, phone and card numbers ...: replaced
+                                 # (or bleeped) like a name, each by one of its own shape
+                                 identifiers=s.identifiers)
 
     @property
     def masker(self):
@@ -181,10 +202,15 @@ class SpeechObfuscator:
         for sp in spans:
             first = next(i for i, (a, b) in enumerate(where) if b > sp.start)
             last = next((i for i, (a, b) in enumerate(where) if a >= sp.end), len(where))
-            if out and (not text[out[-1][1]:sp.start].strip() or first < out[-1][3]):
+            # An identifier is its own entity (a phone number after a name keeps its shape),
+            # unless the recognizer cut inside a word the other span holds.
+            apart = not {sp.label, out[-1][4]} & set(IDENTIFIER_LABELS) if out else True
+            if out and ((apart and not text[out[-1][1]:sp.start].strip()) or first < out[-1][3]):
                 g = out[-1]
                 g[1], g[3] = max(g[1], sp.end), max(g[3], last)
-                if g[4] != sp.label and "PERSON" in (g[4], sp.label):
+                if g[4] in IDENTIFIER_LABELS or sp.label in IDENTIFIER_LABELS:
+                    g[4] = g[4] if g[4] in IDENTIFIER_LABELS else sp.label
+                elif g[4] != sp.label and "PERSON" in (g[4], sp.label):
                     g[4] = "PERSON"
                 continue
             out.append([sp.start, sp.end, first, last, sp.label])
@@ -334,7 +360,18 @@ class SpeechObfuscator:
         r.second = self.recognizer.transcribe([clip], finish=True)[0]
         heard = [(bare(w.word), w.start, w.end) for w in r.second.words]
         for e in r.entities:
-            near = {w for w, a, b in heard if a < e.out_end + NEAR_S and b > e.out_start - NEAR_S}
+            nearby = [w for w, a, b in heard if a < e.out_end + NEAR_S and b > e.out_start - NEAR_S]
+            near = set(nearby)
+            if e.label in IDENTIFIER_LABELS and len(_digits(e.original.split())) >= 4:
+                # A digit string's substitute says digit words too: what must not be heard is
+                # the original's digits in their order, however written ("five five five
+                # one two", "555-12"), and what must be heard is the substitute's.
+                said = _digits(nearby)
+                e.original_heard = _digits(e.original.split()) in said
+                if r.mode == "substitute":
+                    e.substitute_heard = _digits(e.substitute.split()) in said
+                    e.unheard = () if e.substitute_heard else (e.substitute,)
+                continue
             names = [bare(t) for t in e.original.split() if bare(t).rstrip(".") not in TITLES]
             e.original_heard = any(n in near for n in names)
             if r.mode == "substitute":

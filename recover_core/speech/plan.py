@@ -55,6 +55,10 @@ class Settings:
     retries: int = 1
     name_cues: bool = True  # add census names the tagger missed, from their context (speech/cues.py)
     respeak: bool = True  # substitute mode: say a RESPOKEN word next to a name again with the substitute
+    # Identifiers found beside the technique (masking/identifiers.py: spoken digit strings
+    # "five five five one two", "double four", phone and card numbers), each replaced by a
+    # substitute of its shape, or bleeped, like a name
+    identifiers: bool = True
     # preiss2023's choice, the engine's rules="preiss": the filler's candidates first, checked
     # against the name lists, a draw where none fits ("rank"); "prior" chooses as text
     # obfuscation does by default, the engine's rules="ours" (pseudonyms.CHOICES)
