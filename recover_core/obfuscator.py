@@ -11,7 +11,9 @@ One sentence goes through three steps:
    sees the original words;
 3. choose: under ``rules="ours"`` each substitute is chosen by the pseudonym rules
    (pseudonyms.consistent: a free, same-type, same-gender name, never an original); under
-   ``rules="paper"`` the filler saw only [MASK] and its own choice stands (vats2024 §3.2).
+   ``rules="preiss"`` by the same rules read as preiss2023 §2.2 does (the filler's best
+   candidate that the name lists accept, else a draw from the lists: speech's default);
+   under ``rules="paper"`` the filler saw only [MASK] and its own choice stands (vats2024 §3.2).
 
 Seeding has one rule, so every path gives the same text for the same settings: a line's
 draws are seeded by the seed and the masked line itself (never the original words, never
@@ -41,7 +43,7 @@ from recover_core.pseudonyms.key import as_key
 from recover_core.quality import original_spans, originals_per_fill
 from recover_core.spans import ENTITY_LABELS, IDENTIFIER_LABELS, IDENTIFIER_MASK, Span
 
-RULES = ("ours", "paper")
+RULES = ("ours", "paper", "preiss")
 MARKER_STYLES = ("mask", "class")
 
 
@@ -61,7 +63,9 @@ class Settings:
     sampling: str = DEFAULT_SAMPLING  # Top-K: uniform | weighted
     type_check: bool = True  # ours: an entity substitute must read as the masked type to the NER
     one_pass: bool = False  # mlm: every mask of a line from one forward pass
-    rules: str = "ours"  # ours: the pseudonym rules; paper: vats2024's plain procedure
+    # ours: the pseudonym rules; paper: vats2024's plain procedure; preiss: preiss2023's (§2.2),
+    # the pseudonym rules with the "rank" choice and no NER type check (the name lists judge)
+    rules: str = "ours"
     choice: str = "prior"  # ours: drawn as real names occur (prior), or the filler's best acceptable candidate (rank)
     seed: int = 0
     keep_list: str | None = None  # `fill` alone: Top-K avoids this technique's keep-list
@@ -105,6 +109,12 @@ class Settings:
     def masks_identifiers(self) -> bool:
         """Whether identifiers are masked: as set, or by default under our rules only."""
         return self.rules == "ours" if self.identifiers is None else self.identifiers
+
+    @property
+    def chooses(self) -> str:
+        """How the rules choose (pseudonyms.CHOICES): preiss2023 takes the filler's best
+        candidate the lists accept, whatever ``choice`` says; our rules as ``choice`` says."""
+        return "rank" if self.rules == "preiss" else self.choice
 
 
 SETTING_NAMES = tuple(f.name for f in fields(Settings))
@@ -190,7 +200,7 @@ class Obfuscator:
     def new_mapping(self, key: bytes | None = None) -> Pseudonyms:
         """An empty mapping from originals to substitutes under these settings' rules, drawn
         under this engine's key, or ``key`` (a request's own, as the app's)."""
-        return Pseudonyms(self.settings.seed, choice=self.settings.choice, key=key or self._key)
+        return Pseudonyms(self.settings.seed, choice=self.settings.chooses, key=key or self._key)
 
     # --- models, built on first use ------------------------------------------------------
 
@@ -300,7 +310,7 @@ class Obfuscator:
         """Step 3: each substitute chosen under the rules, where the originals are known.
         ``mapping`` keeps a whole run consistent; by default each text has its own."""
         words = originals_per_fill(originals[0], originals[1], filled) if originals else None
-        if words is not None and self.settings.rules == "ours":
+        if words is not None and self.settings.rules != "paper":  # ours, or preiss2023's reading of them
             filled = identifier_labels(filled, originals[0], originals[1])  # type: ignore[index]
             filled = apply_rules(filled, words, mapping or self.new_mapping(), self.type_check)
         words = words if words is not None and len(words) == len(filled.fills) else [""] * len(filled.fills)

@@ -128,3 +128,18 @@ def test_top_k_with_obfuscates_sampling_flag(folder, tmp_path):
                for r in recs)
     p = run("obfuscate-audio", folder / "a_call.wav", "-o", tmp_path / "o2", "--sampling", "greedy", check=False)
     assert p.returncode == 2 and "greedy" in p.stderr
+
+
+def test_a_key_file_repeats_the_substitutes(folder, tmp_path):
+    """`--key-file`: the engine draws speech's substitutes under the kept key, so two runs
+    give the same names; the manifest holds no original."""
+    key = tmp_path / "run.key"
+    assert run("key", key).returncode == 0
+    subs = []
+    for name in ("a", "b"):
+        run("obfuscate-audio", folder / "a_call.wav", folder / "e_letter.wav", "-o", tmp_path / name, "--quiet",
+            "--no-second-pass", "--key-file", key)
+        subs.append([[e["substitute"] for e in r["entities"]] for r in records(tmp_path / name)])
+    assert subs[0] == subs[1] and all(subs[0]), subs
+    text = (tmp_path / "a" / "manifest.jsonl").read_text()
+    assert not any(w in text for w in ("Margaret", "Thompson", "Susan"))

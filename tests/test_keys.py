@@ -124,3 +124,36 @@ def test_obfuscate_with_a_key_file_repeats_and_without_one_does_not(tmp_path):
     os.chmod(key, 0o640)
     p = run("obfuscate", src, "-o", tmp_path / "e.txt", "--key-file", key, check=False)
     assert p.returncode == 2 and "chmod 600" in p.stderr and not (tmp_path / "e.txt").exists()
+
+
+def test_speech_chooses_with_the_engines_choose_under_its_key():
+    """Speech has no rules of its own: preiss2023's procedure is the engine's rules="preiss"
+    (the filler's best candidate the name lists accept, else a keyed draw), one key gives
+    speech and text the same substitutes, and a recording without a kept key draws under a
+    fresh one. No model is built here: the filler's output is given."""
+    from recover_core import lexicons
+    from recover_core.spans import Span
+    from recover_core.speech.obfuscate import SpeechObfuscator
+    from recover_core.speech.plan import Settings
+
+    text = "Yesterday I called Margaret Thompson, Kevin, Dr. Quist and Linda Baker."
+    private = [Span(text.index(w), text.index(w) + len(w), w, "PERSON")
+               for w in ("Margaret Thompson", "Kevin", "Quist", "Linda Baker")]
+    filled = Filled("Yesterday I called Mary, Brian, Dr. X and Y.", [
+        Fill(19, 23, "PERSON", "Mary", [Candidate("Margaret", 0.5), Candidate("Mary", 0.3), Candidate("Smith", 0.1)]),
+        Fill(25, 30, "PERSON", "Brian", [Candidate("Kevin", 0.6), Candidate("Brian", 0.2)]),
+        Fill(36, 37, "PERSON", "X", []), Fill(42, 43, "PERSON", "Y", [])])  # nothing offered: drawn
+    key = os.urandom(32)
+    speech = SpeechObfuscator(Settings(), recognizer=object(), key=key)
+    assert speech.engine.settings.rules == "preiss" and speech.engine.type_check is None
+    r = speech.engine.choose(filled, (text, private), speech.new_mapping())
+    subs = [x.substitute for x in r.replacements]
+    assert subs[:2] == ["Mary Smith", "Brian"], subs  # the best candidates the lists accept; never the original
+    assert subs[2] != "Quist" and subs[2].lower() in lexicons.last_names()  # after a title: a surname, drawn
+    assert "Margaret" not in str([c.word for x in r.replacements for c in x.candidates])
+    text_engine = Obfuscator(rules="preiss", key=key)  # text under the same key: the same choices
+    assert [x.substitute for x in text_engine.choose(filled, (text, private)).replacements] == subs
+    fresh = SpeechObfuscator(Settings(), recognizer=object())  # no kept key: each recording its own
+    draws = {tuple(x.substitute for x in fresh.engine.choose(filled, (text, private), fresh.new_mapping()).replacements)
+             for _ in range(4)}
+    assert len(draws) > 1

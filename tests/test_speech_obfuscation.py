@@ -293,8 +293,16 @@ def test_a_shared_mapping_keeps_a_batch_consistent():
 
 def with_candidates(ob: SpeechObfuscator, words: list[str], **settings) -> SpeechObfuscator:
     """The same models, with the filler's candidates fixed (which names the rules may choose)."""
+    from recover_core.filling.base import Candidate
+
     fixed = SpeechObfuscator(dataclasses.replace(ob.settings, **settings), ob.recognizer, key=KEY)
-    fixed._candidates = lambda text, groups: [list(words) for _ in groups]
+    real = fixed.propose
+
+    def propose(text, private):
+        filled = real(text, private)
+        return dataclasses.replace(filled, fills=[
+            dataclasses.replace(f, word=words[0], candidates=[Candidate(w, 1.0) for w in words]) for f in filled.fills])
+    fixed.propose = propose
     return fixed
 
 
@@ -347,24 +355,51 @@ def test_bad_settings_get_a_message():
         Settings(method="top3").check()
 
 
-def test_top_k_tries_the_best_ten_in_a_drawn_order():
-    """`--method topk --sampling` as for `obfuscate`: the name rules try the best ten in the
-    order Top-K draws them. Uniform: any order; weighted: the best comes first far more
-    often; the rest follow, best first."""
-    import random
+def test_speech_chooses_through_the_engine_under_the_recordings_key(obfuscators, clip):
+    """One engine: speech's settings become the engine's (preiss2023's choice is its
+    rules="preiss"; Top-K draws as text's does), the substitutes are what the engine's
+    ``choose`` gives for the plan's proposal under the same key, and no original, nor a
+    word that sounds like one, is left in the plan's candidate lists, its reprs or reports."""
+    import json
 
-    from recover_core.filling.base import Candidate, drawn_order
-    from recover_core.speech.plan import TOPK_HEAD
+    from recover_core.pseudonyms import sound
 
-    cands = [Candidate("Anna", 0.6)] + [Candidate(f"N{i}", 0.04) for i in range(9)] + [Candidate("Zoe", 0.001)]
-    assert drawn_order(cands, "top1", TOPK_HEAD, random.Random(0)) == list(range(11))
-    firsts = {}
-    for sampling in ("uniform", "weighted"):
-        orders = [drawn_order(cands, "topk", TOPK_HEAD, random.Random(f"{seed}:0"), sampling) for seed in range(300)]
-        assert all(sorted(o[:10]) == list(range(10)) and o[10:] == [10] for o in orders)
-        assert len({tuple(o) for o in orders}) > 100  # a drawn order, not a fixed one
-        firsts[sampling] = sum(o[0] == 0 for o in orders) / len(orders)
-    assert firsts["uniform"] < 0.25 < 0.45 < firsts["weighted"], firsts  # 0.1 and 0.6 expected
+    ob = obfuscators["substitute"]
+    s = ob.engine.settings
+    assert (s.rules, s.chooses, s.method, s.k) == ("preiss", "rank", "top1", 50)
+    assert ob.engine.type_check is None  # preiss2023: the name lists judge a candidate, not a tagger
+    topk = SpeechObfuscator(Settings(method="topk", sampling="weighted", choice="prior"), ob.recognizer)
+    assert (topk.engine.settings.method, topk.engine.settings.sampling, topk.engine.settings.rules,
+            topk.engine.settings.chooses) == ("topk", "weighted", "ours", "prior")
+
+    plan = ob.find(clip)
+    again = ob.engine.choose(plan.proposal, (" ".join(w.word for w in plan.transcript.words), list(plan.spans)),
+                             ob.engine.new_mapping())  # the engine's own mapping: the same kept key
+    assert [e.substitute for e in plan.entities] == [r.substitute for r in again.replacements]
+    assert plan.entities[0].candidates, "the filler's list, filtered"
+    originals = {"margaret", "thompson"}
+    listed = [c.lower() for e in plan.entities for c in e.candidates] + \
+        [c.word.lower() for f in plan.proposal.fills for c in f.candidates]
+    assert originals.isdisjoint(listed) and {sound(o) for o in originals}.isdisjoint(map(sound, listed))
+    r = ob.render(clip, plan)
+    shown = " ".join([repr(plan), repr(plan.entities), repr(r.entities), json.dumps(r.public())]).lower()
+    assert not any(o in shown for o in originals), shown
+
+
+def test_spans_past_the_fillers_reach_still_get_a_substitute():
+    """A filler reads 512 tokens: a name after them has no fill, and would be spoken as it is.
+    It gets a drawn substitute instead."""
+    from recover_core.spans import Span
+
+    ob = SpeechObfuscator(Settings(), recognizer=object(), key=KEY)  # no recognizer is needed here
+    text = "the meeting went on " * 160 + "and then Margaret called"
+    at = text.index("Margaret")
+    private = [Span(at, at + len("Margaret"), "Margaret", "PERSON")]
+    proposal = ob.propose(text, private)
+    assert len(proposal.fills) == 1 and proposal.fills[0].fallback and not proposal.fills[0].candidates
+    chosen = ob.engine.choose(proposal, (text, private), ob.new_mapping())
+    sub = chosen.replacements[0].substitute
+    assert sub and sub.lower() != "margaret" and genders().get(sub.lower()) == "f", sub
 
 
 def test_review_flags_unsure_words_and_low_confidence(obfuscators, clip):
@@ -475,3 +510,44 @@ def test_transcripts_with_or_without_case_find_the_same_names(transcript):
     assert obf.masker.path(text) == ("cased" if transcript[0].isupper() else "caseless")
     found = {text[s:e].lower() for s, e, *_ in obf._groups(text, where)}
     assert found == {"margaret", "denver"}
+
+
+@pytest.mark.parametrize("transcript, label, original", [
+    ("my pin is four four two one and my name is Margaret", "SPOKEN_DIGITS", "four four two one"),
+    ("the zip is nine oh two one oh", "SPOKEN_DIGITS", "nine oh two one oh"),
+    ("card double four seven one two", "SPOKEN_DIGITS", "double four seven one two"),
+    ("Call Anna at 555-0123.", "PHONE", "555-0123"),
+])
+def test_spoken_identifiers_get_a_substitute_of_their_shape(transcript, label, original):
+    """Issue 56: a spoken digit string (or the numerals a recognizer writes for one) is an
+    entity of its own, next to a name too, replaced by other digits as a name is by another name."""
+    from recover_core.asr.alignment import Word
+    from recover_core.speech.obfuscate import _digits, _layout
+    from recover_core.spans import Span
+
+    ob = SpeechObfuscator(Settings(), recognizer=object(), key=KEY)
+    text, where = _layout([Word(w, 0.0, 0.0, 1.0) for w in transcript.split()])
+    groups = ob._groups(text, where)
+    private = [Span(a, b, text[a:b], lab) for a, b, _, _, lab in groups]
+    chosen = ob.engine.choose(ob.propose(text, private), (text, private), ob.new_mapping())
+    got = {r.label: r for r in chosen.replacements}
+    assert got[label].original == original
+    sub = got[label].substitute
+    assert len(_digits(sub.split())) == len(_digits(original.split())) and _digits(sub.split()) != _digits(original.split())
+    assert len(sub.split()) == len(original.split())
+    assert "double" in sub.split() or "double" not in original  # "double four": two digits, said so again
+    plain = SpeechObfuscator(Settings(identifiers=False), recognizer=object())
+    assert label not in {g[4] for g in plain._groups(text, where)}
+    assert _digits("five five five one two".split()) == _digits(["555-12"]) == "55512" and _digits(["double", "four"]) == "44"
+
+
+def test_a_spoken_pin_is_no_longer_heard(obfuscators, tmp_path):
+    clip = speak(tmp_path, "My pin is four four two one, and the meeting is on Friday.")
+    for mode in ("substitute", "bleep"):
+        r = obfuscators[mode].run(clip)
+        ids = [e for e in r.entities if e.label != "PERSON"]
+        assert ids, [(e.label, e.substitute) for e in r.entities]
+        from recover_core.speech.obfuscate import _digits
+
+        assert "4421" not in _digits([w.word for w in r.second.words]), (mode, r.second.text)
+        assert all(e.original_heard is False for e in ids), mode

@@ -29,7 +29,7 @@ def _settings(args):
                     sampling=args.sampling, k=args.k,
                     mode=args.mode, voice=args.voice, seed=args.seed, review_below=args.review_below,
                     second_pass=not args.no_second_pass, retries=0 if args.no_second_pass else args.retries,
-                    respeak=not args.no_respeak).check()
+                    respeak=not args.no_respeak, identifiers=not args.no_identifiers).check()
 
 
 def _fingerprint(settings, args) -> dict:
@@ -148,10 +148,11 @@ def add_parser(sub) -> None:
     p.add_argument("--filler", choices=list(KINDS), default="mlm")
     p.add_argument("--model", default=None)
     p.add_argument("--method", choices=["top1", "topk"], default="top1")
-    p.add_argument("--k", type=positive, default=50, help="candidates the filler offers to the name rules")
+    p.add_argument("--k", type=positive, default=50,
+                   help="candidates the filler offers to the name rules (Top-K draws among them)")
     p.add_argument("--sampling", choices=SAMPLINGS, default=DEFAULT_SAMPLING,
-                   help="Top-K: the order in which the name rules try the best 10: uniform (shuffled) or weighted "
-                        "(drawn by the filler's scores), as for `obfuscate`")
+                   help="Top-K: the filler's word drawn among the best K uniformly or by its scores, as for "
+                        "`obfuscate`; the rules take it where the name lists accept it, else the next best")
     p.add_argument("--voice", choices=["auto", *VOICES], default="auto",
                    help="auto: the clearest voice in the speaker's pitch range")
     p.add_argument("--seed", type=int, default=0)
@@ -170,6 +171,9 @@ def add_parser(sub) -> None:
     p.add_argument("--no-respeak", action="store_true",
                    help="substitute mode: cut the name alone (by default a 'to' or 'at' spoken into the name is "
                         "said again with the substitute, since a cut through it loses it)")
+    p.add_argument("--no-identifiers", action="store_true",
+                   help="leave spoken digit strings, phone and card numbers ... alone (by default each is replaced "
+                        "by one of its shape, or bleeped, like a name)")
     p.add_argument("--keep-originals", action="store_true", help="also write the original words and transcript")
     p.add_argument("--skip-bad", action="store_true", help="record an unreadable file in the manifest and go on")
     p.add_argument("--quiet", action="store_true")

@@ -235,7 +235,8 @@ def _filling_args(p) -> None:
                         "left to right, each mask seeing the substitutes before it (the default)")
     p.add_argument("--rules", choices=list(RULES), default=RULES[0],
                    help="ours: each substitute chosen by the pseudonym rules (a free name of the same type and "
-                        "gender, never an original); paper: vats2024's plain procedure, the filler sees [MASK] only")
+                        "gender, never an original); paper: vats2024's plain procedure, the filler sees [MASK] only; "
+                        "preiss: preiss2023's (the filler's best candidate the name lists accept, as speech chooses)")
     p.add_argument("--choice", choices=list(CHOICES), default=CHOICES[0],
                    help="our rules: prior (the default) draws each person's names and each place as real ones "
                         "occur (census shares of names a tagger reads as people; how often text names a place), the "

@@ -160,21 +160,6 @@ def choose(cands: Sequence[Candidate], method: Method, k: int, rng: random.Rando
     return 0, True
 
 
-def drawn_order(cands: Sequence[Candidate], method: Method, k: int, rng: random.Random,
-                sampling: Sampling = DEFAULT_SAMPLING) -> list[int]:
-    """Indices of ``cands`` in the order Top-K would draw them, for a caller whose own rules
-    may refuse a draw (speech's name rules): the best K one after another, as ``choose``
-    redraws, then the rest, best first. Top-1: best first."""
-    order = list(range(len(cands)))
-    if method == "top1":
-        return order
-    pool, drawn = order[:k], []
-    while pool:
-        drawn.append(_draw(pool, cands, rng, sampling))
-        pool.remove(drawn[-1])
-    return drawn + order[k:]
-
-
 def _draw(pool: list[int], cands: Sequence[Candidate], rng: random.Random, sampling: Sampling) -> int:
     if sampling == "uniform":
         return pool[rng.randrange(len(pool))]

@@ -3,7 +3,8 @@
 1. The recognizer gives words with times and confidences.
 2. A masking technique (entityTagger with PERSON by default) finds the private words in the
    transcript; their edges are refined for cutting (``boundaries``).
-3. A filler proposes substitutes, and ``pseudonyms`` picks one per private word.
+3. Text's engine chooses a substitute per private word (``Obfuscator.propose`` and ``choose``,
+   under the recording's key): preiss2023's procedure is its ``rules="preiss"``.
 4. ``substitute`` speaks it with an offline voice in the speaker's register; ``bleep`` and ``silence`` don't.
 5. ``splice`` puts it in place, at the recording's own rate.
 6. A second recognition pass checks the result: is the substitute heard, is the original
@@ -16,35 +17,31 @@ writes them anywhere.
 from __future__ import annotations
 
 import dataclasses
-import random
 import time
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from recover_core.asr.audio import SAMPLE_RATE, Audio, resample
-from recover_core.filling.base import MaskInput, drawn_order
+from recover_core.filling.base import Fill, Filled, MaskInput
+from recover_core.masking.recognizers import DIGIT_WORDS, REPEATS
 from recover_core.obfuscator import Obfuscator
 from recover_core.speech import boundaries, splice, voices
-from recover_core.speech.plan import NEAR_S, RESPOKEN, TOPK_HEAD, Entity, Plan, Result, Settings
+from recover_core.speech.plan import NEAR_S, RESPOKEN, Entity, Plan, Result, Settings
 from recover_core.pseudonyms import TITLES, Pseudonyms, bare
 from recover_core.pseudonyms.key import new_key
-from recover_core.spans import Span
+from recover_core.spans import IDENTIFIER_LABELS, Span
 
 if TYPE_CHECKING:  # torch loads with the recognizer, not on import (the app starts without it)
     from recover_core.asr.alignment import Word
     from recover_core.asr.recognize import Recognizer
 
 
-def _choose(e: Entity, pseudonyms: Pseudonyms) -> str:
-    """The rules' substitute for an entity (the same for an original already mapped)."""
-    if e.label == "PERSON":
-        return " ".join(pseudonyms.person(e.original.split(), e.candidates, e.title_before))
-    return pseudonyms.other(e.original, e.label, e.candidates)
-
-
 def _missed_keys(e: Entity, pseudonyms: Pseudonyms) -> list[str]:
     """The mapping keys behind the substitute words the second pass missed."""
+    if e.label in IDENTIFIER_LABELS:  # as Pseudonyms._identifier keys it
+        return [e.original.strip().lower()]
     if e.label != "PERSON":
         return [pseudonyms.key_of(e.original, e.label)]
     return [bare(t) for t, sub in zip(e.original.split(), e.substitute.split()) if bare(sub) in e.unheard]
@@ -89,6 +86,23 @@ def _meet_halfway(entities: list[Entity]) -> None:
                 a.cut, b.cut = met
 
 
+def _digits(tokens: list[str]) -> str:
+    """The digits that words say, in order: digit words ("oh" is 0, "double four" 44) and
+    numerals ("555-12"); words of no digit add nothing."""
+    out, repeat = [], 1
+    for t in tokens:
+        low = t.lower().strip(".,;:!?\"'()")
+        if low in REPEATS:
+            repeat = REPEATS[low]
+            continue
+        if low in DIGIT_WORDS:
+            out.append(str(DIGIT_WORDS[low]) * repeat)
+        else:
+            out.append("".join(c for c in low if c.isdigit()))
+        repeat = 1
+    return "".join(out)
+
+
 def _layout(words: list[Word]) -> tuple[str, list[tuple[int, int]]]:
     """The transcript as one text, and each word's character range in it."""
     spans, at = [], 0
@@ -109,15 +123,19 @@ class SpeechObfuscator:
             recognizer = Recognizer()
         self.settings = s = settings.check()
         self.recognizer = recognizer
-        # Text's engine finds the spans and proposes the candidates: Top-1's list, which the
-        # name rules read in Top-K's drawn order (``_candidates``). The rules themselves run
-        # per entity (``_choose``), since a spoken substitute must also be heard.
+        # Text's engine finds the spans, proposes the candidates and chooses the substitutes,
+        # so whatever protects text protects audio: one seeding rule, the same rules
+        # (consistent, free, same type and gender, never an original nor a sound-alike) and
+        # the same filtered candidate lists. preiss2023's choice is the engine's "preiss"
+        # rules; "prior" is text's default, with its NER type check.
         self._fresh = key is None  # no key kept: each recording draws under a key of its own
         self.engine = Obfuscator(technique=s.technique, n=s.n, ner_model=s.ner_model, types=s.types or None,
-                                 filler=s.filler, model=s.model, method="top1", k=s.k, seed=s.seed, type_check=False,
+                                 filler=s.filler, model=s.model, method=s.method, k=s.k, sampling=s.sampling,
+                                 seed=s.seed, rules="preiss" if s.choice == "rank" else "ours", choice=s.choice,
                                  key=key,  # text's secret key draws speech's substitutes too
-                                 # spoken identifiers are not yet voiced by the speech rules (_choose)
-                                 identifiers=False)
+                                 # spoken digit strings, phone and card numbers ...: replaced
+                                 # (or bleeped) like a name, each by one of its own shape
+                                 identifiers=s.identifiers)
 
     @property
     def masker(self):
@@ -138,11 +156,15 @@ class SpeechObfuscator:
         groups = self._groups(text, where)
         if not groups:
             return Plan(transcript, [])
-        originals = [text[s:e] for s, e, _, _, _ in groups]
+        private = [Span(s, e, text[s:e], label) for s, e, _, _, label in groups]
         pseudonyms = pseudonyms or self.new_mapping()
-        pseudonyms.reserve([t for o in originals for t in o.split()])
         before = set(pseudonyms.mapping)
-        candidates = self._candidates(text, groups)
+        proposal = self.propose(text, private)
+        chosen = self.engine.choose(proposal, (text, private), pseudonyms)
+        # The plan keeps the proposal for a retry, with the candidate lists as the engine
+        # filtered them: no original, and no word that sounds like one, is kept there either.
+        proposal = replace(proposal, fills=[replace(f, candidates=list(r.candidates))
+                                            for f, r in zip(proposal.fills, chosen.replacements)])
         spans = [(first, last) for _, _, first, last, _ in groups]
         carried = _respoken(words, spans) if self.settings.respeak and self.settings.mode == "substitute" else None
         whole = boundaries.align_transcript(clip.samples, words)
@@ -150,23 +172,23 @@ class SpeechObfuscator:
         wider = (boundaries.refine_many(clip.samples, words, [(f - a, l + b) for (f, l), (a, b) in zip(spans, carried)],
                                         whole=whole, outward=False) if carried and any(map(any, carried)) else None)
         entities = []
-        for i, ((s, e, first, last, label), original, cands, edges) in enumerate(zip(groups, originals, candidates,
-                                                                                    cuts)):
+        for i, ((s, e, first, last, label), original, rep, edges) in enumerate(zip(groups, private,
+                                                                                  chosen.replacements, cuts)):
             last_word_end = where[last - 1][1]
             suffix = text[e:last_word_end] if e < last_word_end and text[e:last_word_end][:1] in "'’" else ""
-            entity = Entity(first, last, label, original, "", edges.start, edges.end, edges.method,
-                            min(w.probability for w in words[first:last]), suffix, candidates=cands,
-                            title_before=first > 0 and bare(words[first - 1].word).rstrip(".") in TITLES)
+            entity = Entity(first, last, rep.label, original.text, rep.substitute, edges.start, edges.end,
+                            edges.method, min(w.probability for w in words[first:last]), suffix,
+                            candidates=[c.word for c in rep.candidates])
             if wider and any(carried[i]):
                 lead, trail = carried[i]
                 entity.lead = bare(words[first - 1].word) if lead else ""
                 entity.trail = bare(words[last].word) if trail else ""
                 # the name's own edge keeps its outward snap; a respoken word's snaps inward
                 entity.cut = (wider[i].start if lead else edges.start, wider[i].end if trail else edges.end)
-            entity.substitute = _choose(entity, pseudonyms)
             entities.append(entity)
         _meet_halfway(entities)
-        return Plan(transcript, entities, pseudonyms, frozenset(set(pseudonyms.mapping) - before))
+        return Plan(transcript, entities, pseudonyms, frozenset(set(pseudonyms.mapping) - before), proposal,
+                    tuple(private))
 
     def _groups(self, text: str, where: list[tuple[int, int]]) -> list[tuple[int, int, int, int, str]]:
         """(char start, char end, first word, last word, label) per entity: the masker's spans,
@@ -180,32 +202,41 @@ class SpeechObfuscator:
         for sp in spans:
             first = next(i for i, (a, b) in enumerate(where) if b > sp.start)
             last = next((i for i, (a, b) in enumerate(where) if a >= sp.end), len(where))
-            if out and (not text[out[-1][1]:sp.start].strip() or first < out[-1][3]):
+            # An identifier is its own entity (a phone number after a name keeps its shape),
+            # unless the recognizer cut inside a word the other span holds.
+            apart = not {sp.label, out[-1][4]} & set(IDENTIFIER_LABELS) if out else True
+            if out and ((apart and not text[out[-1][1]:sp.start].strip()) or first < out[-1][3]):
                 g = out[-1]
                 g[1], g[3] = max(g[1], sp.end), max(g[3], last)
-                if g[4] != sp.label and "PERSON" in (g[4], sp.label):
+                if g[4] in IDENTIFIER_LABELS or sp.label in IDENTIFIER_LABELS:
+                    g[4] = g[4] if g[4] in IDENTIFIER_LABELS else sp.label
+                elif g[4] != sp.label and "PERSON" in (g[4], sp.label):
                     g[4] = "PERSON"
                 continue
             out.append([sp.start, sp.end, first, last, sp.label])
         return [tuple(g) for g in out]  # type: ignore[misc]
 
-    def _candidates(self, text: str, groups) -> list[list[str]]:
-        """The filler's candidates for each entity, best first (Top-K: the best K shuffled)."""
-        s = self.settings
+    def propose(self, text: str, private: list[Span]) -> Filled:
+        """The engine's fills for the transcript with each private span masked: one fill per
+        span (the filler never sees an original; Top-K draws under the engine's seeding)."""
         markers, masked, at = [], [], 0
-        for start, end, _, _, label in groups:
-            masked.append(text[at:start])
+        for sp in private:
+            masked.append(text[at:sp.start])
             pos = sum(len(x) for x in masked)
-            marker = f"[{label}]"
-            markers.append(Span(pos, pos + len(marker), marker, label))
+            marker = f"[{sp.label}]"
+            markers.append(Span(pos, pos + len(marker), marker, sp.label))
             masked.append(marker)
-            at = end
+            at = sp.end
         masked.append(text[at:])
-        filled = self.engine.propose([MaskInput("".join(masked), markers)])[0]
-        out = [[f.candidates[j].word for j in drawn_order(f.candidates, s.method, TOPK_HEAD,
-                                                          random.Random(f"{s.seed}:{i}"), s.sampling)]
-               for i, f in enumerate(filled.fills)]
-        return out + [[] for _ in range(len(groups) - len(out))]
+        masked_text = "".join(masked)
+        filled = self.engine.propose([MaskInput(masked_text, markers)])[0]
+        # A filler stops at its model's length (512 tokens): the spans past it still need a
+        # substitute, since a span left alone is the original spoken. They get no candidates,
+        # so the rules draw one.
+        shift = len(filled.text) - len(masked_text)
+        rest = [Fill(m.start + shift, m.end + shift, m.label, "", [], fallback=True)
+                for m in markers[len(filled.fills):]]
+        return replace(filled, fills=filled.fills + rest) if rest else filled
 
     def render(self, clip: Audio, plan: Plan) -> Result:
         """Steps 4-7 for a plan whose substitutes may have been edited; then, where the
@@ -279,9 +310,11 @@ class SpeechObfuscator:
         if not keys:
             return None
         undo = p.forget(keys)
-        for e in plan.entities:
+        text = _layout(plan.transcript.words)[0]  # the transcript as ``find`` laid it out
+        again = self.engine.choose(plan.proposal, (text, list(plan.spans)), p)  # type: ignore[arg-type]
+        for e, r in zip(plan.entities, again.replacements):
             if e.chosen:
-                e.substitute = _choose(e, p)
+                e.substitute = r.substitute
         return undo
 
     def run(self, clip: Audio, pseudonyms: Pseudonyms | None = None) -> Result:
@@ -327,7 +360,18 @@ class SpeechObfuscator:
         r.second = self.recognizer.transcribe([clip], finish=True)[0]
         heard = [(bare(w.word), w.start, w.end) for w in r.second.words]
         for e in r.entities:
-            near = {w for w, a, b in heard if a < e.out_end + NEAR_S and b > e.out_start - NEAR_S}
+            nearby = [w for w, a, b in heard if a < e.out_end + NEAR_S and b > e.out_start - NEAR_S]
+            near = set(nearby)
+            if e.label in IDENTIFIER_LABELS and len(_digits(e.original.split())) >= 4:
+                # A digit string's substitute says digit words too: what must not be heard is
+                # the original's digits in their order, however written ("five five five
+                # one two", "555-12"), and what must be heard is the substitute's.
+                said = _digits(nearby)
+                e.original_heard = _digits(e.original.split()) in said
+                if r.mode == "substitute":
+                    e.substitute_heard = _digits(e.substitute.split()) in said
+                    e.unheard = () if e.substitute_heard else (e.substitute,)
+                continue
             names = [bare(t) for t in e.original.split() if bare(t).rstrip(".") not in TITLES]
             e.original_heard = any(n in near for n in names)
             if r.mode == "substitute":

@@ -11,9 +11,10 @@ import numpy as np
 
 from recover_core import validation
 from recover_core.errors import RecoverError
-from recover_core.filling.base import DEFAULT_SAMPLING, SAMPLINGS
+from recover_core.filling.base import DEFAULT_SAMPLING, SAMPLINGS, Filled
 from recover_core.speech import voices
 from recover_core.pseudonyms import CHOICES, Pseudonyms
+from recover_core.spans import Span
 
 if TYPE_CHECKING:  # torch loads with the recognizer, not on import (the app starts without it)
     from recover_core.asr.recognize import Transcript
@@ -40,7 +41,7 @@ class Settings:
     model: str | None = None
     method: str = "top1"
     sampling: str = DEFAULT_SAMPLING  # Top-K's draw, as obfuscate's --sampling
-    k: int = 50  # candidates the filler offers; the name rules filter them
+    k: int = 50  # candidates the filler offers (Top-K draws among them, as text's); the rules filter them
     mode: str = "substitute"
     voice: str = "auto"  # or one of voices.VOICES (voices.choose)
     exclude_voices: tuple[str, ...] = ()  # voices auto never picks (the bench: the speaker's own)
@@ -54,8 +55,13 @@ class Settings:
     retries: int = 1
     name_cues: bool = True  # add census names the tagger missed, from their context (speech/cues.py)
     respeak: bool = True  # substitute mode: say a RESPOKEN word next to a name again with the substitute
-    # preiss2023's choice: the filler's candidates first, checked against the name lists, a draw
-    # where none fits ("rank"); "prior" draws as text obfuscation does (pseudonyms.CHOICES)
+    # Identifiers found beside the technique (masking/identifiers.py: spoken digit strings
+    # "five five five one two", "double four", phone and card numbers), each replaced by a
+    # substitute of its shape, or bleeped, like a name
+    identifiers: bool = True
+    # preiss2023's choice, the engine's rules="preiss": the filler's candidates first, checked
+    # against the name lists, a draw where none fits ("rank"); "prior" chooses as text
+    # obfuscation does by default, the engine's rules="ours" (pseudonyms.CHOICES)
     choice: str = "rank"
 
     def check(self) -> "Settings":
@@ -72,9 +78,6 @@ class Settings:
         if not 0 <= self.retries <= 5:
             raise RecoverError("Retries: a number from 0 to 5.")
         return self
-
-
-TOPK_HEAD = 10  # Top-K: the name rules try the best 10 in a drawn order (base.drawn_order)
 
 
 @dataclass
@@ -95,8 +98,8 @@ class Entity:
     original_heard: bool | None = None
     clicks: tuple[float, float] = (0.0, 0.0)  # splice.click_ratio at the entry and exit seams
     click_free: bool = True
-    candidates: list[str] = field(default_factory=list, repr=False)  # the filler's, best first
-    title_before: bool = False
+    # the filler's, best first, as the engine let them out: no original, nor a word that sounds like one
+    candidates: list[str] = field(default_factory=list, repr=False)
     chosen: bool = True  # the substitute is the rules' choice, not a person's edit: a retry may change it
     heard_first: bool | None = None  # substitute_heard before any retry
     unheard: tuple[str, ...] = ()  # the substitute's words the second pass missed
@@ -125,10 +128,15 @@ class Entity:
 
 @dataclass
 class Plan:
-    transcript: Transcript  # the first pass: holds the original words
+    transcript: Transcript = field(repr=False)  # the first pass: holds the original words (never in a repr)
     entities: list[Entity]
     pseudonyms: Pseudonyms | None = None
-    renewable: frozenset[str] = frozenset()  # mapping keys first given a substitute here (a retry may change them)
+    # mapping keys (original words: never in a repr) first given a substitute here (a retry may change them)
+    renewable: frozenset[str] = field(default=frozenset(), repr=False)
+    # What a retry chooses from again (``Obfuscator.choose``): the engine's fills of the masked
+    # transcript (filtered candidate lists) and the private spans of the transcript (originals).
+    proposal: Filled | None = field(default=None, repr=False)
+    spans: tuple[Span, ...] = field(default=(), repr=False)
 
 
 @dataclass
