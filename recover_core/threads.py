@@ -12,6 +12,13 @@ because each new thread starts with oneDNN's per-thread caches empty.
 So ``serve()`` starts one long-lived thread that runs the heavy handlers' work with every
 core, and leaves every other thread one torch thread (no team): the MLM columns, which run
 beside the heavy work, are a few small passes.
+
+Every core only while the cores are free: when other processes already keep them busy (a
+shared machine, a test run beside the app), a team of two on two cores waits at every
+barrier for a thread the scheduler has put aside, and one infill column of the demo
+sentence took 152-269 s on two threads against 37-57 s on one, the same words and scores
+(1-minute load 9-15 on 2 cores). So before each step the models thread takes every core
+only while the load average leaves room for them (``threads_for``).
 """
 from __future__ import annotations
 
@@ -19,6 +26,7 @@ import concurrent.futures
 import contextvars
 import functools
 import inspect
+import os
 import threading
 from typing import Any, Callable, TypeVar
 
@@ -26,18 +34,31 @@ T = TypeVar("T")
 
 _models: concurrent.futures.ThreadPoolExecutor | None = None
 _models_thread: threading.Thread | None = None
+_cores = 1  # the models thread's count when the machine is free
+_resized = False  # the models thread changed its count (and so torch's default for new threads)
 _DONE = object()
+
+
+def threads_for(cores: int, load: float | None = None) -> int:
+    """Torch threads for the models thread now: ``cores`` while the 1-minute load average
+    leaves them free (at most ``cores + 1``: the app's own work counts in it), else one."""
+    if load is None:
+        try:
+            load = os.getloadavg()[0]
+        except OSError:  # no load average on this system: assume the cores are free
+            return cores
+    return cores if load <= cores + 1 else 1
 
 
 def serve() -> None:
     """Start the models thread with torch's thread count as it is now, then give every
     other thread one torch thread. For a server process only: it changes torch's setting."""
-    global _models
+    global _models, _cores
     import torch
 
     if _models is not None:
         return
-    n = torch.get_num_threads()
+    n = _cores = torch.get_num_threads()
     _models = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="recover-models")
 
     def claim() -> None:
@@ -56,7 +77,30 @@ def run(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
     if _models is None or threading.current_thread() is _models_thread:
         return fn(*args, **kwargs)
     ctx = contextvars.copy_context()
-    return _models.submit(ctx.run, fn, *args, **kwargs).result()
+    try:
+        return _models.submit(ctx.run, _sized, fn, *args, **kwargs).result()
+    finally:
+        global _resized
+        if _resized:
+            import torch
+
+            # torch.set_num_threads on the models thread also set the count that threads
+            # starting torch from now on take; this one (a server worker) keeps one, as they must.
+            _resized = False
+            torch.set_num_threads(1)
+
+
+def _sized(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """On the models thread: ``fn`` with the thread count the load allows (outputs do not
+    depend on it; checked on the causal fillers, docs/measurements.md)."""
+    global _resized
+    import torch
+
+    n = threads_for(_cores)
+    if n != torch.get_num_threads():
+        torch.set_num_threads(n)
+        _resized = True
+    return fn(*args, **kwargs)
 
 
 def on_models_thread(fn: Callable) -> Callable:

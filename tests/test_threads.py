@@ -1,5 +1,6 @@
 """The models thread (recover_core.threads): the app's heavy handlers run their work on one
-long-lived thread with every core, and every other thread gets one torch thread."""
+long-lived thread with every core (one while other work keeps the cores busy), and every
+other thread gets one torch thread."""
 import subprocess
 import sys
 import textwrap
@@ -30,6 +31,7 @@ def test_the_models_thread_runs_every_step_and_keeps_all_cores():
         from recover_core import threads
         from recover_core.errors import RecoverError
         cores = torch.get_num_threads()
+        threads.os.getloadavg = lambda: (0.0, 0.0, 0.0)  # free cores (whatever runs beside this test)
         threads.serve()
         seen, closed = [], []
 
@@ -57,6 +59,10 @@ def test_the_models_thread_runs_every_step_and_keeps_all_cores():
             assert str(e) == "clear message"
         else:
             raise AssertionError("no error")
+        threads.os.getloadavg = lambda: (cores + 1.5, 0.0, 0.0)  # other work keeps the cores busy
+        assert list(stream(1)) == [0] and seen[-1][1] == 1
+        threads.os.getloadavg = lambda: (0.0, 0.0, 0.0)
+        assert list(stream(1)) == [0] and seen[-1][1] == cores
         other = []
         t = threading.Thread(target=lambda: other.append(torch.get_num_threads())); t.start(); t.join()
         assert other == [1] and torch.get_num_threads() == 1
