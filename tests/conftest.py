@@ -8,6 +8,13 @@ from pathlib import Path
 
 import pytest
 
+# `make test` runs the files in several processes (pytest-xdist): each takes its share of the
+# cores, it and the servers and commands it starts. Two thread teams of every core each, on
+# busy cores, wait on each other's paused threads (one column 37 s on one thread, 152-269 s on
+# two: docs/measurements.md); torch reads this when first imported, after this file.
+if int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")) > 1:
+    os.environ.setdefault("OMP_NUM_THREADS", str(max(1, (os.cpu_count() or 1) // int(os.environ["PYTEST_XDIST_WORKER_COUNT"]))))
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
