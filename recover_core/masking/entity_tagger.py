@@ -150,7 +150,7 @@ class EntityTagger(Masker):
             strong += [s for s, st in cues if st]
         if "GPE" in self.types:
             places = place_list_spans(view, self.name)
-            spans += places
+            spans += places + address_place_spans(view, self.name)
             strong += places
         if "FAC" in self.types:
             spans += street_spans(view, caseless=view is not text)
@@ -380,6 +380,31 @@ def street_spans(text: str, caseless: bool = False, source: str = "streetName") 
             out.append(Span(prev.start, prev.end, prev.text, "FAC", source))
             if caseless:
                 break  # without capitals, only the word right before is surely the name
+    return out
+
+
+# A form's field or an address's part after which a town is named ("City: Icel", "27 Oak St.,
+# Brenderup").
+TOWN_BEFORE = STREET_WORDS | frozenset("city town".split())
+
+
+def address_place_spans(text: str, source: str = "addressPlace") -> list[Span]:
+    """GPE spans for a capitalised word that is no everyday word right after a street word or
+    "City:"/"Town:" with at most a comma, full stop or colon between: the town of an address
+    or a form ("52 Waldschulweg Street, Bangbushi"; caseless, once truecased: "9 lucka st
+    Gangleungsi")."""
+    toks = words(text)
+    out = []
+    for i in range(1, len(toks)):
+        prev, w = toks[i - 1], toks[i]
+        if prev.text.lower().rstrip(".") not in TOWN_BEFORE or text[prev.end: w.start].strip() not in ("", ",", ".", ":", ".,") \
+                or not is_capitalised(w.text) or not w.text.isalpha() or everyday(w.text.lower()) \
+                or w.text.lower() in STREET_WORDS:
+            continue
+        # a street word ends a street's name only after a word ("Oak St."), not alone ("City Hall")
+        if prev.text.lower() in STREET_WORDS and i < 2:
+            continue
+        out.append(Span(w.start, w.end, w.text, "GPE", source))
     return out
 
 

@@ -16,7 +16,8 @@ import re
 
 from recover_core import lexicons
 from recover_core.lexicons import everyday
-from recover_core.masking.name_cues import AFTER, NOT_ORGS, PLACE_CUES, org_slot, slot_before
+from recover_core.masking.name_cues import (AFTER, NOT_ORGS, ORG_STOPS, PLACE_CUES, org_slot, org_slot_any_word,
+                                           slot_before)
 from recover_core.spans import Span, words
 
 _PRONOUN_I = re.compile(r"^i(?:['’](?:m|ll|d|ve))?$")
@@ -40,6 +41,10 @@ SUBJECT_VERBS = frozenset("is was has had never always goes went says said told 
 # capitalised even when wordfreq calls it common: news and Wikipedia rarely write it. "of"
 # and "around" are left out: they precede too much else ("one of those", "around noon").
 PLACE_PREPOSITIONS = PLACE_CUES - {"of", "around"}
+# An organisation's name runs on after its cue ("works for lucas oil as ...", "my manager at
+# seagate technology is ..."), up to this many words, until a function word, a verb or a form's
+# next field ends it.
+ORG_RUN = 4
 DETERMINERS = frozenset("the a an this that these those my your his her our their its some any every each no last next".split())
 
 
@@ -102,12 +107,42 @@ def truecase_with_names(text: str) -> tuple[str, list[Span]]:
     return view, names
 
 
+def _org_word(i: int, low: list[str], caps: list, base: str) -> str | bool:
+    """"org" for a word of an organisation's name: the first word after an organisation cue
+    ("works at accenture", "shopping at target", "works for exact solutions"; an everyday word
+    too after "at", "for", "by", "employer"), or after a person and "at" when it is no everyday
+    word ("ask rauf at verizon wireless"); and the words that follow it, up to ORG_RUN, until
+    a function word, a verb or a form's next field."""
+    if not base.isalpha() or base in lexicons.FUNCTION_WORDS or base in NOT_ORGS or base in ORG_STOPS \
+            or base in AUXILIARIES or base in PHRASE_END:
+        return False
+    if i and caps[i - 1] == "org":
+        run = 1
+        while run < i and caps[i - 1 - run] == "org":
+            run += 1
+        return "org" if run < ORG_RUN and not low[i - 1].endswith(("'s", "’s")) else False
+    if len(base) <= 2:
+        return False
+    prev = low[max(0, i - 3): i]
+    if org_slot(prev) and (not everyday(base) or org_slot_any_word(prev)):
+        return "org"  # "works at accenture", "shopping at target"
+    if i > 2 and low[i - 1] == "at" and caps[i - 2] and not _PRONOUN_I.match(low[i - 2]) \
+            and low[i - 2] not in lexicons.FUNCTION_WORDS and not everyday(base):
+        return "org"  # "ask rauf at verizon wireless"
+    return False
+
+
 def _capitalised(i: int, low: list[str], caps: list) -> bool | str:
     """Whether word ``i`` of the lower-cased words ``low`` is written with a capital, given
     the decisions ``caps`` for the words before it: "name" where only the context says so."""
     t = low[i]
     base = t[:-2] if t[-2:] in ("'s", "’s") and len(t) > 3 else t
-    if _PRONOUN_I.match(t) or base in _proper_words():
+    if _PRONOUN_I.match(t):
+        return True
+    org = _org_word(i, low, caps, base)
+    if org:
+        return org
+    if base in _proper_words():
         return True
     names = _any_name()
     slot = slot_before(low[max(0, i - 3): i])
@@ -121,9 +156,6 @@ def _capitalised(i: int, low: list[str], caps: list) -> bool | str:
         return True  # "olumide", "novartis"
     if prev in PLACE_PREPOSITIONS and not everyday(base) and len(base) > 2:
         return True  # "went to walmart", "at costco": a shop or a town, for the NER to judge
-    if org_slot(low[max(0, i - 3): i]) and base not in NOT_ORGS and len(base) > 2 and \
-            (not everyday(base) or low[i - 1] == "at"):
-        return True  # "works at accenture", "shopping at target": a firm or a shop, even an everyday word
     if base in ORG_WORDS and i > 0 and caps[i - 1] and not _PRONOUN_I.match(low[i - 1]):
         return True  # "Dangote cement" -> "Dangote Cement"
     if slot in ("title", "relation"):
