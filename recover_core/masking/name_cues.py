@@ -133,6 +133,17 @@ def person_at(toks, i: int, text: str) -> bool:
         and text[p.end: toks[i - 1].start] == " " and text[toks[i - 3].end: p.start].strip() == ""
 
 
+def before_org_at(toks, i: int, low: list[str], text: str) -> bool:
+    """Is word ``i``, capitalised inside the sentence and no everyday word nor place, a person
+    at an organisation: right before "at" and a capitalised word no everyday word ("Contact
+    Yunqing at DuPont")?"""
+    if i + 2 >= len(toks) or low[i + 1] != "at" or text[toks[i - 1].end: toks[i].start].strip() != "":
+        return False
+    w, org = low[i], toks[i + 2]
+    return not everyday(w) and w not in lexicons.place_names() and org.text[:1].isupper() \
+        and not everyday(low[i + 2]) and low[i + 2] not in NOT_ORGS and low[i + 2] not in lexicons.place_names()
+
+
 def cue_spans(text: str, source: str = "nameCue") -> list[Span]:
     """PERSON spans for capitalised words in a name slot (the text's own case: entityTagger
     passes caseless text through truecase.py first, which capitalises such words)."""
@@ -153,6 +164,9 @@ def cue_spans_strength(text: str, source: str = "nameCue") -> list[tuple[Span, b
         slot = slot_before(low[max(0, i - 3): i]) or ("said-to" if said_to(low[max(0, i - 4): i]) else None)
         after = i + 1 < len(toks) and low[i + 1] in AFTER and text[w.end: toks[i + 1].start].strip() == ""
         known_name = t.lower() in lexicons.first_names() or t.lower() in lexicons.world_first_names()
+        if slot is None and not after and i and before_org_at(toks, i, low, text):
+            out.append((Span(w.start, w.start + len(t), t, "PERSON", source), False))
+            continue
         if slot in ("title", "relation") or (slot == "strong" and not everyday(t.lower())) or \
                 ((slot in ("weak", "greeting", "said-to") or after) and (known_name or not everyday(t.lower()))):
             strong = slot in ("title", "relation", "strong", "greeting", "said-to")
