@@ -113,7 +113,7 @@ def _org_word(i: int, low: list[str], caps: list, base: str) -> str | bool:
     too after "at", "for", "by", "employer"), or after a person and "at" when it is no everyday
     word ("ask rauf at verizon wireless"); and the words that follow it, up to ORG_RUN, until
     a function word, a verb or a form's next field."""
-    if not base.isalpha() or base in lexicons.FUNCTION_WORDS or base in NOT_ORGS or base in ORG_STOPS \
+    if not base.replace("-", "").isalpha() or base in lexicons.FUNCTION_WORDS or base in NOT_ORGS or base in ORG_STOPS \
             or base in AUXILIARIES or base in PHRASE_END:
         return False
     if i and caps[i - 1] == "org":
