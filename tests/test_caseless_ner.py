@@ -168,6 +168,12 @@ def test_organisation_cue_in_caseless_text():
     ("thanks so much tomasz", ["tomasz"], []),
     ("i work for free and he worked for years at the plant", [], ["free", "years", "plant"]),
     ("my employer said no", [], ["employer", "said"]),
+    # a store whose name is an everyday word, only where the context says it is the store
+    ("i went to target yesterday", ["target"], []),
+    ("we met at target and then went home", ["target"], []),
+    ("target's prices are lower", ["target"], []),
+    ("we hit our target and they want to target young voters", [], ["target"]),
+    ("the target's position was aimed at target level", [], ["target", "target's"]),
 ])
 def test_organisation_runs_and_cues_in_caseless_text(tagger, text, private, kept):
     got = masked(tagger, text)

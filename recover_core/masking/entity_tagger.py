@@ -146,8 +146,11 @@ class EntityTagger(Masker):
             return spans, strong
         if "PERSON" in self.types:
             cues = cue_spans_strength(view, self.name)
-            spans += name_list_spans(view, self.name) + [s for s, _ in cues] + by_context
+            spans += name_list_spans(view, self.name) + [s for s, _ in cues]
             strong += [s for s, st in cues if st]
+        # what the truecaser named by context alone: people ("drew and i"), stores ("went to target")
+        spans += [s for s in by_context if s.label in self.types]
+        strong += [s for s in by_context if s.label == "ORG" and "ORG" in self.types]
         if "GPE" in self.types:
             places = place_list_spans(view, self.name)
             spans += places + address_place_spans(view, self.name)

@@ -45,6 +45,14 @@ PLACE_PREPOSITIONS = PLACE_CUES - {"of", "around"}
 # seagate technology is ..."), up to this many words, until a function word, a verb or a form's
 # next field ends it.
 ORG_RUN = 4
+# Shops whose name is an everyday word: in caseless text they are a store only where the
+# context says so ("went to target", "at target", "target's prices"; not "hit the target").
+STORES = frozenset("target".split())
+# Verbs of going after which "to X" is a place ("went to target"), not an infinitive ("want to
+# target young voters").
+GOING = frozenset("go goes going went gone drive drives drove driving run ran walk walked head headed headed get got back trip".split())
+# Before "at X": aiming, not a store ("aimed at target").
+AIMING = frozenset("aim aims aimed aiming shoot shot fire fired point pointed look looked looking".split())
 DETERMINERS = frozenset("the a an this that these those my your his her our their its some any every each no last next".split())
 
 
@@ -101,10 +109,28 @@ def truecase_with_names(text: str) -> tuple[str, list[Span]]:
     view = "".join(chars)
     names = []
     for w, c in zip(toks, caps):
+        if c == "store":
+            t = w.text[:-2] if w.text[-2:] in ("'s", "’s") and len(w.text) > 3 else w.text
+            names.append(Span(w.start, w.start + len(t), view[w.start: w.start + len(t)], "ORG", "truecase"))
         if c == "name":
             t = w.text[:-2] if w.text[-2:] in ("'s", "’s") and len(w.text) > 3 else w.text
             names.append(Span(w.start, w.start + len(t), view[w.start: w.start + len(t)], "PERSON", "truecase"))
     return view, names
+
+
+def _store_context(i: int, low: list[str], possessive: bool) -> bool:
+    """Does the context make word ``i`` a store: after "at"/"from" (not after aiming) or a
+    verb of going and "to", at the end of the phrase; or a possessive with no determiner or
+    noun before it ("target's prices", not "the target's")?"""
+    prev = low[i - 1] if i else None
+    before = low[i - 2] if i > 1 else None
+    nxt = low[i + 1] if i + 1 < len(low) else None
+    if possessive:
+        return prev is None or (prev in lexicons.FUNCTION_WORDS and prev not in DETERMINERS)
+    ends = nxt is None or nxt in lexicons.FUNCTION_WORDS or nxt in PHRASE_END
+    if prev in ("at", "from"):
+        return ends and before not in AIMING
+    return prev == "to" and before in GOING and ends
 
 
 def _org_word(i: int, low: list[str], caps: list, base: str) -> str | bool:
@@ -139,6 +165,8 @@ def _capitalised(i: int, low: list[str], caps: list) -> bool | str:
     base = t[:-2] if t[-2:] in ("'s", "’s") and len(t) > 3 else t
     if _PRONOUN_I.match(t):
         return True
+    if base in STORES and _store_context(i, low, base != t):
+        return "store"
     org = _org_word(i, low, caps, base)
     if org:
         return org
