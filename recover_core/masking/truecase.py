@@ -50,7 +50,7 @@ ORG_RUN = 4
 STORES = frozenset("target".split())
 # Verbs of going after which "to X" is a place ("went to target"), not an infinitive ("want to
 # target young voters").
-GOING = frozenset("go goes going went gone drive drives drove driving run ran walk walked head headed headed get got back trip".split())
+GOING = frozenset("go goes going went gone drive drives drove driving run ran walk walked head headed get got back trip".split())
 # Before "at X": aiming, not a store ("aimed at target").
 AIMING = frozenset("aim aims aimed aiming shoot shot fire fired point pointed look looked looking".split())
 DETERMINERS = frozenset("the a an this that these those my your his her our their its some any every each no last next".split())
