@@ -157,3 +157,31 @@ def test_organisation_cue_in_caseless_text():
     t = EntityTagger()
     assert [s.label for s in t.find("we bought it at target yesterday")] == ["ORG"]
     assert t.find("he works at home") == []
+
+
+@pytest.mark.parametrize("text, private, kept", [
+    # an organisation's name runs on after its cue, until a verb or the form's next field
+    ("he works for blue harbor logistics as a driver", ["blue", "harbor", "logistics"], ["driver"]),
+    ("my manager at copper kettle foods is dagny", ["copper", "kettle", "foods", "dagny"], []),
+    ("employer copper kettle foods city ostervik", ["copper", "kettle", "foods", "ostervik"], ["city"]),
+    ("ask keiko at accenture about the invoice", ["keiko", "accenture"], ["invoice"]),
+    ("thanks so much tomasz", ["tomasz"], []),
+    ("i work for free and he worked for years at the plant", [], ["free", "years", "plant"]),
+    ("my employer said no", [], ["employer", "said"]),
+    # a store whose name is an everyday word, only where the context says it is the store
+    ("i went to target yesterday", ["target"], []),
+    ("we met at target and then went home", ["target"], []),
+    ("target's prices are lower", ["target"], []),
+    ("we hit our target and they want to target young voters", [], ["target"]),
+    ("the target's position was aimed at target level", [], ["target", "target's"]),
+])
+def test_organisation_runs_and_cues_in_caseless_text(tagger, text, private, kept):
+    got = masked(tagger, text)
+    assert all(p in got for p in private), (text, got)
+    assert not any(k in got for k in kept), (text, got)
+
+
+def test_a_town_after_an_address_and_a_name_beside_a_time(tagger):
+    assert "Ostervik" in masked(tagger, "Ship the order to 52 Larch Street, Ostervik.")
+    assert "Zorvana" in masked(tagger, "I emailed Zorvana this morning about the lease.")
+    assert "Christmas" not in masked(tagger, "See you at the Christmas party.")

@@ -82,8 +82,8 @@ class EntityTagger(Masker):
             # What spaCy calls a place, a date or an organisation is not a person's name; but it
             # calls many unknown names a PRODUCT or a WORK_OF_ART ("Did Vitiza call?"), and
             # their words stay candidates of the spelling model.
-            docs = [(self._entity_spans(doc, strong), [(e.start_char, e.end_char) for e in doc.ents
-                                                       if e.label_ not in NAME_LIKE_LABELS])
+            docs = [(self._entity_spans(doc, strong), [r for e in doc.ents if e.label_ not in NAME_LIKE_LABELS
+                                                       for r in _held_ranges(e)])
                     for doc, (_, strong) in zip(nlp.pipe(views, batch_size=64), ours)]
         if self.name_list and "PERSON" in self.types:
             docs = self._people_by_spelling(docs, [strong for _, strong in ours])
@@ -146,11 +146,14 @@ class EntityTagger(Masker):
             return spans, strong
         if "PERSON" in self.types:
             cues = cue_spans_strength(view, self.name)
-            spans += name_list_spans(view, self.name) + [s for s, _ in cues] + by_context
+            spans += name_list_spans(view, self.name) + [s for s, _ in cues]
             strong += [s for s, st in cues if st]
+        # what the truecaser named by context alone: people ("drew and i"), stores ("went to target")
+        spans += [s for s in by_context if s.label in self.types]
+        strong += [s for s in by_context if s.label == "ORG" and "ORG" in self.types]
         if "GPE" in self.types:
             places = place_list_spans(view, self.name)
-            spans += places
+            spans += places + address_place_spans(view, self.name)
             strong += places
         if "FAC" in self.types:
             spans += street_spans(view, caseless=view is not text)
@@ -312,7 +315,25 @@ OFFICES = frozenset("""president senator governor mayor minister premier chancel
     inspector constable sheriff chief lord lady king queen prince princess duke duchess sheikh emir
     pope bishop cardinal reverend father saint coach prime deputy""".split())
 NOT_NAMES = lexicons.FUNCTION_WORDS | TITLES | RELATIONS | CALENDAR | OFFICES
-NAME_LIKE_LABELS = frozenset({"PRODUCT", "WORK_OF_ART"})
+NAME_LIKE_LABELS = frozenset({"PRODUCT", "WORK_OF_ART", "LANGUAGE"})
+# spaCy sweeps an unknown name into a time or a date next to it ("I emailed Alojza this
+# morning": TIME); the capitalised words of such an entity that are no calendar or everyday
+# word stay candidates of the spelling model.
+TIME_LABELS = frozenset({"DATE", "TIME"})
+HOLIDAYS = frozenset("""christmas xmas easter eve thanksgiving halloween hanukkah chanukah ramadan eid diwali passover
+    lent advent pentecost whitsun hogmanay boxing""".split())
+
+
+def _held_ranges(ent) -> list[tuple[int, int]]:
+    """The character ranges of NER entity ``ent`` that the spelling model must leave alone: all
+    of it, but for a date or a time only its words that are not free name words."""
+    ws = list(WORD_RE.finditer(ent.text))
+    # only the first word of a date or time whose other words are lower-case ("Alojza this
+    # morning"), not "Christmas Eve" nor a holiday
+    if ent.label_ not in TIME_LABELS or len(ws) < 2 or any(not m.group().islower() for m in ws[1:]) \
+            or ws[0].group().lower() in HOLIDAYS or not _free_name_word(ws[0].group(), [], 0):
+        return [(ent.start_char, ent.end_char)]
+    return [(ent.start_char + ws[1].start(), ent.end_char)]
 
 
 def _inside(spans, a: int, b: int) -> bool:
@@ -380,6 +401,31 @@ def street_spans(text: str, caseless: bool = False, source: str = "streetName") 
             out.append(Span(prev.start, prev.end, prev.text, "FAC", source))
             if caseless:
                 break  # without capitals, only the word right before is surely the name
+    return out
+
+
+# A form's field or an address's part after which a town is named ("City: Icel", "27 Oak St.,
+# Brenderup").
+TOWN_BEFORE = STREET_WORDS | frozenset("city town".split())
+
+
+def address_place_spans(text: str, source: str = "addressPlace") -> list[Span]:
+    """GPE spans for a capitalised word that is no everyday word right after a street word or
+    "City:"/"Town:" with at most a comma, full stop or colon between: the town of an address
+    or a form ("52 Waldschulweg Street, Bangbushi"; caseless, once truecased: "9 lucka st
+    Gangleungsi")."""
+    toks = words(text)
+    out = []
+    for i in range(1, len(toks)):
+        prev, w = toks[i - 1], toks[i]
+        if prev.text.lower().rstrip(".") not in TOWN_BEFORE or text[prev.end: w.start].strip() not in ("", ",", ".", ":", ".,") \
+                or not is_capitalised(w.text) or not w.text.isalpha() or everyday(w.text.lower()) \
+                or w.text.lower() in STREET_WORDS:
+            continue
+        # a street word ends a street's name only after a word ("Oak St."), not alone ("City Hall")
+        if prev.text.lower() in STREET_WORDS and i < 2:
+            continue
+        out.append(Span(w.start, w.end, w.text, "GPE", source))
     return out
 
 

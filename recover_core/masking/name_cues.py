@@ -21,7 +21,7 @@ RELATIONS = frozenset("""sister brother husband wife friend boyfriend girlfriend
     fiance fiancee colleague coworker""".split())
 BEFORE = tuple(tuple(c.split()) for c in (
     "name is", "name's", "named", "call me", "this is", "i'm", "hi", "hey", "hello", "dear",
-    "thanks", "thank you", "bye", "happy birthday", "ask", "tell", "told", "met", "meet", "see", "seen",
+    "thanks", "thank you", "thanks so much", "thank you so much", "bye", "happy birthday", "ask", "tell", "told", "met", "meet", "see", "seen",
     "saw", "with", "and",
     "according to", "talked to", "talking to", "talk to", "spoke to", "speak to", "speaking to", "visit", "visited",
 ))
@@ -31,7 +31,7 @@ STRONG_BEFORE = frozenset({("name", "is"), ("name's",), ("named",), ("call", "me
                            ("according", "to")})
 POSSESSIVES = frozenset("my your his her our their".split())
 GREETINGS = frozenset({("hi",), ("hey",), ("hello",), ("dear",), ("thanks",), ("thank", "you"), ("bye",),
-                       ("happy", "birthday")})
+                       ("happy", "birthday"), ("thanks", "so", "much"), ("thank", "you", "so", "much")})
 AFTER = frozenset("said says told asked wrote replied texted called".split())
 # "said goodbye to X", "sent the file to X": a verb of saying or giving, then up to two words,
 # then "to": the one spoken or given to is a person.
@@ -42,10 +42,24 @@ ORG_BEFORE = tuple(tuple(c.split()) for c in (
     "works at", "work at", "worked at", "working at", "works for", "work for", "worked for", "working for",
     "job at", "joined", "employed by", "hired by", "shares of", "shares in", "stock of", "ceo of",
     "shop at", "shops at", "shopping at", "shopped at", "bought it at", "bought them at", "got it at",
+    "employer", "employed at", "manager at", "boss at", "colleague at", "colleagues at", "intern at",
 ))
+# After these cues the name may be an everyday word ("works for exact solutions", "shopping at
+# target"); after the others ("joined") an everyday word is more often no name ("joined forces").
+ORG_BEFORE_ANY_WORD = frozenset(c for c in ORG_BEFORE if c[-1] in ("at", "for", "by", "employer", "of", "in"))
 # Everyday words that follow those cues and name no organisation ("works at home", "joined in").
 NOT_ORGS = frozenset("""home night school work church noon lunch dinner breakfast least first last once all
-    weekends weekend times nights days hours night-time christmas us them him her me you people""".split())
+    weekends weekend times nights days hours night-time christmas us them him her me you people
+    free years months weeks ago today tonight tomorrow yesterday now then here there college university
+    monday tuesday wednesday thursday friday saturday sunday january february march april may june july
+    august september october november december easter one two three four five six seven eight nine ten
+    eleven twelve twenty thirty forty fifty hundred half""".split())
+# Words that end an organisation's name in text without punctuation: verbs and adverbs that
+# follow it ("my manager at dollar tree is ..."), and the fields of a form ("employer red fox
+# tavern city ...").
+ORG_STOPS = frozenset("""is was are were has had have will would can could should said says told asked called
+    wrote replied texted never always also still just again too yeah though later every each since
+    city town country state address street phone email date name title position zip postcode""".split())
 # Words a place's name follows ("moved to Sydney", "a letter from Lodz").
 PLACE_CUES = frozenset("in to from at near of around visit visited visiting outside".split())
 
@@ -77,26 +91,57 @@ def org_slot(prev: list[str]) -> bool:
     return any(tuple(prev[-len(cue):]) == cue for cue in ORG_BEFORE)
 
 
+def org_slot_any_word(prev: list[str]) -> bool:
+    """Do the lower-cased words ``prev`` end with a cue after which even an everyday word names
+    an organisation ("works for exact solutions")?"""
+    return any(tuple(prev[-len(cue):]) == cue for cue in ORG_BEFORE_ANY_WORD)
+
+
 def org_cue_spans(text: str, source: str = "orgCue") -> list[Span]:
-    """ORG spans for a run of up to three capitalised words after an organisation cue ("works
-    at Berkshire Hathaway", "joined Unilever"), unless the run starts with a known first name
-    ("joined Maria for lunch") or an everyday word that names no organisation."""
+    """ORG spans for a run of up to four capitalised words after an organisation cue ("works
+    at Berkshire Hathaway", "joined Unilever"), or after a person and "at" ("ask Keiko at
+    Seagate Technology"), unless the run starts with a known first name ("joined Maria for
+    lunch") or an everyday word that names no organisation."""
     from recover_core.masking.entity_tagger import _first_names
 
     toks = words(text)
     low = [w.text.lower() for w in toks]
     out: list[Span] = []
     for i, w in enumerate(toks):
-        if not org_slot(low[max(0, i - 3): i]) or not w.text[:1].isupper() or low[i] in NOT_ORGS \
+        if not w.text[:1].isupper() or low[i] in NOT_ORGS or low[i] in ORG_STOPS \
                 or low[i] in lexicons.FUNCTION_WORDS or low[i] in _first_names():
             continue
+        if not (org_slot(low[max(0, i - 3): i]) or (person_at(toks, i, text) and not everyday(low[i]))):
+            continue
         run = [w]
-        for n in toks[i + 1: i + 3]:
-            if not n.text[:1].isupper() or text[run[-1].end: n.start] not in (" ", " & "):
+        for n in toks[i + 1: i + 4]:
+            if not n.text[:1].isupper() or text[run[-1].end: n.start] not in (" ", " & ") \
+                    or n.text.lower() in ORG_STOPS or n.text.lower() in NOT_ORGS:
                 break
             run.append(n)
         out += [Span(x.start, x.end, x.text, "ORG", source) for x in run]
     return out
+
+
+def person_at(toks, i: int, text: str) -> bool:
+    """Is word ``i`` of ``toks`` right after "at" that follows a capitalised word inside the
+    sentence ("ask Keiko at Verizon", "Rauf at Lucas Oil"): a person at an organisation?"""
+    if i < 3 or toks[i - 1].text.lower() != "at":
+        return False
+    p = toks[i - 2]
+    return is_capitalised(p.text) and p.text.lower() not in lexicons.FUNCTION_WORDS \
+        and text[p.end: toks[i - 1].start] == " " and text[toks[i - 3].end: p.start].strip() == ""
+
+
+def before_org_at(toks, i: int, low: list[str], text: str) -> bool:
+    """Is word ``i``, capitalised inside the sentence and no everyday word nor place, a person
+    at an organisation: right before "at" and a capitalised word no everyday word ("Contact
+    Yunqing at DuPont")?"""
+    if i + 2 >= len(toks) or low[i + 1] != "at" or text[toks[i - 1].end: toks[i].start].strip() != "":
+        return False
+    w, org = low[i], toks[i + 2]
+    return not everyday(w) and w not in lexicons.place_names() and org.text[:1].isupper() \
+        and not everyday(low[i + 2]) and low[i + 2] not in NOT_ORGS and low[i + 2] not in lexicons.place_names()
 
 
 def cue_spans(text: str, source: str = "nameCue") -> list[Span]:
@@ -119,6 +164,9 @@ def cue_spans_strength(text: str, source: str = "nameCue") -> list[tuple[Span, b
         slot = slot_before(low[max(0, i - 3): i]) or ("said-to" if said_to(low[max(0, i - 4): i]) else None)
         after = i + 1 < len(toks) and low[i + 1] in AFTER and text[w.end: toks[i + 1].start].strip() == ""
         known_name = t.lower() in lexicons.first_names() or t.lower() in lexicons.world_first_names()
+        if slot is None and not after and i and before_org_at(toks, i, low, text):
+            out.append((Span(w.start, w.start + len(t), t, "PERSON", source), False))
+            continue
         if slot in ("title", "relation") or (slot == "strong" and not everyday(t.lower())) or \
                 ((slot in ("weak", "greeting", "said-to") or after) and (known_name or not everyday(t.lower()))):
             strong = slot in ("title", "relation", "strong", "greeting", "said-to")

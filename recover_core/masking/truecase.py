@@ -16,7 +16,8 @@ import re
 
 from recover_core import lexicons
 from recover_core.lexicons import everyday
-from recover_core.masking.name_cues import AFTER, NOT_ORGS, PLACE_CUES, org_slot, slot_before
+from recover_core.masking.name_cues import (AFTER, NOT_ORGS, ORG_STOPS, PLACE_CUES, org_slot, org_slot_any_word,
+                                           slot_before)
 from recover_core.spans import Span, words
 
 _PRONOUN_I = re.compile(r"^i(?:['’](?:m|ll|d|ve))?$")
@@ -40,6 +41,18 @@ SUBJECT_VERBS = frozenset("is was has had never always goes went says said told 
 # capitalised even when wordfreq calls it common: news and Wikipedia rarely write it. "of"
 # and "around" are left out: they precede too much else ("one of those", "around noon").
 PLACE_PREPOSITIONS = PLACE_CUES - {"of", "around"}
+# An organisation's name runs on after its cue ("works for lucas oil as ...", "my manager at
+# seagate technology is ..."), up to this many words, until a function word, a verb or a form's
+# next field ends it.
+ORG_RUN = 4
+# Shops whose name is an everyday word: in caseless text they are a store only where the
+# context says so ("went to target", "at target", "target's prices"; not "hit the target").
+STORES = frozenset("target".split())
+# Verbs of going after which "to X" is a place ("went to target"), not an infinitive ("want to
+# target young voters").
+GOING = frozenset("go goes going went gone drive drives drove driving run ran walk walked head headed get got back trip".split())
+# Before "at X": aiming, not a store ("aimed at target").
+AIMING = frozenset("aim aims aimed aiming shoot shot fire fired point pointed look looked looking".split())
 DETERMINERS = frozenset("the a an this that these those my your his her our their its some any every each no last next".split())
 
 
@@ -96,10 +109,53 @@ def truecase_with_names(text: str) -> tuple[str, list[Span]]:
     view = "".join(chars)
     names = []
     for w, c in zip(toks, caps):
+        if c == "store":
+            t = w.text[:-2] if w.text[-2:] in ("'s", "’s") and len(w.text) > 3 else w.text
+            names.append(Span(w.start, w.start + len(t), view[w.start: w.start + len(t)], "ORG", "truecase"))
         if c == "name":
             t = w.text[:-2] if w.text[-2:] in ("'s", "’s") and len(w.text) > 3 else w.text
             names.append(Span(w.start, w.start + len(t), view[w.start: w.start + len(t)], "PERSON", "truecase"))
     return view, names
+
+
+def _store_context(i: int, low: list[str], possessive: bool) -> bool:
+    """Does the context make word ``i`` a store: after "at"/"from" (not after aiming) or a
+    verb of going and "to", at the end of the phrase; or a possessive with no determiner or
+    noun before it ("target's prices", not "the target's")?"""
+    prev = low[i - 1] if i else None
+    before = low[i - 2] if i > 1 else None
+    nxt = low[i + 1] if i + 1 < len(low) else None
+    if possessive:
+        return prev is None or (prev in lexicons.FUNCTION_WORDS and prev not in DETERMINERS)
+    ends = nxt is None or nxt in lexicons.FUNCTION_WORDS or nxt in PHRASE_END
+    if prev in ("at", "from"):
+        return ends and before not in AIMING
+    return prev == "to" and before in GOING and ends
+
+
+def _org_word(i: int, low: list[str], caps: list, base: str) -> str | bool:
+    """"org" for a word of an organisation's name: the first word after an organisation cue
+    ("works at accenture", "shopping at target", "works for exact solutions"; an everyday word
+    too after "at", "for", "by", "employer"), or after a person and "at" when it is no everyday
+    word ("ask rauf at verizon wireless"); and the words that follow it, up to ORG_RUN, until
+    a function word, a verb or a form's next field."""
+    if not base.replace("-", "").isalpha() or base in lexicons.FUNCTION_WORDS or base in NOT_ORGS or base in ORG_STOPS \
+            or base in AUXILIARIES or base in PHRASE_END:
+        return False
+    if i and caps[i - 1] == "org":
+        run = 1
+        while run < i and caps[i - 1 - run] == "org":
+            run += 1
+        return "org" if run < ORG_RUN and not low[i - 1].endswith(("'s", "’s")) else False
+    if len(base) <= 2:
+        return False
+    prev = low[max(0, i - 3): i]
+    if org_slot(prev) and (not everyday(base) or org_slot_any_word(prev)):
+        return "org"  # "works at accenture", "shopping at target"
+    if i > 2 and low[i - 1] == "at" and caps[i - 2] and not _PRONOUN_I.match(low[i - 2]) \
+            and low[i - 2] not in lexicons.FUNCTION_WORDS and not everyday(base):
+        return "org"  # "ask rauf at verizon wireless"
+    return False
 
 
 def _capitalised(i: int, low: list[str], caps: list) -> bool | str:
@@ -107,7 +163,14 @@ def _capitalised(i: int, low: list[str], caps: list) -> bool | str:
     the decisions ``caps`` for the words before it: "name" where only the context says so."""
     t = low[i]
     base = t[:-2] if t[-2:] in ("'s", "’s") and len(t) > 3 else t
-    if _PRONOUN_I.match(t) or base in _proper_words():
+    if _PRONOUN_I.match(t):
+        return True
+    if base in STORES and _store_context(i, low, base != t):
+        return "store"
+    org = _org_word(i, low, caps, base)
+    if org:
+        return org
+    if base in _proper_words():
         return True
     names = _any_name()
     slot = slot_before(low[max(0, i - 3): i])
@@ -121,9 +184,6 @@ def _capitalised(i: int, low: list[str], caps: list) -> bool | str:
         return True  # "olumide", "novartis"
     if prev in PLACE_PREPOSITIONS and not everyday(base) and len(base) > 2:
         return True  # "went to walmart", "at costco": a shop or a town, for the NER to judge
-    if org_slot(low[max(0, i - 3): i]) and base not in NOT_ORGS and len(base) > 2 and \
-            (not everyday(base) or low[i - 1] == "at"):
-        return True  # "works at accenture", "shopping at target": a firm or a shop, even an everyday word
     if base in ORG_WORDS and i > 0 and caps[i - 1] and not _PRONOUN_I.match(low[i - 1]):
         return True  # "Dangote cement" -> "Dangote Cement"
     if slot in ("title", "relation"):
