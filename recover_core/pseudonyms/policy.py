@@ -370,9 +370,11 @@ def consistent_many(texts: Sequence[tuple[Filled, Sequence[str], Pseudonyms]], c
         return [_Text(*t).run(None) for t in texts]
     # In rounds. Each text's draws run on; a draw whose verdict is known gets it, an unknown
     # one is taken as read right for now and asked. The round's questions go to the tagger
-    # in one call. Where a text asked, its mapping is undone (its journal) back to that fill,
-    # and the next round goes on from there with the answers; a text of the same mapping
-    # after it starts again. What every text ends with followed the tagger's own verdicts.
+    # in one call. Where it refuses a draw taken as read right, that text's mapping is undone
+    # (its journal) back to that fill, and the next round goes on from there with the
+    # answers; a text of the same mapping after it starts again. Where it reads every such
+    # draw right, the text is final as it stands. Either way every text ends with what the
+    # tagger's own verdicts give.
     verdicts: dict[tuple[str, int, int, str], bool] = {}
     asked: dict[tuple[str, int, int, str], None] = {}  # this round's questions, in order, once each
 
@@ -404,15 +406,17 @@ def consistent_many(texts: Sequence[tuple[Filled, Sequence[str], Pseudonyms]], c
                     else:
                         runs[i] = _Text(*texts[i])
                     out[i] = runs[i].run(ask, fill if pos == n else 0)
-                    if resume is None and runs[i].first_unsure is not None:
-                        resume = (queue, pos, runs[i].first_unsure)
-                if resume is not None:
-                    again.append(resume)
+                again.append((queue, n))
             if asked:
                 qs = list(asked)
                 verdicts.update(zip(qs, check([q[:3] for q in qs], [q[3] for q in qs])))
                 asked.clear()
-            pending = again
+            pending = []
+            for queue, n in again:
+                refused = next(((pos, j) for pos in range(n, len(queue)) for j, q in runs[queue[pos]].unsure
+                                if not verdicts[q]), None)
+                if refused is not None:
+                    pending.append((queue, *refused))
     finally:
         for m in mappings:
             m._commit()
@@ -429,7 +433,7 @@ class _Text:
         self.fills: list[Fill] = []
         self.at = 0
         self.marks: list[tuple[int, int, int, int]] = []  # before each fill: (journal mark, pieces, fills, at)
-        self.first_unsure: int | None = None  # the first fill whose draw went on without a verdict
+        self.unsure: list[tuple[int, tuple[str, int, int, str]]] = []  # (fill, question) taken as yes unasked
         if self.paired:
             pseudonyms.reserve([w for o in originals for w in o.split()])
 
@@ -437,6 +441,7 @@ class _Text:
         mark, n_pieces, n_fills, self.at = self.marks[fill]
         self.pseudonyms._rollback(mark)
         del self.pieces[n_pieces:], self.fills[n_fills:], self.marks[fill:]
+        self.unsure = [(j, q) for j, q in self.unsure if j < fill]
 
     def run(self, ask: Callable[[str, int, int, str], bool | None] | None, start: int = 0) -> Filled:
         """The text with fills ``start`` on chosen. ``ask(text, begin, end, label)``: does the
@@ -444,7 +449,6 @@ class _Text:
         if not self.paired:
             return self.filled
         filled, pseudonyms, pieces = self.filled, self.pseudonyms, self.pieces
-        self.first_unsure = None
         for j in range(start, len(filled.fills)):
             f, original, label = filled.fills[j], self.originals[j], self.labels[j]
             if ask is not None:
@@ -468,9 +472,10 @@ class _Text:
                 new = [k for k in pseudonyms.mapping if k not in before]
                 if not new or attempt == tries - 1:
                     break
-                verdict = ask(left + word + right, len(left), len(left) + len(word), label)  # type: ignore[misc]
-                if verdict is None and self.first_unsure is None:
-                    self.first_unsure = j
+                q = (left + word + right, len(left), len(left) + len(word), label)
+                verdict = ask(*q)  # type: ignore[misc]
+                if verdict is None:
+                    self.unsure.append((j, q))
                 if verdict is not False:
                     break
                 pseudonyms.retract(new)  # drawn again, from the next attempt's stream
