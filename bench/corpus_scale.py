@@ -31,6 +31,17 @@ results travel to the driver), plus Ray's measured fixed cost (start and actors'
 loading: total seconds minus lines / warm rate). hours = lines / rate / 3600 + fixed.
 
 Run:  python bench/corpus_scale.py [--lines 2000] [--infill-lines 120] [--no-ray] [--no-baseline] [--one-pass]
+
+--default-path REF (issue 59): the default `obfuscate` instead (entityTagger, MLM Top-1, the
+prior's choice, 2 workers) on --lines lines of --corpus, our code against commit REF, under
+one kept key, in --repeats interleaved rounds (the machine's load moves both alike); beside
+them our `--choice rank` (the prior's draws unchecked), and where asked commit --keyless
+(before secret keys, issue 57) and our `--no-identifiers` (issue 56). Reports each one's
+median warm lines/s, each one's speed over ours per round, each one's peak RSS (the largest
+process: a worker), and whether our output equals REF's and our 1-worker output.
+
+      python bench/corpus_scale.py --default-path REF [--lines 1000] [--corpus fortunes] [--repeats 3]
+                                   [--keyless REF2] [--identifiers]
 """
 from __future__ import annotations
 
@@ -54,24 +65,30 @@ def summary(stderr: str) -> dict:
     return json.loads(stderr[stderr.index("{") : stderr.rindex("}") + 1])
 
 
-def obfuscate(cwd: Path, src: Path, out: Path, technique: str, filler: str, extra: list[str]) -> dict:
+def obfuscate(cwd: Path, src: Path, out: Path, technique: str, filler: str, extra: list[str],
+              method: str = "topk") -> dict:
     env = {**os.environ, "PYTHONPATH": str(cwd)}
     env.pop("RAY_ADDRESS", None)
     cmd = [sys.executable, "-m", "recover_core", "obfuscate", str(src), "-o", str(out), "--technique", technique,
-           "--filler", filler, "--method", "topk", "--quiet", *extra]
+           "--filler", filler, "--method", method, "--quiet", *extra]
+    # Run under a parent that reports its children's peak RSS: the largest process of the
+    # run, a worker where there are workers (Linux counts waited-for grandchildren).
+    wrap = ("import resource, subprocess, sys; r = subprocess.run(sys.argv[1:]); "
+            "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, file=sys.stderr); sys.exit(r.returncode)")
     t = time.time()
-    p = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True)
+    p = subprocess.run([sys.executable, "-c", wrap, *cmd], cwd=cwd, env=env, capture_output=True, text=True)
     if p.returncode != 0:
         raise SystemExit(f"failed: {' '.join(cmd)}\n{p.stderr[-3000:]}")
     s = summary(p.stderr)
     s["wall_seconds"] = round(time.time() - t, 1)
+    s["peak_rss_mb"] = round(int(p.stderr.strip().splitlines()[-1]) / 1024)
     return s
 
 
-def corpus_file(path: Path, n: int) -> Path:
-    from recover_core.corpora import news
+def corpus_file(path: Path, n: int, corpus: str = "news") -> Path:
+    from recover_core.corpora import CORPORA
 
-    sents = list(news())
+    sents = list(CORPORA[corpus]())
     path.write_text("\n".join(sents[i % len(sents)] for i in range(n)) + "\n")
     return path
 
@@ -97,6 +114,62 @@ def baseline(ref: str, src: Path, tmp: Path) -> dict:
     return {"ref": ref, "lines": s["lines"], "seconds": s["seconds"], "lines_per_second": s["lines"] / s["seconds"]}
 
 
+def default_path(args) -> None:
+    """--default-path: the default `obfuscate` of our code against commit REF, interleaved."""
+    import statistics
+    from contextlib import ExitStack
+
+    from recover_core.pseudonyms import new_key, write_key_file
+
+    with tempfile.TemporaryDirectory() as d, ExitStack() as trees:
+        tmp = Path(d)
+        src = corpus_file(tmp / "in.txt", args.lines, args.corpus)
+        key = tmp / "key"
+        write_key_file(key, new_key())
+        keyed = ["--workers", "2", "--key-file", str(key)]
+        arms = {"ours": (ROOT, keyed), f"commit {args.default_path}": (
+            trees.enter_context(Worktree(args.default_path, tmp / "ref")), keyed),
+            "ours --choice rank": (ROOT, [*keyed, "--choice", "rank"])}
+        if args.keyless:  # a commit before keys has no --key-file: its draws are its own
+            arms[f"commit {args.keyless} (no keys)"] = (trees.enter_context(Worktree(args.keyless, tmp / "keyless")),
+                                                        ["--workers", "2"])
+        if args.identifiers:
+            arms["ours --no-identifiers"] = (ROOT, [*keyed, "--no-identifiers"])
+        got: dict[str, list[dict]] = {a: [] for a in arms}
+        outs: dict[str, bytes] = {}
+        for r in range(args.repeats):
+            order = list(arms) if r % 2 == 0 else list(arms)[::-1]  # neither side always runs first
+            for name in order:
+                tree, extra = arms[name]
+                out = tmp / f"out-{len(outs)}.txt"
+                g = obfuscate(tree, src, out, "entityTagger", "mlm", extra, method="top1")
+                got[name].append(g)
+                outs.setdefault(name, out.read_bytes())
+                print(f"round {r + 1}: {name:34s} warm {g['warm_lines_per_second']:6.1f} lines/s, "
+                      f"peak RSS {g['peak_rss_mb']} MB", flush=True)
+        one = tmp / "out-1-worker.txt"
+        obfuscate(ROOT, src, one, "entityTagger", "mlm", ["--workers", "1", "--key-file", str(key)], method="top1")
+        one_worker = one.read_bytes()
+    ours = [g["warm_lines_per_second"] for g in got["ours"]]
+    print(f"\n{args.lines} lines of {args.corpus}, default obfuscate (entityTagger, MLM Top-1, prior), "
+          f"2 workers, {args.repeats} interleaved rounds")
+    print("| run | warm lines/s (median) | over ours, per round | peak RSS MB |")
+    print("|---|---:|---|---:|")
+    rows = []
+    for name, gs in got.items():
+        rates = [g["warm_lines_per_second"] for g in gs]
+        ratios = [round(x / o, 2) for x, o in zip(rates, ours)]
+        rss = max(g["peak_rss_mb"] for g in gs)
+        print(f"| {name} | {statistics.median(rates):.1f} | {' / '.join(f'{x:.2f}' for x in ratios)} | {rss} |")
+        rows.append({"run": name, "lines": args.lines, "corpus": args.corpus, "median_lines_s": statistics.median(rates),
+                     "rates": " ".join(map(str, rates)), "over_ours": " ".join(map(str, ratios)), "peak_rss_mb": rss})
+    ref = f"commit {args.default_path}"
+    print(f"\nour output {'equals' if outs['ours'] == outs[ref] else 'DIFFERS FROM'} {ref}'s; "
+          f"1 worker {'equals' if outs['ours'] == one_worker else 'DIFFERS FROM'} 2 workers")
+    write_csv(args.csv, rows)
+    print(f"wrote {args.csv}")
+
+
 def write_csv(path: Path, rows: list[dict]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fields = list(dict.fromkeys(k for r in rows for k in r))
@@ -110,7 +183,7 @@ def write_csv(path: Path, rows: list[dict]) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--lines", type=int, default=2000)
+    ap.add_argument("--lines", type=int, default=None, help="2000; 1000 with --default-path")
     ap.add_argument("--infill-lines", type=int, default=40)
     ap.add_argument("--techniques", default="allowList,vocabThres,entityTagger")
     ap.add_argument("--fillers", default="mlm,infill")
@@ -123,8 +196,20 @@ def main() -> None:
                          "pass) and report its rate against the left-to-right fill of the same run")
     ap.add_argument("--compare", metavar="REF", default=None,
                     help="also run the 2-worker MLM commands from git commit REF on the same input (see above)")
-    ap.add_argument("--csv", type=Path, default=ROOT / "precomputed/bench/corpus_scale.csv")
+    ap.add_argument("--csv", type=Path, default=None)
+    ap.add_argument("--default-path", metavar="REF", default=None,
+                    help="the default obfuscate of our code against commit REF, interleaved (see above)")
+    ap.add_argument("--corpus", default=None, help="news (default), or fortunes (default with --default-path)")
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--keyless", metavar="REF", default=None, help="--default-path: also commit REF, before keys")
+    ap.add_argument("--identifiers", action="store_true", help="--default-path: also ours with --no-identifiers")
     args = ap.parse_args()
+    if args.default_path:
+        args.corpus, args.lines = args.corpus or "fortunes", args.lines or 1000
+        args.csv = args.csv or ROOT / "precomputed/bench/corpus_scale_default_path.csv"
+        return default_path(args)
+    args.corpus, args.lines = args.corpus or "news", args.lines or 2000
+    args.csv = args.csv or ROOT / "precomputed/bench/corpus_scale.csv"
 
     rows = []
     with tempfile.TemporaryDirectory() as d:
@@ -136,7 +221,7 @@ def main() -> None:
                   f"{ref['lines_per_second']:.1f} lines/s", flush=True)
         for filler in args.fillers.split(","):
             n = args.lines if filler == "mlm" else args.infill_lines
-            src = corpus_file(tmp / f"in-{n}.txt", n)
+            src = corpus_file(tmp / f"in-{n}.txt", n, args.corpus)
             for tech in args.techniques.split(","):
                 bs = ["--batch-size", "64" if filler == "mlm" else "8"]
                 # One worker on one core against two on two: the scaling from 1 to 2 cores.

@@ -38,7 +38,7 @@ from recover_core.filling.base import (DEFAULT_K, DEFAULT_SAMPLING, Candidate, F
 from recover_core.masking import Masked, build, mask_many, names as technique_names
 from recover_core.masking.identifiers import WithIdentifiers
 from recover_core.masking.mask import render
-from recover_core.pseudonyms import CHOICES, Pseudonyms, bare, consistent as apply_rules, sound
+from recover_core.pseudonyms import CHOICES, Pseudonyms, bare, consistent_many as apply_rules, sound
 from recover_core.pseudonyms.key import as_key
 from recover_core.quality import original_spans, originals_per_fill
 from recover_core.spans import ENTITY_LABELS, IDENTIFIER_LABELS, IDENTIFIER_MASK, Span
@@ -277,10 +277,11 @@ class Obfuscator:
         todo = [i for i, m in enumerate(masked) if m.markers]
         filled = self.propose([MaskInput(masked[i].masked, masked[i].markers) for i in todo])
         out = [Result(m.masked, m.masked) for m in masked]
-        for i, f in zip(todo, filled):
-            m = masked[i]
-            mapping = self.mapping if consistent else self.new_mapping(key) if key else None
-            out[i] = self.choose(f, (m.original, m.spans), mapping, masked=m.masked)
+        mapping = self.mapping if consistent else None
+        chosen = self.choose_many(filled, [(masked[i].original, masked[i].spans) for i in todo], mapping,
+                                  masked=[masked[i].masked for i in todo], key=key)
+        for i, r in zip(todo, chosen):
+            out[i] = r
         return out
 
     def propose(self, items: Sequence[MaskInput]) -> list[Filled]:
@@ -309,20 +310,37 @@ class Obfuscator:
                mapping: Pseudonyms | None = None, *, masked: str = "") -> Result:
         """Step 3: each substitute chosen under the rules, where the originals are known.
         ``mapping`` keeps a whole run consistent; by default each text has its own."""
-        words = originals_per_fill(originals[0], originals[1], filled) if originals else None
-        if words is not None and self.settings.rules != "paper":  # ours, or preiss2023's reading of them
-            filled = identifier_labels(filled, originals[0], originals[1])  # type: ignore[index]
-            filled = apply_rules(filled, words, mapping or self.new_mapping(), self.type_check)
-        words = words if words is not None and len(words) == len(filled.fills) else [""] * len(filled.fills)
-        # The text's own originals, and a run's earlier ones read in place (a long consistent
-        # run's mapping grows: copying it for every line would make the run quadratic).
-        text_words, text_sounds = private_words(words)
-        private = ((text_words, mapping.originals), (text_sounds, mapping._sounds)) if mapping \
-            else ((text_words,), (text_sounds,))
-        reps = [Replacement(f.start, f.end, f.label, o, f.word, without_originals(f.candidates, private),
-                            f.fallback, f.source)
-                for f, o in zip(filled.fills, words)]
-        return Result(filled.text, masked, reps, filled.fallback)
+        return self.choose_many([filled], [originals], mapping, masked=[masked])[0]
+
+    def choose_many(self, filled: Sequence[Filled], originals: Sequence[tuple[str, list[Span]] | None],
+                    mapping: Pseudonyms | None = None, *, masked: Sequence[str] | None = None,
+                    key: bytes | None = None) -> list[Result]:
+        """``choose`` for many texts, the tagger's checks of their draws made together
+        (pseudonyms.consistent_many). Each text has a mapping of its own, drawn under ``key``
+        where given, unless ``mapping`` keeps them all consistent (in order)."""
+        words = [originals_per_fill(o[0], o[1], f) if o else None for f, o in zip(filled, originals)]
+        filled = list(filled)
+        if self.settings.rules != "paper":  # ours, or preiss2023's reading of them
+            ruled = [i for i, w in enumerate(words) if w is not None]
+            for i in ruled:
+                filled[i] = identifier_labels(filled[i], originals[i][0], originals[i][1])  # type: ignore[index]
+            done = apply_rules([(filled[i], words[i], mapping or self.new_mapping(key)) for i in ruled], self.type_check)
+            for i, f in zip(ruled, done):
+                filled[i] = f
+        # The text's own originals, and a run's originals read in place (a long consistent
+        # run's mapping grows: copying it for every line would make the run quadratic); they
+        # include this call's later texts, which no candidate list should name either.
+        out = []
+        for f, w, m in zip(filled, words, masked or [""] * len(filled)):
+            w = w if w is not None and len(w) == len(f.fills) else [""] * len(f.fills)
+            text_words, text_sounds = private_words(w)
+            private = ((text_words, mapping.originals), (text_sounds, mapping._sounds)) if mapping \
+                else ((text_words,), (text_sounds,))
+            reps = [Replacement(x.start, x.end, x.label, o, x.word, without_originals(x.candidates, private),
+                                x.fallback, x.source)
+                    for x, o in zip(f.fills, w)]
+            out.append(Result(f.text, m, reps, f.fallback))
+        return out
 
     # --- checks ----------------------------------------------------------------------------
 

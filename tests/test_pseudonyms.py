@@ -15,8 +15,8 @@ import pytest
 from recover_core.filling.base import Candidate, Fill, Filled
 from recover_core import lexicons
 from recover_core.filling.candidates import acceptable
-from recover_core.pseudonyms import (Pseudonyms, agreed_labels, consistent, genders, place_kind, places_of_kind,
-                                     sound)
+from recover_core.pseudonyms import (Pseudonyms, agreed_labels, consistent, consistent_many, genders, place_kind,
+                                     places_of_kind, sound)
 from recover_core.pseudonyms.names import _pool_sets
 
 # The rules' draws are keyed by a secret (pseudonyms/key.py); these tests fix one to repeat them.
@@ -458,3 +458,34 @@ def test_a_place_candidate_the_tagger_refuses_is_not_offered_again():
     seen = []
     word = consistent(f, ["United States Government"], Pseudonyms(0, choice="prior", key=KEY), refusing_once(seen)).fills[0].word
     assert seen[0] == "Bush" and word not in ("Bush", "Lincoln") and place_kind(word)
+
+
+def test_draws_checked_together_choose_as_checked_one_by_one():
+    """Issue 59: the prior's draws of many texts go to the tagger together, in rounds; each
+    text still gets what one check at a time gives it, refusals and redraws included, with
+    a mapping per text or one shared in order, and in fewer tagger calls than draws."""
+    def make_check(calls: list[int]):
+        def check(filled, label):  # refuses a word of 6 or 7 letters, wherever it stands
+            calls.append(len(filled))
+            return [len(t[s:e].split()[0].strip("'s")) not in (6, 7) for t, s, e in filled]
+        return check
+
+    texts = [filled_as("{} met {} in {} last week.", [a, b, c], ["PERSON", "PERSON", "GPE"], [[a], [b], [c]])[0]
+             for a, b, c in [("Lee", "Anna", "Paris"), ("Tom", "Lee", "Ohio"), ("Ann Lee", "Bo", "Texas"),
+                             ("Maria", "Luis", "Spain"), ("Tom", "Maria", "Rome")]]
+    originals = [["Kevin", "Sarah", "Boston"], ["Paul", "Kevin", "Denver"], ["Mary Jones", "Adam", "Utah"],
+                 ["Ruth", "Peter", "Kenya"], ["Paul", "Ruth", "Lyon"]]
+    one_calls, many_calls = [], []
+    alone = [consistent(f, o, Pseudonyms(0, key=KEY), make_check(one_calls)) for f, o in zip(texts, originals)]
+    together = consistent_many([(f, o, Pseudonyms(0, key=KEY)) for f, o in zip(texts, originals)],
+                               make_check(many_calls))
+    assert [g.text for g in together] == [g.text for g in alone]
+    assert len(many_calls) < len(one_calls) and sum(many_calls) >= len(one_calls)
+
+    shared_alone, shared = Pseudonyms(0, key=KEY), Pseudonyms(0, key=KEY)
+    alone = [consistent(f, o, shared_alone, make_check([])) for f, o in zip(texts, originals)]
+    together = consistent_many([(f, o, shared) for f, o in zip(texts, originals)], make_check([]))
+    assert [g.text for g in together] == [g.text for g in alone]
+    assert list(shared.mapping.items()) == list(shared_alone.mapping.items())
+    assert (shared.used, shared.originals) == (shared_alone.used, shared_alone.originals)
+    assert shared._journal is None  # nothing kept to undo once the call returns

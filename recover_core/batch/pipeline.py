@@ -239,6 +239,10 @@ def write_filled(job: Job, engine: Obfuscator, prepared: list, filled: list, cou
     one mapping per line, or ``shared`` for the whole run (--consistent)."""
     for key in ("fills", "fallbacks", "infill_fallbacks", "infill_masks", "leaks", "leak_checked"):
         counts.setdefault(key, 0)
+    # Every line's substitutes chosen in one call: the tagger checks the draws of the whole
+    # chunk together (pseudonyms.consistent_many), not one draw at a time.
+    to_fill = [p for p in prepared if p is not None and p[0] == "fill"]
+    chosen = iter(engine.choose_many([filled[p[1]] for p in to_fill], [p[2] for p in to_fill], shared))
     out = []
     for p in prepared:
         if p is None:
@@ -250,7 +254,7 @@ def write_filled(job: Job, engine: Obfuscator, prepared: list, filled: list, cou
             out.append(json.dumps({"text": val, "fills": []}) if job.out_jsonl else val)
             continue
         # the originals, where known, choose one substitute per original, never shared
-        r = engine.choose(filled[val], orig, shared)
+        r = next(chosen)
         counts["fills"] += len(r.replacements)
         counts["fallbacks"] += sum(x.fallback for x in r.replacements)
         counts["infill_fallbacks"] += r.filled_by == "infill"  # instruct output failed validation

@@ -149,7 +149,7 @@ def ner_type_check(nlp) -> TypeCheck:
     return check
 
 
-def _near(left: str, right: str) -> tuple[str, str]:
+def near(left: str, right: str) -> tuple[str, str]:
     """The last NER_CONTEXT words of ``left`` and the first of ``right`` (a word that
     touches the mask, such as "'s", stays whole)."""
     return _CONTEXT_LEFT.search(left).group(), _CONTEXT_RIGHT.match(right).group()
@@ -172,7 +172,7 @@ def same_type_many(asks: Sequence[tuple[list[Candidate], str, str, str, bool]],
         if label in LIST_CHECKED:
             sizes.append(0)
             continue
-        left, right = _near(left, right)
+        left, right = near(left, right)
         for c in cands:
             w = surface(c.word, label, initial)
             filled.append((left + w + right, len(left), len(left) + len(w)))

@@ -2,12 +2,13 @@
 substitute and keeps the mapping; ``consistent`` applies it to a filler's output for a text."""
 from __future__ import annotations
 
+import functools
 import random
-from typing import Sequence
+from typing import Callable, Sequence
 
 from recover_core import lexicons, shapes
 from recover_core.filling.base import Fill, Filled
-from recover_core.filling.candidates import PLACE_LABELS, acceptable, fallback_word
+from recover_core.filling.candidates import PLACE_LABELS, TypeCheck, acceptable, near, fallback_word
 from recover_core.pseudonyms.key import as_key, keyed_rng
 from recover_core.pseudonyms.names import (POSSESSIVES, TITLES, _accept_sets, _pools, bare, census_share, genders,
                                           own_case, prior_pools, roles, sound)
@@ -57,6 +58,9 @@ class Pseudonyms:
         self.used: set[str] = {w.lower() for w in self.mapping.values()}
         self.originals: set[str] = set()  # an earlier original never becomes a substitute,
         self._sounds: set[str] = set()  # nor a word that sounds like one
+        # While set, how to undo each change since ``_checkpoint`` (``consistent_many`` draws
+        # ahead of the tagger's verdicts and takes back what a refusal changes).
+        self._journal: list[tuple] | None = None
         self._remember(self.mapping)
 
     def __repr__(self) -> str:  # the mapping and the key stay out of every repr and log
@@ -73,9 +77,31 @@ class Pseudonyms:
 
     def _remember(self, originals) -> None:
         for w in originals:
-            self.originals.add(w)
+            self._add(self.originals, w)
             if key := sound(w):
-                self._sounds.add(key)
+                self._add(self._sounds, key)
+
+    def _add(self, into: set[str], item: str) -> None:
+        if item not in into:
+            into.add(item)
+            if self._journal is not None:
+                self._journal.append((into.discard, item))
+
+    def _checkpoint(self) -> int:
+        """A mark that ``_rollback`` returns this mapping to; changes are recorded from the
+        first mark until ``_commit``."""
+        if self._journal is None:
+            self._journal = []
+        return len(self._journal)
+
+    def _rollback(self, mark: int) -> None:
+        assert self._journal is not None
+        while len(self._journal) > mark:
+            undo, *args = self._journal.pop()
+            undo(*args)
+
+    def _commit(self) -> None:
+        self._journal = None
 
     def _free(self, w: str, original: str) -> bool:
         if w in self.used or w in self.originals or w == original:
@@ -99,14 +125,22 @@ class Pseudonyms:
         substitutes are free again): a refused draw leaves no trace in a saved mapping."""
         for k in keys:
             if k in self.mapping:
-                self.used.discard(self.mapping.pop(k).lower())
+                word = self.mapping.pop(k)
+                if self._journal is not None:
+                    self._journal.append((self.mapping.__setitem__, k, word))
+                if word.lower() in self.used:
+                    self.used.discard(word.lower())
+                    if self._journal is not None:
+                        self._journal.append((self.used.add, word.lower()))
 
     def restore(self, undo: dict[str, str]) -> None:
         self.mapping.update(undo)
 
     def _take(self, original: str, word: str) -> str:
-        self.mapping[original] = word
-        self.used.add(word.lower())
+        self.mapping[original] = word  # always a new key: every caller draws for unmapped originals only
+        if self._journal is not None:
+            self._journal.append((self.mapping.pop, original))
+        self._add(self.used, word.lower())
         self._remember([original])
         return word
 
@@ -183,7 +217,7 @@ class Pseudonyms:
             if self.choice == "prior" and kind in ("city", "country", "state"):
                 prior = place_prior(kind)
                 free = [p for p in prior if self._free(p, key) and fits(p)]
-                pick = self._drawn(free, [prior[p] for p in free], scores or {}, key)
+                pick = self._drawn(free, [prior[p] ** PRIOR_POWER for p in free], scores or {}, key)
             if pick is None:
                 pick = next((own_case(c) for c in offered if fits(c)), None)
             if pick is None and (kind is not None or (label in GENERIC_LABELS and not generic)):
@@ -262,25 +296,46 @@ class Pseudonyms:
         name sounds real (and a tagger knows it), a rare one ("Oralia") sounds invented.
         With ``scores`` (the "prior" choice), the tempered prior tilted by the filler."""
         slot = "last" if role == "last" else f"first:{gender}"
-        pool = self._pool(role, gender) if scores is None else prior_pools()[slot]
-        free = [n for n in pool if self._free(n, original)]
-        if not free:
-            return f"{pool[0]}{len(self.used)}"
         if scores is None:
+            pool = self._pool(role, gender)
+            free = [n for n in pool if self._free(n, original)]
+            if not free:
+                return f"{pool[0]}{len(self.used)}"
             freq = lexicons.name_share()
             return self._rng(original).choices(free, weights=[freq[n] for n in free])[0]
-        slot = "last" if role == "last" else "first"  # each slot's own census list
-        return self._drawn(free, [census_share(slot)[n] for n in free], scores, original)
+        # ``_free`` inlined over the slot's table (each name's sound and weight computed once):
+        # a draw runs through about a thousand names, and the "prior" draws many.
+        names, sounds, tempered = _prior_table(slot)
+        own, used, originals, heard = sound(original), self.used, self.originals, self._sounds
+        keep = [i for i, (n, k) in enumerate(zip(names, sounds)) if n not in used and n not in originals
+                and n != original and (not k or (k not in heard and k != own))]
+        if not keep:
+            return f"{names[0]}{len(self.used)}"
+        return self._drawn([names[i] for i in keep], [tempered[i] for i in keep], scores, original)
 
-    def _drawn(self, free: list[str], prior: list[float], scores: dict[str, float], original: str) -> str | None:
-        """One of ``free``, drawn by prior ** PRIOR_POWER * (1 + CONTEXT_WEIGHT * the filler's
-        score, its best candidate among ``free`` scoring 1), seeded by the original."""
+    def _drawn(self, free: list[str], tempered: list[float], scores: dict[str, float], original: str) -> str | None:
+        """One of ``free``, drawn by its prior ** PRIOR_POWER (``tempered``) * (1 +
+        CONTEXT_WEIGHT * the filler's score, its best candidate among ``free`` scoring 1),
+        seeded by the original."""
         if not free:
             return None
-        top = max((scores.get(w, 0.0) for w in free), default=0.0)
-        weights = [p ** PRIOR_POWER * (1.0 + CONTEXT_WEIGHT * (scores.get(w, 0.0) / top if top > 0 else 0.0))
-                   for w, p in zip(free, prior)]
+        among = set(free) if scores else set()
+        scored = [w for w in scores if w in among]
+        top = max((scores[w] for w in scored), default=0.0)
+        if len(scored) < len(free):  # a name the filler did not score counts as 0
+            top = max(top, 0.0)
+        weights = [t * (1.0 + CONTEXT_WEIGHT * (scores[w] / top)) if w in scores else t
+                   for w, t in zip(free, tempered)] if top > 0 else tempered
         return self._rng(original).choices(free, weights=weights)[0]
+
+
+@functools.lru_cache(maxsize=8)
+def _prior_table(slot: str) -> tuple[tuple[str, ...], tuple[str, ...], tuple[float, ...]]:
+    """A "prior" draw's names for a slot (names.prior_pools), how each sounds, and its census
+    share in the slot ** PRIOR_POWER."""
+    names = tuple(prior_pools()[slot])
+    share = census_share("last" if slot == "last" else "first")
+    return names, tuple(sound(n) for n in names), tuple(share[n] ** PRIOR_POWER for n in names)
 
 
 # A drawn substitute the tagger does not read as its type ("Ernestine" read as an
@@ -290,7 +345,8 @@ DRAW_CHECKS = 8
 CHECKED_LABELS = frozenset({"PERSON", "GPE", "LOC"})
 
 
-def consistent(filled: Filled, originals: Sequence[str], pseudonyms: Pseudonyms, check=None) -> Filled:
+def consistent(filled: Filled, originals: Sequence[str], pseudonyms: Pseudonyms, check: TypeCheck | None = None
+               ) -> Filled:
     """A filler's output with each substitute chosen under the rules above: under "prior" a
     draw of the right kind, tilted by the filler's scores; under "rank" the filler's own
     choice where it is acceptable and free, else its next candidate, else a draw.
@@ -298,38 +354,138 @@ def consistent(filled: Filled, originals: Sequence[str], pseudonyms: Pseudonyms,
     ``originals`` holds the original words under each fill (``quality.originals_per_fill``);
     they stay in memory. One ``Pseudonyms`` per text keeps that text consistent; share one to
     keep a whole run consistent. ``check`` (candidates.TypeCheck) has a drawn person or place
-    read as its type in the sentence, or drawn again (DRAW_CHECKS)."""
-    if len(originals) != len(filled.fills):  # nothing to pair the fills with: leave them
-        return filled
-    pseudonyms.reserve([w for o in originals for w in o.split()])
-    pieces, at, fills = [], 0, []
-    for f, original, label in zip(filled.fills, originals, agreed_labels(filled.fills, originals)):
-        prefer = [f.word] + [c.word for c in f.candidates if c.word != f.word]
-        scores = {bare(c.word): c.score for c in reversed(f.candidates)}  # a word listed twice: its best score
-        head = "".join(pieces) + filled.text[at: f.start]
-        tries = DRAW_CHECKS if check is not None and pseudonyms.choice == "prior" and label in CHECKED_LABELS else 1
-        for attempt in range(tries):
-            pseudonyms.attempt = attempt
-            before = set(pseudonyms.mapping)
-            if label == "PERSON":
-                word = " ".join(pseudonyms.person(original.split(), prefer, after_title(filled.text, f.start), scores))
-            else:
-                word = pseudonyms.other(original, label, prefer, scores)
-                if label not in IDENTIFIER_LABELS:  # "tom@example.com" stays lower case
-                    word = word[:1].upper() + word[1:] if f.word[:1].isupper() else word  # a sentence start
-            new = [k for k in pseudonyms.mapping if k not in before]
-            if not new or attempt == tries - 1 or check([(head + word + filled.text[f.end:], len(head),
-                                                          len(head) + len(word))], label)[0]:
-                break
-            pseudonyms.retract(new)  # drawn again, from the next attempt's stream
-        pseudonyms.attempt = 0
-        pieces.append(filled.text[at: f.start])
-        start = sum(len(p) for p in pieces)
-        pieces.append(word)
-        fills.append(Fill(start, start + len(word), label, word, f.candidates, f.fallback, f.source))
-        at = f.end
-    pieces.append(filled.text[at:])
-    return Filled("".join(pieces), fills, filled.fallback)
+    read as its type where it stands (the NER_CONTEXT words each side), or drawn again
+    (DRAW_CHECKS)."""
+    return consistent_many([(filled, originals, pseudonyms)], check)[0]
+
+
+def consistent_many(texts: Sequence[tuple[Filled, Sequence[str], Pseudonyms]], check: TypeCheck | None = None
+                    ) -> list[Filled]:
+    """``consistent`` for many texts, the same outcome draw for draw, with the tagger asked
+    about many draws at once: one call per round instead of one per draw, which is where
+    the prior's time went (issue 59). Texts that share a ``Pseudonyms`` are taken in order
+    (a text's draws depend on those before it); texts with a mapping of their own are
+    independent."""
+    if check is None:
+        return [_Text(*t).run(None) for t in texts]
+    # In rounds. Each text's draws run on; a draw whose verdict is known gets it, an unknown
+    # one is taken as read right for now and asked. The round's questions go to the tagger
+    # in one call. Where it refuses a draw taken as read right, that text's mapping is undone
+    # (its journal) back to that fill, and the next round goes on from there with the
+    # answers; a text of the same mapping after it starts again. Where it reads every such
+    # draw right, the text is final as it stands. Either way every text ends with what the
+    # tagger's own verdicts give.
+    verdicts: dict[tuple[str, int, int, str], bool] = {}
+    asked: dict[tuple[str, int, int, str], None] = {}  # this round's questions, in order, once each
+
+    def ask(text: str, start: int, end: int, label: str) -> bool | None:
+        q = (text, start, end, label)
+        if q in verdicts:
+            return verdicts[q]
+        asked[q] = None
+        return None
+
+    queues: dict[int, list[int]] = {}
+    for i, (_, _, pseudonyms) in enumerate(texts):
+        queues.setdefault(id(pseudonyms), []).append(i)
+    runs: list[_Text | None] = [None] * len(texts)
+    out: list[Filled] = [None] * len(texts)  # type: ignore[list-item]
+    pending = [(q, 0, 0) for q in queues.values()]  # (a mapping's texts, the text and the fill to go on from)
+    mappings = [texts[q[0]][2] for q in queues.values()]
+    for m in mappings:
+        m._checkpoint()
+    try:
+        while pending:
+            again = []
+            for queue, n, fill in pending:
+                resume = None
+                for pos in range(n, len(queue)):
+                    i = queue[pos]
+                    if pos == n and runs[i] is not None:
+                        runs[i].rewind(fill)  # back to that fill: undoes this mapping's later draws too
+                    else:
+                        runs[i] = _Text(*texts[i])
+                    out[i] = runs[i].run(ask, fill if pos == n else 0)
+                again.append((queue, n))
+            if asked:
+                qs = list(asked)
+                verdicts.update(zip(qs, check([q[:3] for q in qs], [q[3] for q in qs])))
+                asked.clear()
+            pending = []
+            for queue, n in again:
+                refused = next(((pos, j) for pos in range(n, len(queue)) for j, q in runs[queue[pos]].unsure
+                                if not verdicts[q]), None)
+                if refused is not None:
+                    pending.append((queue, *refused))
+    finally:
+        for m in mappings:
+            m._commit()
+    return out
+class _Text:
+    """One text under the rules, fill by fill; with a question asked, it can go back to any
+    fill it has reached (``rewind``) and go on from there (``run``)."""
+
+    def __init__(self, filled: Filled, originals: Sequence[str], pseudonyms: Pseudonyms):
+        self.filled, self.originals, self.pseudonyms = filled, originals, pseudonyms
+        self.paired = len(originals) == len(filled.fills)  # else nothing pairs the fills with their originals
+        self.labels = agreed_labels(filled.fills, originals) if self.paired else []
+        self.pieces: list[str] = []
+        self.fills: list[Fill] = []
+        self.at = 0
+        self.marks: list[tuple[int, int, int, int]] = []  # before each fill: (journal mark, pieces, fills, at)
+        self.unsure: list[tuple[int, tuple[str, int, int, str]]] = []  # (fill, question) taken as yes unasked
+        if self.paired:
+            pseudonyms.reserve([w for o in originals for w in o.split()])
+
+    def rewind(self, fill: int) -> None:
+        mark, n_pieces, n_fills, self.at = self.marks[fill]
+        self.pseudonyms._rollback(mark)
+        del self.pieces[n_pieces:], self.fills[n_fills:], self.marks[fill:]
+        self.unsure = [(j, q) for j, q in self.unsure if j < fill]
+
+    def run(self, ask: Callable[[str, int, int, str], bool | None] | None, start: int = 0) -> Filled:
+        """The text with fills ``start`` on chosen. ``ask(text, begin, end, label)``: does the
+        tagger read ``text[begin:end]`` as ``label`` (None: not known yet, taken as yes)?"""
+        if not self.paired:
+            return self.filled
+        filled, pseudonyms, pieces = self.filled, self.pseudonyms, self.pieces
+        for j in range(start, len(filled.fills)):
+            f, original, label = filled.fills[j], self.originals[j], self.labels[j]
+            if ask is not None:
+                self.marks.append((pseudonyms._checkpoint(), len(pieces), len(self.fills), self.at))
+            prefer = [f.word] + [c.word for c in f.candidates if c.word != f.word]
+            scores = {bare(c.word): c.score for c in reversed(f.candidates)}  # a word listed twice: its best score
+            head = "".join(pieces) + filled.text[self.at: f.start]
+            tries = DRAW_CHECKS if ask is not None and pseudonyms.choice == "prior" and label in CHECKED_LABELS else 1
+            # The tagger reads a word's type from the words near it, as it does for the
+            # filler's candidates (candidates.same_type_many): a short text tags faster.
+            left, right = near(head, filled.text[f.end:]) if tries > 1 else ("", "")
+            for attempt in range(tries):
+                pseudonyms.attempt = attempt
+                before = set(pseudonyms.mapping)
+                if label == "PERSON":
+                    word = " ".join(pseudonyms.person(original.split(), prefer, after_title(filled.text, f.start), scores))
+                else:
+                    word = pseudonyms.other(original, label, prefer, scores)
+                    if label not in IDENTIFIER_LABELS:  # "tom@example.com" stays lower case
+                        word = word[:1].upper() + word[1:] if f.word[:1].isupper() else word  # a sentence start
+                new = [k for k in pseudonyms.mapping if k not in before]
+                if not new or attempt == tries - 1:
+                    break
+                q = (left + word + right, len(left), len(left) + len(word), label)
+                verdict = ask(*q)  # type: ignore[misc]
+                if verdict is None:
+                    self.unsure.append((j, q))
+                if verdict is not False:
+                    break
+                pseudonyms.retract(new)  # drawn again, from the next attempt's stream
+            pseudonyms.attempt = 0
+            pieces.append(filled.text[self.at: f.start])
+            start_at = sum(len(p) for p in pieces)
+            pieces.append(word)
+            self.fills.append(Fill(start_at, start_at + len(word), label, word, f.candidates, f.fallback, f.source))
+            self.at = f.end
+        return Filled("".join(pieces) + filled.text[self.at:], list(self.fills), filled.fallback)
 
 
 def after_title(text: str, start: int) -> bool:
