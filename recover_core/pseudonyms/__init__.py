@@ -28,7 +28,7 @@ Added here:
 
 The package, by concept: ``names`` (facts about names: census genders, draw pools, roles,
 how a word sounds), ``places`` (the gazetteer: a place's kind, the places a draw picks
-from), ``policy`` (``Pseudonyms``, the rules themselves, and ``consistent`` for a text, ``consistent_many`` for many),
+from), ``policy`` (``Pseudonyms``, the rules themselves), ``apply`` (the rules applied to a filler's output: ``consistent`` for a text, ``consistent_many`` for many),
 ``mapping`` (the mapping file kept across runs), ``key`` (the secret every draw is keyed by).
 """
 from recover_core.pseudonyms.key import as_key, new_key, read_key_file, write_key_file
@@ -37,7 +37,8 @@ from recover_core.pseudonyms.names import (ACCEPT_FIRST, COMMON_FIRST, COMMON_LA
                                            TITLES, bare, genders, own_case, roles, sound)
 from recover_core.pseudonyms.places import (CITY_ZIPF, COUNTRY_PEOPLE, COUNTRY_ZIPF, NAME_LIKE_SHARE,
                                             drawn_places_of_kind, named, place_kind, places_of_kind)
-from recover_core.pseudonyms.policy import CHOICES, Pseudonyms, after_title, agreed_labels, consistent, consistent_many
+from recover_core.pseudonyms.policy import CHOICES, Pseudonyms
+from recover_core.pseudonyms.apply import after_title, agreed_labels, consistent, consistent_many
 
 __all__ = [
     "CHOICES", "as_key", "mapping_key", "new_key", "read_key_file", "write_key_file",
