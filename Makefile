@@ -40,7 +40,7 @@ data:
 	@dpkg -s $(DEB_DATA) >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(DEB_DATA) >/dev/null; }
 
 test: setup browser data
-	$(PY) -m pytest -q -n auto --maxprocesses 4 --dist loadfile tests
+	$(PY) -m pytest -q -n auto --maxprocesses 4 --dist loadfile --durations 20 tests
 
 bench: setup
 	$(PY) bench/fill_throughput.py
