@@ -30,6 +30,17 @@ def test_logprob_is_the_models_own_loss(tiny_llama):
     assert ppl["ppl_word"] == pytest.approx(math.exp(-sum(got) / (sum(len(t.split()) for t in texts) + 3)), rel=1e-6)
 
 
+def test_shared_start_scores_as_whole_texts(tiny_llama):
+    """The canary audit scores 1,000 codes after one shared start through the KV cache; each
+    text's score must be what scoring it whole gives, padding and uneven lengths included."""
+    from recover_core.lm.pretrained import PretrainedLM
+
+    lm = PretrainedLM.load(tiny_llama)
+    texts = [f"The account holder Ann Lee gave the code {c} to the bank." for c in ("004211", "98", "31415926")]
+    assert lm.logprob_shared(texts, batch_size=2) == pytest.approx(lm.logprob(texts), abs=1e-3)
+    assert lm.logprob_shared(["Rain.", "Snow."]) == pytest.approx(lm.logprob(["Rain.", "Snow."]), abs=1e-3)
+
+
 def test_baseline1_never_targets_the_mask_tokens(tiny_llama):
     from recover_core.lm.pretrained import PretrainedLM
 

@@ -171,7 +171,7 @@ def _read(path: Path) -> list[str]:
 def exposure(lm, c: Canary, seed: int = 0) -> float:
     """log2 R - log2 rank of the true code's sentence among R (ties counted against it)."""
     codes = alternatives(c, seed)
-    scores = lm.logprob([c.with_code(x) for x in codes], batch_size=500)
+    scores = lm.logprob_shared([c.with_code(x) for x in codes])
     rank = 1 + sum(s >= scores[0] for s in scores[1:])
     return math.log2(len(codes)) - math.log2(rank)
 
@@ -232,7 +232,8 @@ def run(src: Path, out: Path, model: str, tokenizer: str, device: str = "auto", 
     cs = [Canary(**c) for c in job["canaries"]]
     device, where = resolve_device(device)
     old = json.loads(out.read_text()) if out.is_file() else {}
-    done = {r["condition"]: r for r in old.get("records", []) if old.get("seed") == job["seed"]}
+    done = {r["condition"]: {"device": old.get("device"), **r} for r in old.get("records", [])
+            if old.get("seed") == job["seed"]}
     base = PretrainedLM(AutoModelForCausalLM.from_pretrained(model).to(device), AutoTokenizer.from_pretrained(tokenizer),
                         model)
     result = {"seed": job["seed"], "device": where, "torch": torch.__version__, "rank": job["rank"],
@@ -245,7 +246,7 @@ def run(src: Path, out: Path, model: str, tokenizer: str, device: str = "auto", 
             continue
         if deadline_s is not None and time.time() - t0 > deadline_s:
             break
-        rec = _adapt_and_attack((src, base, cond, cs, job["seed"], job["rank"]))
+        rec = {**_adapt_and_attack((src, base, cond, cs, job["seed"], job["rank"])), "device": where}
         result["records"].append(rec)
         print(f"{cond['name']}: perplexity {rec['perplexity']}, {rec['seconds']} s ({time.time() - t0:.0f} s)",
               file=sys.stderr, flush=True)
@@ -262,6 +263,7 @@ def rows(job: dict, records: dict, command: str) -> list[dict]:
     extracted, and the masker's part, as rows of the tidy audit CSV."""
     cs = [Canary(**c) for c in job["canaries"]]
     out = []
+    device = records.get("device")
 
     def row(masking: str, method: str, metric: str, value, reps) -> dict:
         return {"dataset": "news+canaries", "masking": masking, "method": method, "metric": metric,
@@ -269,9 +271,10 @@ def rows(job: dict, records: dict, command: str) -> list[dict]:
                 "model": f"smollm2-135m+lora-r{job['rank']}",
                 "scale": f"news train ({job['train_sentences']} sentences) + {len(cs)} canaries ({PER_LEVEL} per level "
                          f"{'/'.join(map(str, LEVELS))} insertions); exposure over R = {ALTERNATIVES + 1} codes; "
-                         f"trained on {records.get('device')}"}
+                         f"trained on {device}"}
 
     for rec in records["records"]:
+        device = rec.get("device", records.get("device"))  # a job resumed on another machine keeps each record's
         masking, _, method = rec["condition"].rpartition("/")
         method = method if masking else rec["condition"]
         for level in LEVELS:
