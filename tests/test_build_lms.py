@@ -114,3 +114,15 @@ def test_perplexity_rows_of_adapters_for_the_results_tab(tmp_path, monkeypatch, 
     assert len(rows) == 1 and set(rows[0]) == set(TIDY_COLUMNS)  # the LM as it ships is no cell
     assert rows[0]["method"] == "oracle" and rows[0]["model"] == "smollm2-135m+lora-r4"
     assert rows[0]["value"] == lms.card("smollm2-oracle").perplexity and "LoRA rank 4" in rows[0]["scale"]
+
+
+def test_a_causal_cell_adapts_every_seed_on_its_one_fill_and_says_so():
+    """Issue 58: a causal Top-K fill is hours per seed on 2 cores, so its seeds vary LoRA only;
+    an MLM cell's seed is its fill's too."""
+    from recover_core.experiment.build_lms import fill_seed, perplexity_row
+
+    assert fill_seed("infill:smollm2-135m:topk", 2) == 0 and fill_seed("mlm:minilm-wiki:topk", 2) == 2
+    assert fill_seed("baseline1", 1) == 1 and fill_seed("instruct:smollm2-fill:topk+typed", 1) == 0
+    causal = perplexity_row("allowList", "infill:smollm2-135m:topk", 101.04, 8, 1, "cmd")
+    assert "seed 0" in causal["note"] and causal["value"] == 101.0
+    assert "note" not in perplexity_row("allowList", "infill:smollm2-135m:topk", 101.0, 8, 0, "cmd")

@@ -23,6 +23,7 @@ from pathlib import Path
 from recover_core import atomic, env
 from recover_core.asr import lms
 from recover_core.errors import RecoverError
+from recover_core.experiment.config import MethodSpec
 
 CONFIG = Path("assets/experiments/cpu.toml")
 FUSION = "asr/fusion.json"
@@ -72,6 +73,17 @@ def smollm2_name(masking: str, method: str, seed: int = 0) -> str:
     if method == "pretrained":
         return SMOLLM2
     return f"{SMOLLM2}-{lm_name(masking, method)}" + (f"-s{seed}" if seed else "")
+
+
+CAUSAL_KINDS = ("infill", "instruct")  # fills that take hours on 2 cores per seed
+
+
+def fill_seed(method: str, seed: int) -> int:
+    """The seed of the fill a cell adapts on: its own, except for a causal filler's, whose one
+    fill (seed 0) every seed adapts on, only LoRA's initialisation and data order varying
+    (issue 58 allows it: a causal Top-K fill is hours per seed here)."""
+    spec = MethodSpec.parse(method)
+    return 0 if spec is not None and spec.kind in CAUSAL_KINDS else seed
 
 
 def wanted(conditions: list[str]) -> list[tuple[str, str]]:
@@ -133,13 +145,13 @@ def build_smollm2(conditions: list[str], config: Path = CONFIG, dataset: str = "
         lm = PretrainedLM.load(base)
         what = "SmolLM2-135M-Instruct as it ships (offline: dequantized from GGUF Q4_1)"
         if method != "pretrained":
-            texts, _ = run.train_text(dataset, masking, method, seed)
+            texts, _ = run.train_text(dataset, masking, method, fill_seed(method, seed))
             cfg = cell_config(method, seed, rank)
             _, ppl = adapt_cell(lm, texts, run.split(dataset)[1], method, seed, rank, desc=f"adapt {name}",
                                 progress=progress)
             what += (f", adapted with LoRA (rank {cfg.rank}, {cfg.epochs:g} epoch) on {len(texts)} {dataset} train "
                      f"sentences" + ("" if method == "oracle" else f" masked by {masking} and filled by {method}")
-                     + f" (seed {seed})")
+                     + f" (seed {seed}" + (", the fill of seed 0" if fill_seed(method, seed) != seed else "") + ")")
         else:
             ppl = lm.perplexity(run.split(dataset)[1])
         lw, wb = fusion_weights(name)
@@ -182,7 +194,7 @@ def export_job(run, dest: Path, conditions: list[str], seeds: list[int], rank: i
         for masking, method in wanted(conditions)[1:]:
             if (dataset, masking, method, seed) in have:
                 continue
-            texts, _ = run.train_text(dataset, masking, method, seed)  # hours for causal fills, minutes for MLM
+            texts, _ = run.train_text(dataset, masking, method, fill_seed(method, seed))  # hours for causal fills
             digest = texts_digest(texts)
             name = f"train-{digest[:16]}.txt.gz"  # Baseline0 and Baseline1 (and seed-free texts) share one file
             if not (dest / name).exists():
@@ -223,7 +235,7 @@ def import_job(run, path: Path, csv: Path, command: str) -> tuple[int, list[str]
     rows, notes = [], []
     for r in out["cells"]:
         d, m, meth, seed = r["dataset"], r["masking"], r["method"], r["seed"]
-        if texts_digest(run.train_text(d, m, meth, seed)[0]) != r["train_sha"]:
+        if texts_digest(run.train_text(d, m, meth, fill_seed(meth, seed))[0]) != r["train_sha"]:
             raise RecoverError(f"{path}: the cell {d}/{m or '-'}/{meth}/s{seed} was trained on other text than this "
                                f"machine's train set for it.")
         same = old[(old.dataset == d) & (old.masking.astype(object).fillna("") == m) & (old.method == meth)
@@ -235,7 +247,7 @@ def import_job(run, path: Path, csv: Path, command: str) -> tuple[int, list[str]
         rows.append(perplexity_row(m, meth, r["perplexity"], r["rank"], seed,
                                    f"{command} (LoRA on {out.get('device')}, torch {out.get('torch')}, "
                                    f"{'TF32' if out.get('tf32') else 'float32'} matmuls)"))
-    new = pd.DataFrame(rows, columns=TIDY_COLUMNS)
+    new = pd.DataFrame(rows, columns=[*TIDY_COLUMNS, "note"])
     with atomic.replacing(csv) as tmp:
         pd.concat([old, new], ignore_index=True).to_csv(tmp, index=False)
     return len(rows), notes
@@ -303,9 +315,12 @@ SCALE = ("SmolLM2-135M-Instruct (offline: dequantized from GGUF Q4_1) + LoRA ran
 
 def perplexity_row(masking: str, method: str, value: float, rank: int, seed: int, command: str) -> dict:
     """One tidy row (results.TIDY_COLUMNS) of an adapted SmolLM2's word perplexity on news."""
-    return {"dataset": "news", "masking": masking, "method": method, "metric": "perplexity",
-            "value": round(value, 1), "model": f"smollm2-135m+lora-r{rank}", "scale": SCALE.format(rank=rank),
-            "seed": seed, "command": command}
+    row = {"dataset": "news", "masking": masking, "method": method, "metric": "perplexity",
+           "value": round(value, 1), "model": f"smollm2-135m+lora-r{rank}", "scale": SCALE.format(rank=rank),
+           "seed": seed, "command": command}
+    if fill_seed(method, seed) != seed:
+        row["note"] = "one fill (seed 0's) for every seed: the seed varies LoRA's initialisation and data order only"
+    return row
 
 
 def perplexity_rows(names: list[str], command: str) -> list[dict]:
@@ -405,7 +420,7 @@ def add_parser(sub) -> None:
 
                 with atomic.replacing(args.csv) as tmp:
                     pd.DataFrame(perplexity_rows(list(dict.fromkeys(names)), command),
-                                 columns=TIDY_COLUMNS).to_csv(tmp, index=False)
+                                 columns=[*TIDY_COLUMNS, "note"]).to_csv(tmp, index=False)
         else:
             built = build(args.conditions, args.config, args.pretrain_epochs, progress=not args.quiet)
         print(f"built: {', '.join(built) or 'nothing new'}; available: {', '.join(lms.available())} "
