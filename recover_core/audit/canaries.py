@@ -187,9 +187,11 @@ def greedy(lm, prefix: str, tokens: int = 8) -> str:
     return lm.tok.decode(y[0, len(ids):], skip_special_tokens=True)
 
 
-def attack(lm, cs: list[Canary], seed: int = 0) -> dict:
+def attack(lm, cs: list[Canary], seed: int = 0, desc: str = "exposure") -> dict:
     """Exposure per canary; secrets and names extracted by greedy decoding."""
-    exp = [round(exposure(lm, c, seed), 3) for c in cs]
+    from tqdm import tqdm
+
+    exp = [round(exposure(lm, c, seed), 3) for c in tqdm(cs, desc=desc, unit="canary", leave=False)]
     secrets = [c.code in greedy(lm, c.code_prefix()).replace(" ", "")[:CODE_DIGITS + 2] for c in cs]
     names = {c.name for c in cs if c.insertions}
     heard = set()
@@ -211,10 +213,10 @@ def _adapt_and_attack(args: tuple) -> dict:
     lm = PretrainedLM(copy.deepcopy(base_lm.model), base_lm.tok, base_lm.base)
     texts = _read(src / cond["corpus"])
     lm.adapt(texts, AdaptConfig(seed=seed, rank=rank, epochs=cond["epochs"], ignore_mask=cond["ignore_mask"]),
-             progress=False)
+             desc=f"adapt {cond['name']}")
     test = _read(src / "test.txt")
     return {"condition": cond["name"], "train_sha": hashlib.sha256("\n".join(texts).encode()).hexdigest()[:16],
-            "perplexity": round(lm.perplexity(test)["ppl_word"], 2), **attack(lm, cs, seed),
+            "perplexity": round(lm.perplexity(test)["ppl_word"], 2), **attack(lm, cs, seed, f"exposure {cond['name']}"),
             "seconds": round(time.time() - t0, 1)}
 
 
