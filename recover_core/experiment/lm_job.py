@@ -262,11 +262,12 @@ def run(src: Path, out: Path, workers: int = 4, deadline_s: float | None = None,
     result = {"grid": job["grid"], "grid_key": job["grid_key"], "device": where, "torch": torch.__version__,
               "pretrain": pre, "cells": kept, "left": len(todo)}
     deadline = t0 + deadline_s if deadline_s is not None else float("inf")
-    with tempfile.TemporaryDirectory() as tmp:
-        base_path = str(Path(tmp) / "base.pt")
-        torch.save({k: v.cpu() for k, v in base.items()}, base_path)
-        pool_cells(todo, _run_cell, result, out, t0, workers, _worker_init,
-                   (str(src), base_path, job["settings"], deadline, device, threads), "cells")
+    if time.time() < deadline:  # past it already: no worker is started for nothing (as smollm2_job)
+        with tempfile.TemporaryDirectory() as tmp:
+            base_path = str(Path(tmp) / "base.pt")
+            torch.save({k: v.cpu() for k, v in base.items()}, base_path)
+            pool_cells(todo, _run_cell, result, out, t0, workers, _worker_init,
+                       (str(src), base_path, job["settings"], deadline, device, threads), "cells")
     result["seconds"] = round(time.time() - t0, 1)
     atomic.write_text(out, json.dumps(result))
     return result
