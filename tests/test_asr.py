@@ -26,6 +26,13 @@ def clips(recordings):
 
 
 @pytest.fixture(scope="module")
+def encoded(recognizer, clips):
+    """The ten clips' encoder states, computed once: the decoders below all start from them
+    (the encoder is most of a short clip's time)."""
+    return recognizer.encode([c.samples for c in clips])
+
+
+@pytest.fixture(scope="module")
 def refs(recordings):
     from conftest import PSPHINX
 
@@ -35,14 +42,14 @@ def refs(recordings):
     return [table[p.stem].replace("<s>", "").replace("</s>", "").strip() for p in recordings]
 
 
-def test_with_no_lm_the_decoder_picks_what_ctranslate2_picks(recognizer, clips):
+def test_with_no_lm_the_decoder_picks_what_ctranslate2_picks(recognizer, clips, encoded):
     """faster-whisper's own decoder (CTranslate2's beam search, beam 4, the same suppressed
     tokens) on the same log-mel features: every token sequence must be identical."""
     import ctranslate2
     from faster_whisper import WhisperModel
 
     w = recognizer.whisper
-    enc, frames = recognizer.encode([c.samples for c in clips])
+    enc, frames = encoded
     ours = recognizer.decode(enc, frames, DecodeConfig(beam_size=4))
     ct2 = WhisperModel(str(recognizer.bundle.offline_dir()), device="cpu", compute_type="float32", cpu_threads=2)
     feats = w.features([c.samples for c in clips], sampling_rate=16000, return_tensors="np").input_features
@@ -52,7 +59,7 @@ def test_with_no_lm_the_decoder_picks_what_ctranslate2_picks(recognizer, clips):
     assert [t for t, _ in ours] == [r.sequences_ids[0] for r in theirs]
 
 
-def test_an_lm_trained_on_what_was_said_lowers_wer(recognizer, clips, refs, lm_store):
+def test_an_lm_trained_on_what_was_said_lowers_wer(recognizer, encoded, refs, lm_store):
     import os
 
     from recover_core.asr import lms
@@ -62,10 +69,11 @@ def test_an_lm_trained_on_what_was_said_lowers_wer(recognizer, clips, refs, lm_s
         lm, card = lms.load("reference"), lms.card("reference")
     finally:
         os.environ.pop("RECOVER_LMS")
-    alone = recognizer.transcribe(clips, DecodeConfig())
-    fused = recognizer.transcribe(clips, DecodeConfig(lm_weight=card.lm_weight, word_bonus=card.word_bonus), lm=lm)
-    before = wer.score(refs, [t.text for t in alone]).wer
-    after = wer.score(refs, [t.text for t in fused]).wer
+    # The texts a WER needs (Recognizer.texts: no word timing pass), from one encoding.
+    alone = recognizer.texts(*encoded, DecodeConfig())
+    fused = recognizer.texts(*encoded, DecodeConfig(lm_weight=card.lm_weight, word_bonus=card.word_bonus), lm=lm)
+    before = wer.score(refs, alone).wer
+    after = wer.score(refs, fused).wer
     assert before > 3.0  # "for queen of clothes", "four of close": the recognizer alone errs here
     assert after < before / 2, (before, after)
 
@@ -87,7 +95,7 @@ def test_long_audio_is_split_at_a_quiet_point_and_times_continue(recognizer, cli
     from recover_core.asr.recognize import SAMPLE_RATE, split_long
 
     gap = np.zeros(SAMPLE_RATE // 2, dtype=np.float32)
-    parts = [c.samples for c in clips[:5]] * 2  # about 50 s of speech with pauses
+    parts = [c.samples for c in clips[:5] + clips[:2]]  # about 38 s of speech with pauses: two windows
     long = audio.Audio(np.concatenate([x for p in parts for x in (p, gap)]), 16000, 1)
     spans = split_long(long.samples)
     assert len(spans) == 2 and all(e - s <= 30 * SAMPLE_RATE for s, e in spans)
