@@ -174,16 +174,30 @@ def test_grid_wer_by_rescoring_here_and_as_a_job(tmp_path, tiny_bert, tiny_llama
                                *extra],
                               env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True, timeout=600)
 
+    def smollm2_job_here(*extra) -> str:
+        """The same command run by its ``main`` in this process (as cli_run runs ours): one that
+        starts no worker needs no process of its own, nor a second import of transformers.
+        Returns what it wrote to stderr."""
+        import contextlib
+        import io
+
+        from recover_core.experiment import smollm2_job as command
+
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            command.main([str(job), str(tmp_path / "smol.json"), "--model", tiny_llama, "--device", "cpu",
+                          "--workers", "1", *extra])
+        return err.getvalue()
+
     smol = smollm2_job()
     assert smol.returncode == 0, smol.stderr[-3000:]
-    again = smollm2_job()  # a second command goes on where the first stopped: here, nothing is left
-    assert again.returncode == 0 and "3 cells done, 0 left" in again.stderr and "scored on" not in again.stderr
+    again = smollm2_job_here()  # a second command goes on where the first stopped: here, nothing is left
+    assert "3 cells done, 0 left" in again and "scored on" not in again, again[-3000:]
     first = json.loads((tmp_path / "smol.json").read_text())
     older = dict(first, pretrain={k: v for k, v in first["pretrain"].items() if k != "end_token"})
     (tmp_path / "smol.json").write_text(json.dumps(older))  # an OUT that does not name its end token
-    redone = smollm2_job("--deadline", "0")  # scored again as it ships; the cells would be adapted again too
-    assert redone.returncode == 0 and "scored on" in redone.stderr and "0 cells done, 3 left" in redone.stderr, \
-        redone.stderr[-3000:]
+    redone = smollm2_job_here("--deadline", "0")  # scored again as it ships; the cells would be adapted again too
+    assert "scored on" in redone and "0 cells done, 3 left" in redone, redone[-3000:]
     (tmp_path / "smol.json").write_text(json.dumps(first))
     from recover_core.experiment import smollm2_job
 
