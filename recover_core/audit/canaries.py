@@ -265,9 +265,8 @@ def rows(job: dict, records: dict, command: str) -> list[dict]:
     extracted, and the masker's part, as rows of the tidy audit CSV."""
     cs = [Canary(**c) for c in job["canaries"]]
     out = []
-    device = records.get("device")
 
-    def row(masking: str, method: str, metric: str, value, reps) -> dict:
+    def row(masking: str, method: str, metric: str, value, reps, device=records.get("device")) -> dict:
         return {"dataset": "news+canaries", "masking": masking, "method": method, "metric": metric,
                 "value": value, "repetitions": reps, "seed": job["seed"], "command": command,
                 "model": f"smollm2-135m+lora-r{job['rank']}",
@@ -276,17 +275,18 @@ def rows(job: dict, records: dict, command: str) -> list[dict]:
                          f"trained on {device}"}
 
     for rec in records["records"]:
-        device = rec.get("device", records.get("device"))  # a job resumed on another machine keeps each record's
+        # a job resumed on another machine keeps each record's device
+        at = rec.get("device", records.get("device"))
         masking, _, method = rec["condition"].rpartition("/")
         method = method if masking else rec["condition"]
         for level in LEVELS:
             idx = [i for i, c in enumerate(cs) if c.insertions == level]
             vals = [rec["exposure"][i] for i in idx]
-            out.append(row(masking, method, "exposure", round(sum(vals) / len(vals), 3), level))
-            out.append(row(masking, method, "exposure_max", round(max(vals), 3), level))
+            out.append(row(masking, method, "exposure", round(sum(vals) / len(vals), 3), level, at))
+            out.append(row(masking, method, "exposure_max", round(max(vals), 3), level, at))
             if level:
-                out.append(row(masking, method, "extracted", sum(rec["secret_extracted"][i] for i in idx), level))
-        out.append(row(masking, method, "names_extracted", len(rec["names_extracted"]), ""))
+                out.append(row(masking, method, "extracted", sum(rec["secret_extracted"][i] for i in idx), level, at))
+        out.append(row(masking, method, "names_extracted", len(rec["names_extracted"]), "", at))
     for masking, m in job["missed"].items():
         out.append(row(masking, "masker", "code_kept", m["code_kept"], ""))
         out.append(row(masking, "masker", "name_word_kept", m["name_word_kept"], ""))

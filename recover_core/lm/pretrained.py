@@ -59,6 +59,13 @@ def adapt_cell(lm: "PretrainedLM", texts: Sequence[str], test: Sequence[str], me
     return stats, lm.perplexity(test)
 
 
+def _summed_logprob(logits: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    """Per row, the log-probabilities of its targets summed; -100 is no target.
+    logits [B, T, V], y [B, T] -> [B]."""
+    lp = torch.log_softmax(logits.float(), -1).gather(2, y.clamp(min=0)[..., None])[..., 0]  # [B, T]
+    return (lp * (y != -100)).sum(1)
+
+
 class PretrainedLM:
     """A causal LM with its own tokenizer; each text is scored as <end> text <end>."""
 
@@ -113,9 +120,8 @@ class PretrainedLM:
         for at in range(0, len(order), batch_size):
             idx = order[at:at + batch_size]
             x, y, att = self._batch([self.encode(texts[i]) for i in idx])
-            logits = self.model(input_ids=x, attention_mask=att).logits[:, :-1].float()  # [B, T-1, V]
-            lp = torch.log_softmax(logits, -1).gather(2, y.clamp(min=0)[..., None])[..., 0]  # [B, T-1]
-            for i, v in zip(idx, (lp * (y != -100)).sum(1).tolist()):
+            logits = self.model(input_ids=x, attention_mask=att).logits[:, :-1]  # [B, T-1, V]
+            for i, v in zip(idx, _summed_logprob(logits, y).tolist()):
                 out[i] = v
         return out
 
@@ -144,9 +150,8 @@ class PretrainedLM:
             cache = copy.deepcopy(start.past_key_values)
             cache.batch_repeat_interleave(len(part))
             mask = torch.cat([torch.ones((len(part), L), dtype=att.dtype, device=dev), att], 1)  # [B, L+T]
-            logits = self.model(input_ids=x, attention_mask=mask, past_key_values=cache).logits[:, :-1].float()
-            lp = torch.log_softmax(logits, -1).gather(2, y.clamp(min=0)[..., None])[..., 0]  # [B, T-1]
-            own = (lp * (y != -100)).sum(1).tolist()
+            logits = self.model(input_ids=x, attention_mask=mask, past_key_values=cache).logits[:, :-1]
+            own = _summed_logprob(logits, y).tolist()
             for b, ((ids, targets), v) in enumerate(zip(part, own)):
                 head = first[L - 1, ids[L]].item() if targets[L] != -100 else 0.0  # the first own token
                 out[at + b] = shared + head + v
