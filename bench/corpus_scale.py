@@ -37,8 +37,11 @@ prior's choice, 2 workers) on --lines lines of --corpus, our code against commit
 one kept key, in --repeats interleaved rounds (the machine's load moves both alike); beside
 them our `--choice rank` (the prior's draws unchecked), and where asked commit --keyless
 (before secret keys, issue 57) and our `--no-identifiers` (issue 56). Reports each one's
-median warm lines/s, each one's speed over ours per round, each one's peak RSS (the largest
-process: a worker), and whether our output equals REF's and our 1-worker output.
+median warm lines/s, each one's speed over ours per round, its CPU-ms a line (the run's CPU, all
+processes, less that of the same command on the first LOAD_LINES lines: what loading costs)
+and their ratio per round, which a loaded machine moves far less than the wall clock; each
+one's peak RSS (the largest process: a worker), and whether our output equals REF's and our
+1-worker output.
 
       python bench/corpus_scale.py --default-path REF [--lines 1000] [--corpus fortunes] [--repeats 3]
                                    [--keyless REF2] [--identifiers]
@@ -59,6 +62,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 FISHER, REDDIT = 1_160_000, 30_000_000
+LOAD_LINES = 16  # --default-path: the short run whose CPU is taken as the loading's
 
 
 def summary(stderr: str) -> dict:
@@ -73,15 +77,19 @@ def obfuscate(cwd: Path, src: Path, out: Path, technique: str, filler: str, extr
            "--filler", filler, "--method", method, "--quiet", *extra]
     # Run under a parent that reports its children's peak RSS: the largest process of the
     # run, a worker where there are workers (Linux counts waited-for grandchildren).
+    # Their CPU seconds too (user + system, all of them): on a loaded machine the wall clock
+    # moves with the neighbours, the CPU a run needs much less.
     wrap = ("import resource, subprocess, sys; r = subprocess.run(sys.argv[1:]); "
-            "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, file=sys.stderr); sys.exit(r.returncode)")
+            "u = resource.getrusage(resource.RUSAGE_CHILDREN); "
+            "print(u.ru_utime + u.ru_stime, u.ru_maxrss, file=sys.stderr); sys.exit(r.returncode)")
     t = time.time()
     p = subprocess.run([sys.executable, "-c", wrap, *cmd], cwd=cwd, env=env, capture_output=True, text=True)
     if p.returncode != 0:
         raise SystemExit(f"failed: {' '.join(cmd)}\n{p.stderr[-3000:]}")
     s = summary(p.stderr)
     s["wall_seconds"] = round(time.time() - t, 1)
-    s["peak_rss_mb"] = round(int(p.stderr.strip().splitlines()[-1]) / 1024)
+    cpu, rss = p.stderr.strip().splitlines()[-1].split()
+    s["peak_rss_mb"], s["cpu_seconds"] = round(int(rss) / 1024), float(cpu)
     return s
 
 
@@ -124,6 +132,9 @@ def default_path(args) -> None:
     with tempfile.TemporaryDirectory() as d, ExitStack() as trees:
         tmp = Path(d)
         src = corpus_file(tmp / "in.txt", args.lines, args.corpus)
+        # The same command on a few lines: its CPU is the loading, so the difference is what
+        # the other lines cost (load-proof, where the warm rate is not).
+        head = corpus_file(tmp / "head.txt", LOAD_LINES, args.corpus)
         key = tmp / "key"
         write_key_file(key, new_key())
         keyed = ["--workers", "2", "--key-file", str(key)]
@@ -143,26 +154,37 @@ def default_path(args) -> None:
                 tree, extra = arms[name]
                 out = tmp / f"out-{len(outs)}.txt"
                 g = obfuscate(tree, src, out, "entityTagger", "mlm", extra, method="top1")
+                load = obfuscate(tree, head, tmp / "head-out.txt", "entityTagger", "mlm", extra, method="top1")
+                g["cpu_ms_per_line"] = round(1000 * (g["cpu_seconds"] - load["cpu_seconds"]) / (args.lines - LOAD_LINES), 2)
                 got[name].append(g)
                 outs.setdefault(name, out.read_bytes())
                 print(f"round {r + 1}: {name:34s} warm {g['warm_lines_per_second']:6.1f} lines/s, "
-                      f"peak RSS {g['peak_rss_mb']} MB", flush=True)
+                      f"{g['cpu_ms_per_line']:6.2f} CPU-ms a line, peak RSS {g['peak_rss_mb']} MB", flush=True)
         one = tmp / "out-1-worker.txt"
         obfuscate(ROOT, src, one, "entityTagger", "mlm", ["--workers", "1", "--key-file", str(key)], method="top1")
         one_worker = one.read_bytes()
     ours = [g["warm_lines_per_second"] for g in got["ours"]]
     print(f"\n{args.lines} lines of {args.corpus}, default obfuscate (entityTagger, MLM Top-1, prior), "
           f"2 workers, {args.repeats} interleaved rounds")
-    print("| run | warm lines/s (median) | over ours, per round | peak RSS MB |")
-    print("|---|---:|---|---:|")
+    our_cpu = [g["cpu_ms_per_line"] for g in got["ours"]]
+    print("CPU-ms a line: (CPU of the run - CPU of the same command on its first "
+          f"{LOAD_LINES} lines) / the other lines; all processes, user + system. CPU speed over ours = its inverse ratio.")
+    print("| run | warm lines/s (median) | over ours, per round | CPU-ms a line (median) | CPU speed over ours, "
+          "per round | peak RSS MB |")
+    print("|---|---:|---|---:|---|---:|")
     rows = []
     for name, gs in got.items():
         rates = [g["warm_lines_per_second"] for g in gs]
         ratios = [round(x / o, 2) for x, o in zip(rates, ours)]
+        cpu = [g["cpu_ms_per_line"] for g in gs]
+        cpu_ratios = [round(o / x, 3) for x, o in zip(cpu, our_cpu)]
         rss = max(g["peak_rss_mb"] for g in gs)
-        print(f"| {name} | {statistics.median(rates):.1f} | {' / '.join(f'{x:.2f}' for x in ratios)} | {rss} |")
+        print(f"| {name} | {statistics.median(rates):.1f} | {' / '.join(f'{x:.2f}' for x in ratios)} | "
+              f"{statistics.median(cpu):.2f} | {' / '.join(f'{x:.3f}' for x in cpu_ratios)} | {rss} |")
         rows.append({"run": name, "lines": args.lines, "corpus": args.corpus, "median_lines_s": statistics.median(rates),
-                     "rates": " ".join(map(str, rates)), "over_ours": " ".join(map(str, ratios)), "peak_rss_mb": rss})
+                     "rates": " ".join(map(str, rates)), "over_ours": " ".join(map(str, ratios)), "peak_rss_mb": rss,
+                     "median_cpu_ms_per_line": statistics.median(cpu), "cpu_ms_per_line": " ".join(map(str, cpu)),
+                     "cpu_speed_over_ours": " ".join(map(str, cpu_ratios))})
     ref = f"commit {args.default_path}"
     print(f"\nour output {'equals' if outs['ours'] == outs[ref] else 'DIFFERS FROM'} {ref}'s; "
           f"1 worker {'equals' if outs['ours'] == one_worker else 'DIFFERS FROM'} 2 workers")
