@@ -17,6 +17,7 @@ from recover_core.filling import DEFAULT_MODEL, KINDS, memo
 from recover_core.masking.mask import Masked
 from recover_core.obfuscator import Obfuscator, Result
 from recover_core.pseudonyms.key import new_key
+from recover_core.spans import IDENTIFIER_LABELS
 
 CANDIDATE_COLUMNS = ["mask", "label", "candidate", "score", "chosen"]
 TECHNIQUES = ["entityTagger", "vocabThres", "allowList", "allowList+entityTagger", "vocabThres+entityTagger"]
@@ -124,7 +125,8 @@ def highlighted(text: str, spans) -> dict:
 def candidates_table(result) -> pd.DataFrame:
     """The filler's candidates per mask; ✓ marks the substitute. Where the pseudonym rules
     chose a word the filler did not offer (a name of the original's gender, a free one), it
-    gets a row of its own, marked "✓ list". A mask whose candidates another filler proposed
+    gets a row of its own, marked "✓ list" (an identifier's, generated in its format: "✓ format").
+    A mask whose candidates another filler proposed
     says which in its label ("GPE · infill")."""
     rows = []
     for i, r in enumerate(result.replacements):
@@ -132,8 +134,8 @@ def candidates_table(result) -> pd.DataFrame:
         marks = ["✓" if c.word.lower() in chosen[:1] else "" for c in r.candidates]
         label = f"{r.label} · {r.source}" if r.source else r.label
         rows += [(i + 1, label, c.word, round(c.score, 4), m) for c, m in zip(r.candidates, marks)]
-        if "✓" not in marks:
-            rows.append((i + 1, label, r.substitute, None, "✓ list"))
+        if "✓" not in marks:  # an identifier's substitute is generated in its format, never a filler's word
+            rows.append((i + 1, label, r.substitute, None, "✓ format" if r.label in IDENTIFIER_LABELS else "✓ list"))
     return pd.DataFrame(rows, columns=CANDIDATE_COLUMNS)
 
 

@@ -396,11 +396,14 @@ def without_originals(candidates: Iterable[Candidate],
 
 def identifier_labels(filled: Filled, original: str, spans: list[Span]) -> Filled:
     """The fills that stand exactly where an identifier was, labelled as that identifier again
-    (the filler read them as [MASK]), so the pseudonym rules give them a substitute of its shape."""
+    (the filler read them as [MASK]), so the pseudonym rules give them a substitute of its shape.
+    The filler's words for such a slot ("approved" for a card number) are dropped: none can
+    be its substitute, and a candidate list that shows them would say otherwise."""
     ids = {(s.start, s.end): s.label for s in spans if s.label in IDENTIFIER_LABELS}
     if not ids or len(filled.fills) > len(spans):
         return filled
-    fills = [replace(f, label=ids.get(r, f.label)) for f, r in zip(filled.fills, original_spans(original, spans, filled))]
+    fills = [replace(f, label=ids[r], candidates=[]) if r in ids else f
+             for f, r in zip(filled.fills, original_spans(original, spans, filled))]
     return replace(filled, fills=fills)
 
 

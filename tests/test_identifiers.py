@@ -41,6 +41,19 @@ def test_the_reviewers_sentences_keep_no_digit_run_or_address(engine):
     assert "four four two one" not in engine.obfuscate(REVIEWER[-1]).text
 
 
+def test_an_identifiers_candidates_are_its_generated_substitute_only(engine):
+    """The filler reads an identifier as a plain mask, but none of its words ("approved" for
+    a card) can stand there: the candidate table shows the generated substitute alone."""
+    from recover_core.explore import candidates_table
+
+    r = engine.obfuscate(REVIEWER[0])
+    ids = [x for x in r.replacements if x.label in ("CREDIT_CARD", "EMAIL")]
+    assert len(ids) == 2 and all(not x.candidates for x in ids)
+    table = candidates_table(r)
+    rows = table[table.label.isin(["CREDIT_CARD", "EMAIL"])]
+    assert rows.chosen.tolist() == ["✓ format"] * 2 and rows.candidate.tolist() == [x.substitute for x in ids]
+
+
 def test_a_card_keeps_its_issuer_length_and_grouping_and_passes_luhn(engine):
     for card in ("4111 1111 1111 1111", "5500-0000-0000-0004", "378282246310005"):
         r = engine.obfuscate(f"Pay with card {card} today.")
