@@ -9,7 +9,7 @@ import phonenumbers
 import pytest
 from stdnum import iban, luhn
 
-from recover_core import Obfuscator, obfuscate
+from recover_core import Obfuscator
 from recover_core.errors import RecoverError
 from recover_core.masking import identifiers
 
