@@ -126,8 +126,7 @@ def candidates_table(result) -> pd.DataFrame:
     """The filler's candidates per mask; ✓ marks the substitute. Where the pseudonym rules
     chose a word the filler did not offer (a name of the original's gender, a free one), it
     gets a row of its own, marked "✓ list" (an identifier's, generated in its format: "✓ format").
-    A mask whose candidates another filler proposed
-    says which in its label ("GPE · infill")."""
+    A mask whose candidates another filler proposed says which in its label ("GPE · infill")."""
     rows = []
     for i, r in enumerate(result.replacements):
         chosen = r.substitute.lower().removesuffix("'s").split()
