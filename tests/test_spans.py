@@ -1,4 +1,5 @@
-from recover_core.spans import Span, apply, merge, shift, words
+from recover_core import spans
+from recover_core.spans import Span, apply, merge, shift, words, words_shared
 
 
 def test_words_keep_offsets_and_inner_apostrophes():
@@ -22,3 +23,13 @@ def test_merge_unites_overlaps_and_prefers_specific_labels():
     b = Span(0, 5, "Grace", "PERSON", "entityTagger")
     c = Span(10, 14, "Leed", "MASK")
     assert merge([c, a, b]) == [Span(0, 5, "Grace", "PERSON", "entityTagger"), c]
+
+
+def test_words_are_split_once_within_a_batch_and_forgotten_after_it():
+    text = "Call Maria Kowalski tomorrow"
+    with words_shared():
+        first = words(text)
+        assert words(text) is first  # one split, shared by the recognizers
+        assert text in spans._WORDS.get()
+    assert spans._WORDS.get() is None  # the user's text is gone with the batch
+    assert words(text) == first and words(text) is not first

@@ -6,7 +6,7 @@ from typing import Literal
 
 from recover_core import validation
 from recover_core.masking.base import AllOf, Masker, get, names
-from recover_core.spans import Span, apply, merge, outside_brackets, shift, words
+from recover_core.spans import Span, apply, merge, outside_brackets, shift, words, words_shared
 
 MarkerStyle = Literal["mask", "class"]
 MARKER = "[MASK]"
@@ -87,7 +87,8 @@ def mask_text(text: str, masker: Masker, style: MarkerStyle = "mask") -> Masked:
 
 def mask_many(texts: list[str], masker: Masker, style: MarkerStyle = "mask") -> list[Masked]:
     """Batch masking; texts must already be validated (the CLI does it per line)."""
-    return [render(t, s, style) for t, s in zip(texts, masker.find_many(texts))]
+    with words_shared():
+        return [render(t, s, style) for t, s in zip(texts, masker.find_many(texts))]
 
 
 def mask_rate(results: list[Masked]) -> dict:
