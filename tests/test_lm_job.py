@@ -91,14 +91,19 @@ def test_lm_job_past_its_deadline_hands_back_what_it_finished(tmp_path, tiny_ber
     out = json.loads((tmp_path / "out.json").read_text())
     assert out["cells"] == [] and out["left"] == 6 and out["pretrain"]["steps"] > 0
     assert "0 cells done, 6 left" in done.stderr
-    # Cut off after two cells, a second command keeps them (its pretrained LM has the same
-    # weights) and runs only the other four; OUT from other weights is not kept.
+    # A second command reads the pretrained LM the first one saved beside OUT.
     whole = run_job(job, tmp_path / "out.json", tmp_path, "--workers", "1")
     assert whole.returncode == 0 and "6 cells done, 0 left" in whole.stderr, whole.stderr[-3000:]
+    assert "pretrained LM read from" in whole.stderr and "pretrained on" not in whole.stderr
+    # Cut off after two cells, with the saved LM torn: the next command pretrains again, gets
+    # the same weights (deterministic), so keeps the two cells and runs only the other four;
+    # OUT from other weights is not kept.
     full = json.loads((tmp_path / "out.json").read_text())
     (tmp_path / "out.json").write_text(json.dumps(dict(full, cells=full["cells"][:2], left=4)))
+    saved = lm_job.pretrained_path(tmp_path / "out.json")
+    saved.write_bytes(saved.read_bytes()[:1000])
     resumed = run_job(job, tmp_path / "out.json", tmp_path, "--workers", "1", "--deadline", "0")
-    assert "2 cells done, 4 left" in resumed.stderr, resumed.stderr[-3000:]
+    assert "2 cells done, 4 left" in resumed.stderr and "pretrained on cpu" in resumed.stderr, resumed.stderr[-3000:]
     other = dict(full, pretrain=dict(full["pretrain"], weights_sha="0" * 16))
     (tmp_path / "out.json").write_text(json.dumps(other))
     assert "0 cells done, 6 left" in run_job(job, tmp_path / "out.json", tmp_path, "--deadline", "0").stderr

@@ -12,7 +12,8 @@ is where the hours go, and a GPU does them in minutes.
     python -m recover_core experiment --config C --import-cells OUT.json
 
 The job folder holds only obfuscated train sets (the originals never leave), the clean test
-sets and pretraining corpus, the LM tokenizer, and the settings. The job pretrains once,
+sets and pretraining corpus, the LM tokenizer, and the settings. The job pretrains once
+(kept beside OUT as OUT.pretrained.pt: a second command reads it, not pretraining again),
 then adapts and scores every cell in worker processes, and rewrites OUT.json after each
 cell, so a job stopped at its time limit still hands back every finished cell.
 """
@@ -23,6 +24,7 @@ import gzip
 import hashlib
 import json
 import os
+import pickle
 import shutil
 import sys
 import time
@@ -220,16 +222,57 @@ def _pretrain(src: Path, job: dict, device: str, tok) -> tuple[dict, dict]:
     stats = train(model, tok, sents, TrainConfig(epochs=s["pretrain_epochs"], batch_size=s["batch_size"], lr=s["lr"],
                                                  seed=job["pretrain_seed"], bf16=s["bf16"]),
                   desc=f"pretrain {job['pretrain_corpus']}", progress=sys.stderr.isatty())
-    from recover_core.experiment.config import sha
-
     weights = {k: v.detach() for k, v in model.state_dict().items()}
+    stats |= {"sentences": len(sents), "corpus_tokens": sum(len(x) for x in tok.encode_batch(sents)),
+              "weights_sha": _weights_sha(weights), "key": _pretrain_key(job, device)}
+    return weights, stats
+
+
+def _weights_sha(weights: dict) -> str:
     digest = hashlib.sha1()
     for k in sorted(weights):
         digest.update(weights[k].float().cpu().numpy().tobytes())
-    stats |= {"sentences": len(sents), "corpus_tokens": sum(len(x) for x in tok.encode_batch(sents)),
-              "weights_sha": digest.hexdigest()[:16],
-              "key": sha(json.dumps([job["pretrain_sha"], s, job["pretrain_seed"], torch.__version__,
-                                     device]))[:12]}
+    return digest.hexdigest()[:16]
+
+
+def _pretrain_key(job: dict, device: str) -> str:
+    """What the pretrained LM is made from: its corpus, the settings, the seed, torch and the device."""
+    import torch
+
+    from recover_core.experiment.config import sha
+
+    return sha(json.dumps([job["pretrain_sha"], job["settings"], job["pretrain_seed"], torch.__version__, device]))[:12]
+
+
+def pretrained_path(out: Path) -> Path:
+    """Where a job keeps its pretrained LM, beside OUT."""
+    return out.with_name(out.name + ".pretrained.pt")
+
+
+def _pretrained(src: Path, job: dict, device: str, tok, out: Path) -> tuple[dict, dict]:
+    """The pretrained LM a command before this one saved beside OUT, where it was made from the
+    same corpus, settings, seed, torch and device and its weights are whole; else pretrained
+    here and saved there. A job resumed after its time limit then goes on from the LM its
+    kept cells were adapted from, without pretraining again (minutes to hours on a CPU)."""
+    import torch
+
+    path = pretrained_path(out)
+    if path.is_file():
+        try:
+            saved = torch.load(path, map_location=device, weights_only=True)
+            if saved["key"] == _pretrain_key(job, device) and _weights_sha(saved["weights"]) == \
+                    saved["stats"]["weights_sha"]:
+                print(f"pretrained LM read from {path} (its {saved['stats']['steps']} steps took "
+                      f"{saved['stats'].get('seconds_wall')} s)", file=sys.stderr, flush=True)
+                return saved["weights"], saved["stats"]
+        except (OSError, RuntimeError, KeyError, TypeError, ValueError, EOFError, pickle.UnpicklingError):
+            pass  # torn or foreign: made again
+    t0 = time.time()
+    weights, stats = _pretrain(src, job, device, tok)
+    stats["seconds_wall"] = round(time.time() - t0, 1)
+    print(f"pretrained on {device} in {stats['seconds_wall']} s ({stats['steps']} steps)", file=sys.stderr, flush=True)
+    with atomic.replacing(path) as tmp:
+        torch.save({"key": stats["key"], "stats": stats, "weights": {k: v.cpu() for k, v in weights.items()}}, tmp)
     return weights, stats
 
 
@@ -248,7 +291,8 @@ def run(src: Path, out: Path, workers: int = 4, deadline_s: float | None = None,
     os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")  # cuBLAS's deterministic mode, before CUDA starts
     device, where = resolve_device(device)
     tok = T.from_file(src / "tokenizer.json")
-    base, pre = _pretrain(src, job, device, tok)
+    base, pre = _pretrained(src, job, device, tok, out)
+    pre = dict(pre)
     if job.get("nbest"):
         from recover_core.lm.model import PRESETS
         from recover_core.lm.train import new_model
@@ -256,8 +300,6 @@ def run(src: Path, out: Path, workers: int = 4, deadline_s: float | None = None,
         model = new_model(PRESETS[job["settings"]["preset"]], tok).to(device)
         model.load_state_dict(base)
         pre |= _scores(model, tok, _nbest(src, job), job["nbest"]["dataset"])
-    pre["seconds_wall"] = round(time.time() - t0, 1)
-    print(f"pretrained on {where} in {pre['seconds_wall']} s ({pre['steps']} steps)", file=sys.stderr, flush=True)
     # A job cut off at a command's limit goes on here: OUT's cells are kept where this run's
     # pretrained LM has the same weights (deterministic kernels), and only the others run.
     _, kept, todo = resume(out, job["cells"], lambda old: old.get("grid_key") == job["grid_key"] and old.get(
