@@ -64,7 +64,7 @@ def key_file(tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def big_file(tmp_path_factory, news_sentences) -> Path:
     path = tmp_path_factory.mktemp("big") / "news.txt"
-    path.write_text("\n".join(news_sentences * 12) + "\n")  # ~32,000 lines
+    path.write_text("\n".join(news_sentences * 6) + "\n")  # ~16,000 lines: over 150 chunks to be killed in
     return path
 
 

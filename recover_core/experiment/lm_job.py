@@ -364,26 +364,37 @@ def report(r: dict, out: Path) -> None:
 
 def pool_cells(cells: list[dict], run_cell, result: dict, out: Path, t0: float, workers: int, init, initargs: tuple,
                desc: str) -> None:
-    """Run ``run_cell`` on every cell in ``workers`` spawned processes, adding each finished
-    record to ``result`` and rewriting OUT after each one (None: past the deadline, left out)."""
+    """Run ``run_cell`` on every cell in ``workers`` spawned processes (one worker: this
+    process, which spares a second start of torch), adding each finished record to
+    ``result`` and rewriting OUT after each one (None: past the deadline, left out)."""
     import multiprocessing as mp
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
     from tqdm import tqdm
 
+    def keep(rec: dict | None) -> None:
+        if rec is None:
+            return
+        result["cells"].append(rec)
+        result["left"] -= 1
+        result["seconds"] = round(time.time() - t0, 1)
+        atomic.write_text(out, json.dumps(result))
+        print(f"[{time.time() - t0:.0f} s] {rec['dataset']}/{rec['masking'] or '-'}/{rec['method']}/s"
+              f"{rec['seed']}: perplexity {rec['perplexity']:.1f} in {rec.get('seconds', 0):.0f} s; "
+              f"{result['left']} left", file=sys.stderr, flush=True)
+
+    if not cells:
+        return
+    if workers == 1:
+        init(*initargs)
+        for c in tqdm(cells, desc=desc, mininterval=10):
+            keep(run_cell(c))
+        return
     ctx = mp.get_context("spawn")  # CUDA cannot be forked
     with ProcessPoolExecutor(workers, mp_context=ctx, initializer=init, initargs=initargs) as pool:
         futures = [pool.submit(run_cell, c) for c in cells]
         for f in tqdm(as_completed(futures), total=len(futures), desc=desc, mininterval=10):
-            rec = f.result()
-            if rec is not None:
-                result["cells"].append(rec)
-                result["left"] -= 1
-                result["seconds"] = round(time.time() - t0, 1)
-                atomic.write_text(out, json.dumps(result))
-                print(f"[{time.time() - t0:.0f} s] {rec['dataset']}/{rec['masking'] or '-'}/{rec['method']}/s"
-                      f"{rec['seed']}: perplexity {rec['perplexity']:.1f} in {rec.get('seconds', 0):.0f} s; "
-                      f"{result['left']} left", file=sys.stderr, flush=True)
+            keep(f.result())
 
 
 def main(argv: list[str] | None = None) -> None:
