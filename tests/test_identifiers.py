@@ -76,6 +76,19 @@ def test_a_phone_stays_valid_in_its_region_and_an_iban_in_its_country(engine):
     assert iban.is_valid(sub) and sub[:2] == "GB" and "1234 5698" not in sub
 
 
+def test_a_phone_substitute_is_a_number_of_the_same_type(engine):
+    """A landline or mobile stays one: not one of NANP's non-geographic personal numbers (5XX),
+    which phonenumbers also calls valid; a toll-free number stays toll-free."""
+    def kind(number: str) -> int:
+        return phonenumbers.number_type(phonenumbers.parse(number, "US"))
+
+    numbers = [f"(212) 555-01{i:02d}" for i in range(60)] + ["1-800-555-0199", "1-888-555-0142"]
+    rs = engine.obfuscate_many([f"Call me on {n} tonight." for n in numbers])
+    for number, r in zip(numbers, rs):
+        sub = next(x.substitute for x in r.replacements if x.label == "PHONE")
+        assert kind(sub) == kind(number), (number, sub)
+
+
 def test_one_original_one_substitute_within_a_consistent_run(engine):
     texts = ["Write to ann.lee@example.org today.", "Did ann.lee@example.org answer?",
              "Her number is 555-123-4567.", "Call 555-123-4567 now."]

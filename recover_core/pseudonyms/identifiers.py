@@ -102,31 +102,47 @@ def _phone_regions(original: str) -> tuple[list[str], int]:
 
 
 def _valid_in(text: str, region: str) -> bool:
+    return _kind_in(text, region) is not None
+
+
+def _kind_in(text: str, region: str) -> int | None:
+    """The number's type in ``region`` (phonenumbers.PhoneNumberType: fixed line, mobile,
+    toll-free, ...), or None where it is not a valid number of that region."""
     try:
         n = phonenumbers.parse(text, region)
     except phonenumbers.NumberParseException:
-        return False
-    return phonenumbers.is_valid_number(n) and phonenumbers.region_code_for_number(n) == region
+        return None
+    if not phonenumbers.is_valid_number(n) or phonenumbers.region_code_for_number(n) != region:
+        return None
+    return phonenumbers.number_type(n)
 
 
 def phone(original: str, rng: random.Random, helpers: Helpers) -> str:
-    """A number of the same length and format, valid in every region the original is valid
-    in (so in the caller's, whichever it is), else in the likeliest one."""
+    """A number of the same length and format and, where the original is a valid number, of
+    its type (a landline or mobile stays one, not a non-geographic personal number such as
+    NANP's 5XX codes), valid in every region the original is valid in (so in the caller's,
+    whichever it is), else in the likeliest one."""
     d = re.sub(r"\D", "", original)
     regions, keep = _phone_regions(original)
     text_of = (lambda s: "+" + re.sub(r"\D", "", s)[2:]) if original.lstrip().startswith("00") else (lambda s: s)
-    first = None  # valid in the likeliest region at least
+    kind = _kind_in(text_of(original), regions[0])
+    first = typeless = None  # valid in the likeliest region at least (and of the original's type)
     for attempt in range(400):
         k = keep if attempt < 300 else min(len(d) - 2, keep + 3)  # then keep the area code too
         new = d[:k] + _rand_digits(len(d) - k, rng)
         if new == d:
             continue
         cand = _put(original, new, str.isdigit)
-        if all(_valid_in(text_of(cand), r) for r in regions):
+        its = _kind_in(text_of(cand), regions[0])
+        if its is None:
+            continue
+        if kind is not None and its != kind:
+            typeless = typeless or cand
+            continue
+        if all(_valid_in(text_of(cand), r) for r in regions[1:]):
             return cand
-        if first is None and _valid_in(text_of(cand), regions[0]):
-            first = cand
-    return first if first is not None else _put(original, d[:keep] + _rand_digits(len(d) - keep, rng), str.isdigit)
+        first = first or cand
+    return first or typeless or _put(original, d[:keep] + _rand_digits(len(d) - keep, rng), str.isdigit)
 
 
 def iban(original: str, rng: random.Random, helpers: Helpers) -> str:
