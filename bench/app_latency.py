@@ -21,8 +21,13 @@ goal (issue 59: all six <= 3 s p50, first <= 0.3 s, 4 users' last <= 10 s).
 every core whatever the load (before), one request each in turn, in this process through
 ``threads.serve``/``run`` as app.py runs it; ratio new/old per round and of the p50s.
 
+``--kernels``: the causal fillers' products on PyTorch's linear (MKL) against oneDNN on
+packed weights (``filling/kernels.py``), in turn, in this process: one click's six columns
+each way, per round, and which one the load-time timing picked.
+
 Run:  python bench/app_latency.py [--repeats 5] [--users 4]
       python bench/app_latency.py --threads [--repeats 3]
+      python bench/app_latency.py --kernels [--repeats 3]
 """
 from __future__ import annotations
 
@@ -127,6 +132,47 @@ def threads_ratio(repeats: int) -> None:
     print(f"p50 all six: new {new:.2f} s, old {old:.2f} s, ratio {new / old:.2f}")
 
 
+def kernels_ratio(repeats: int) -> None:
+    """One click's six columns with the causal fillers' products on MKL and on oneDNN, in turn."""
+    import torch
+
+    import app
+    from recover_core import bundles, explore
+    from recover_core.filling import get_filler
+
+    models = {k: explore.default_model(k) for k in ("mlm", "infill", "instruct")}
+
+    def request(seed: int) -> float:
+        t0 = time.perf_counter()
+        for which in (app.MLM_COLUMNS, app.CAUSAL_COLUMNS):
+            for _ in explore.fill_steps(SENTENCE, "entityTagger", 10000, "mask", 10, seed, models, which):
+                pass
+            bundles.forget_request_state()
+        return time.perf_counter() - t0
+
+    request(0)  # loads every model; each filler times both kernels once
+    fillers = [get_filler(k, models[k]) for k in ("infill", "instruct")]
+    print("picked at load:", "; ".join(f"{f.name}: {f.forward_path}" for f in fillers))
+    linears = [m for f in fillers for m in f.model.modules() if isinstance(m, torch.nn.Linear)]
+    packed = {id(m): m.__dict__.get("forward") for m in linears}
+    if not any(packed.values()):
+        print("oneDNN was not picked (or is not available): nothing to compare")
+        return
+    times: dict[str, list[float]] = {"MKL": [], "oneDNN": []}
+    for r in range(repeats):
+        for name in times:
+            for m in linears:
+                if name == "oneDNN" and packed[id(m)] is not None:
+                    m.forward = packed[id(m)]
+                else:
+                    m.__dict__.pop("forward", None)
+            times[name].append(request(1 + r))
+        print(f"round {r + 1}: all six on MKL {times['MKL'][-1]:.2f} s, on oneDNN {times['oneDNN'][-1]:.2f} s, "
+              f"ratio {times['oneDNN'][-1] / times['MKL'][-1]:.2f}", flush=True)
+    mkl, dnn = statistics.median(times["MKL"]), statistics.median(times["oneDNN"])
+    print(f"p50 all six: MKL {mkl:.2f} s, oneDNN {dnn:.2f} s, ratio {dnn / mkl:.2f}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--repeats", type=int, default=5)
@@ -134,7 +180,12 @@ def main() -> None:
     ap.add_argument("--first-only", action="store_true", help="only the first step (/fill_mlm), one user")
     ap.add_argument("--threads", action="store_true",
                     help="in process: the models thread sized by the load against every core, in turn")
+    ap.add_argument("--kernels", action="store_true",
+                    help="in process: the causal fillers' products on MKL against oneDNN, in turn")
     args = ap.parse_args()
+    if args.kernels:
+        kernels_ratio(args.repeats)
+        return
     if args.threads:
         threads_ratio(args.repeats)
         return

@@ -291,6 +291,14 @@ def test_packed_linears_give_the_models_logits_and_leave_training_alone(tmp_path
     assert not calls and all(m.weight.grad is not None for m in linears if m.weight.requires_grad)
     monkeypatch.undo()
     assert set(model.state_dict()) == keys
+    # The choice is timed on the passes the fillers make (a context, few-row steps on its
+    # cache, a scoring batch), not on one large batch, where the two kernels tie.
+    rows = []
+    monkeypatch.setattr(kernels.Linear, "__call__", lambda self, x, gelu=False: rows.append(len(x)) or
+                        product(self, x, gelu))
+    assert kernels._timed(model, repeats=1) > 0
+    monkeypatch.undo()
+    assert {kernels.rows(r * t) for r, t in kernels.PASSES} <= set(rows)
     forwards = [m.__dict__["forward"] for m in linears]
     assert "oneDNN" in kernels.pack_linears(model)  # done once: the description, no second wrap
     assert [m.__dict__["forward"] for m in linears] == forwards
