@@ -60,13 +60,17 @@ def space_url(tiny_bert, tmp_path_factory):
 def test_a_space_resolves_bert_base_uncased_from_the_hub_cache(space_url):
     from gradio_client import Client
 
-    from test_app import columns, text_of
+    import app
+    from recover_core.explore import COLUMNS
+    from test_app import text_of
 
     client = Client(space_url, verbose=False)
-    # allowList masks the made-up word as a plain [MASK]: any word may fill it.
+    # allowList masks the made-up word as a plain [MASK]: any word may fill it. The MLM columns
+    # only (the page's first step): the causal ones do not read the MLM's hub cache.
     out = client.predict("The zorblax moved slowly.", "allowList", 10000, "mask", 5, 0,
-                         "bert-base-uncased", "smollm2-135m", "smollm2-fill", api_name="/fill")
-    filled, header, table = columns(out)["MLM · Top-1"]
+                         "bert-base-uncased", "smollm2-135m", "smollm2-fill", api_name="/fill_mlm")
+    cols = {COLUMNS[i].title: out[2 + 3 * j : 5 + 3 * j] for j, i in enumerate(app.MLM_COLUMNS)}
+    filled, header, table = cols["MLM · Top-1"]
     assert "bert-base-uncased" in header and "cannot reach" not in header, header
     assert text_of(filled).lower() == f"the {STAND_IN_WORD} moved slowly."
     assert table["data"][0][2] == STAND_IN_WORD
