@@ -43,7 +43,7 @@ data:
 # allocate a [batch, tokens, 50,364] logits tensor every step, fresh pages each time: with it,
 # test_lm_job's system time fell from 37 s to 22 s and its wall time by 13% (docs/measurements.md).
 test: setup browser data
-	THP_MEM_ALLOC_ENABLE=1 $(PY) -m pytest -q -n auto --maxprocesses 4 --dist loadfile --durations 20 tests
+	THP_MEM_ALLOC_ENABLE=1 $(PY) -m pytest -q -n auto --maxprocesses 4 --dist loadfile --no-loadscope-reorder --durations 20 tests
 
 bench: setup
 	$(PY) bench/fill_throughput.py
