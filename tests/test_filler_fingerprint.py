@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from recover_core import corpora, env
-from recover_core.results import TAINTED_FILLERS, method_parts
+from recover_core.results import RETRAINED, TAINTED_FILLERS, method_parts
 
 ROOT = Path(__file__).resolve().parents[1]
 GRID_CORPORA = ("news", "fortunes", "scripture")  # the grid's datasets (assets/experiments/*.toml)
@@ -35,7 +35,8 @@ def grid_fillers() -> set[str]:
         methods |= set(tomllib.loads(toml.read_text()).get("grid", {}).get("methods", []))
     for csv in (ROOT / "precomputed" / "ours").glob("smollm2_*.csv"):
         methods |= set(pd.read_csv(csv)["method"].dropna())
-    return {Path(p.model).name for m in methods if (p := method_parts(m)) is not None}
+    named = {Path(p.model).name for m in methods if (p := method_parts(m)) is not None}
+    return named | {RETRAINED[f] for f in named if f in RETRAINED}  # and what takes a tainted one's place
 
 
 def card_corpora(model: str) -> list[str]:
@@ -65,7 +66,7 @@ def seen(model: str) -> dict[str, int]:
 
 def test_every_grid_filler_is_checked():
     fillers = grid_fillers()
-    assert {"minilm-wiki", "smollm2-fill"} <= fillers
+    assert {"minilm-wiki", "smollm2-fill", "smollm2-fill-wiki"} <= fillers
     unknown = {f for f in fillers - set(UNCHECKABLE) if not (env.assets_dir() / f / "model_card.md").is_file()}
     assert not unknown, f"a grid filler with no model card to read its training data from: {unknown}"
 
@@ -88,5 +89,7 @@ def test_known_tainted_fillers_did_see_a_split_and_the_grid_refuses_them(model, 
                    '[lm]\npreset = "tiny"\npretrain_corpus = "news"\nmax_train = 8\nmax_test = 4\n')
     monkeypatch.setenv("RECOVER_CACHE", str(tmp_path / "cache"))
     run = Runner(load_config(cfg), "test", progress=False)
-    with pytest.raises(RecoverError, match="refuses it until it is retrained"):
+    with pytest.raises(RecoverError, match="refuses it until it is retrained") as refused:
         run.train_text("news", "vocabThres", f"instruct:{model}:topk", 0)
+    if model in RETRAINED:  # and says what to use instead
+        assert f"instruct:{RETRAINED[model]}:topk" in str(refused.value)

@@ -107,8 +107,12 @@ class Runner:
         if why := tainted(method):
             from recover_core.errors import RecoverError
 
+            from recover_core.results import RETRAINED, method_parts
+
+            model = Path(method_parts(method).model).name
+            instead = f" Use {method.replace(model, RETRAINED[model])}, its retrained filler." if model in RETRAINED else ""
             raise RecoverError(f"{method}: its filler was {why}. It saw the split the grid fills, so the grid "
-                               f"refuses it until it is retrained on unseen text (results.TAINTED_FILLERS).")
+                               f"refuses it until it is retrained on unseen text (results.TAINTED_FILLERS).{instead}")
         masked, keep = self.masked(dataset, masking)
         if method in ("baseline0", "baseline1"):
             return [m.masked for m in masked], {}
