@@ -304,6 +304,32 @@ def test_packed_linears_give_the_models_logits_and_leave_training_alone(tmp_path
     assert [m.__dict__["forward"] for m in linears] == forwards
 
 
+def test_the_kernel_timing_is_done_once_per_cpu_and_model_shape(tmp_path, monkeypatch):
+    """pack_linears times the two kernels once and remembers the choice in the cache: a second
+    model of the same shape reads it (the logits are still compared), a torn file is timed again."""
+    from transformers import LlamaForCausalLM
+
+    from recover_core.filling import kernels
+    from tiny import make_tiny_llama
+
+    if not kernels.onednn_available():
+        pytest.skip("this PyTorch has no oneDNN: the fillers run the model as it is")
+    monkeypatch.setenv("RECOVER_CACHE", str(tmp_path / "cache"))
+    folder = make_tiny_llama(tmp_path / "llama")
+    timed, real = [], kernels._timed
+    monkeypatch.setattr(kernels, "_timed", lambda model, repeats=2: timed.append(1) or real(model, repeats=1))
+
+    def load():
+        return kernels.pack_linears(LlamaForCausalLM.from_pretrained(folder).eval())
+
+    first = load()
+    assert len(timed) == 2  # each kernel once
+    assert len(json.loads((tmp_path / "cache" / "kernels.json").read_text())) == 1
+    assert load() == first and len(timed) == 2  # remembered
+    (tmp_path / "cache" / "kernels.json").write_text("{")
+    assert load().startswith(("oneDNN", "PyTorch")) and len(timed) == 4
+
+
 def test_the_causal_fillers_say_which_products_run(infill):
     assert infill.forward_path.startswith(("oneDNN", "PyTorch"))
 
