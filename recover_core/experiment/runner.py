@@ -102,12 +102,10 @@ class Runner:
         """The train sentences the LM adapts on for this cell, and facts about them."""
         if method == MASK_FREE:
             return self.split(dataset)[0], {}
-        from recover_core.results import tainted
+        from recover_core.results import RETRAINED, method_parts, tainted
 
         if why := tainted(method):
             from recover_core.errors import RecoverError
-
-            from recover_core.results import RETRAINED, method_parts
 
             model = Path(method_parts(method).model).name
             instead = f" Use {method.replace(model, RETRAINED[model])}, its retrained filler." if model in RETRAINED else ""

@@ -16,6 +16,7 @@ are a second copy of the model's.
 """
 from __future__ import annotations
 
+import copy
 import functools
 import hashlib
 import json
@@ -80,13 +81,14 @@ def pack_linears(model: torch.nn.Module, timed: bool = True) -> str:
     if linears and onednn_available():
         try:
             ids = _sample(model)
-            known = remembered(model) if timed else None
+            key = _choice_key(model)
+            known = remembered(key) if timed else None
             plain = _logits(model, ids), _timed(model) if timed and known is None else 0.0
             for m in linears:
                 m.forward = functools.partial(_packed_forward, m, Linear(m.weight, m.bias, packed=True))
             packed = _logits(model, ids), _timed(model) if timed and known is None else 0.0
             if timed and known is None:
-                known = remember(model, packed[1], plain[1])
+                known = remember(key, packed[1], plain[1])
             if torch.allclose(packed[0], plain[0], rtol=1e-3, atol=1e-3) and (not timed or known["packed"]):
                 description = "oneDNN on packed weights" + (
                     f" (timed on this CPU: {known['packed_ms']} ms, PyTorch linear {known['plain_ms']} ms)"
@@ -116,16 +118,16 @@ def _choices_path():
     return env.cache_dir() / "kernels.json"
 
 
-def remembered(model: torch.nn.Module) -> dict | None:
-    """The timing done before for this CPU, torch, thread count and model shape, or None."""
+def remembered(key: str) -> dict | None:
+    """The timing done before for this ``_choice_key`` (CPU, torch, threads, model shape), or None."""
     try:
-        got = json.loads(_choices_path().read_text()).get(_choice_key(model))
+        got = json.loads(_choices_path().read_text()).get(key)
     except (OSError, ValueError, AttributeError):
         return None
     return got if isinstance(got, dict) and isinstance(got.get("packed"), bool) else None
 
 
-def remember(model: torch.nn.Module, packed_s: float, plain_s: float) -> dict:
+def remember(key: str, packed_s: float, plain_s: float) -> dict:
     """Keep one timing (written whole: a torn file is read as nothing remembered)."""
     choice = {"packed": packed_s < plain_s, "packed_ms": round(1000 * packed_s), "plain_ms": round(1000 * plain_s)}
     try:
@@ -135,7 +137,7 @@ def remember(model: torch.nn.Module, packed_s: float, plain_s: float) -> dict:
             known = known if isinstance(known, dict) else {}
         except (OSError, ValueError):
             known = {}
-        atomic.write_text(path, json.dumps({**known, _choice_key(model): choice}, indent=1))
+        atomic.write_text(path, json.dumps({**known, key: choice}, indent=1))
     except OSError:  # a read-only cache: time again next load
         pass
     return choice
@@ -174,8 +176,6 @@ CONTEXT = 24
 @torch.inference_mode()
 def _timed(model: torch.nn.Module, repeats: int = 2) -> float:
     """Seconds for one round of PASSES (the best of ``repeats`` after a warm-up round)."""
-    import copy
-
     gen = torch.Generator().manual_seed(0)
     vocab = model.config.vocab_size
     past = model(input_ids=torch.randint(5, vocab, (1, CONTEXT), generator=gen), use_cache=True).past_key_values
