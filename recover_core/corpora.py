@@ -7,9 +7,13 @@ from __future__ import annotations
 import bz2
 import functools
 import hashlib
+import json
 import re
+from importlib import metadata
 from pathlib import Path
+from typing import Callable, Iterable
 
+from recover_core import atomic, env
 from recover_core.sources import package_dir
 from recover_core.errors import RecoverError
 
@@ -27,10 +31,58 @@ def split_sentences(text: str) -> list[str]:
     return [s.text.strip() for s in _sentencizer()(text).sents if s.text.strip()]
 
 
+def kept_on_disk(sources: Callable[[], Iterable[Path]]) -> Callable:
+    """Keep a public corpus's sentences in the cache folder: splitting the Wikipedia excerpt,
+    the news and the fortunes into sentences takes about 13 s a process (spaCy's
+    sentencizer, gensim's markup filter), paid by every grid, FT and build-lms command and
+    every test worker. The file is keyed by the source files (path, size, modification
+    time), this module's code and the versions of spaCy and gensim, so any change to what
+    the sentences come from reads them again. Only the public corpora registered here are
+    kept: a licensed corpus read from ``format:PATH`` never is."""
+    def wrap(read: Callable[[], tuple[str, ...]]) -> Callable[[], tuple[str, ...]]:
+        @functools.wraps(read)
+        def cached() -> tuple[str, ...]:
+            stamp = [read.__name__, _code_digest(), _version("spacy"), _version("gensim")]
+            stamp += [(str(p), p.stat().st_size, p.stat().st_mtime_ns) for p in sources()]
+            path = env.cache_dir() / "corpora" / f"{read.__name__}-{_sha(json.dumps(stamp))[:16]}.json"
+            try:
+                kept = json.loads(path.read_text(encoding="utf-8"))
+                if isinstance(kept, list) and all(isinstance(s, str) for s in kept):
+                    return tuple(kept)
+            except (OSError, ValueError):
+                pass  # not kept yet, or torn: read the corpus again
+            out = read()
+            path.parent.mkdir(parents=True, exist_ok=True)
+            atomic.write_text(path, json.dumps(list(out)))
+            return out
+        return functools.lru_cache(maxsize=1)(cached)
+    return wrap
+
+
 @functools.lru_cache(maxsize=1)
+def _code_digest() -> str:
+    return _sha(Path(__file__).read_text(encoding="utf-8"))
+
+
+def _sha(text: str) -> str:
+    return hashlib.sha1(text.encode("utf-8")).hexdigest()
+
+
+def _version(package: str) -> str:
+    try:
+        return metadata.version(package)
+    except metadata.PackageNotFoundError:
+        return ""
+
+
+def _news_file() -> Path:
+    return package_dir("gensim") / "test" / "test_data" / "lee_background.cor"
+
+
+@kept_on_disk(lambda: [_news_file()])
 def news() -> tuple[str, ...]:
     """The Lee background corpus (Australian news, 300 documents) shipped in gensim's test data."""
-    path = package_dir("gensim") / "test" / "test_data" / "lee_background.cor"
+    path = _news_file()
     out: list[str] = []
     for doc in Path(path).read_text(encoding="utf-8", errors="replace").splitlines():
         out += [s for s in split_sentences(doc) if 4 <= len(s.split()) <= 60]
@@ -45,7 +97,7 @@ _WIKI_LEFTOVER = re.compile(r"[|{}<>=\[\]*#_\\]|https?:|&[a-z]+;")
 _WIKI_NOT_PROSE = ("=", "*", "#", "|", "{", "!", ":", ";")  # headings, lists, tables, indents
 
 
-@functools.lru_cache(maxsize=1)
+@kept_on_disk(lambda: [package_dir("gensim") / "test" / "test_data" / WIKI_DUMP])
 def wiki() -> tuple[str, ...]:
     """Prose sentences of the Wikipedia excerpt shipped in gensim's test data (~17k sentences)."""
     from gensim.corpora.wikicorpus import extract_pages, filter_wiki
@@ -92,15 +144,17 @@ def _keep(s: str) -> bool:
             and (s[0].isupper() or s[0].isdigit()) and s[-1] in ".!?\"")
 
 
-@functools.lru_cache(maxsize=1)
-def fortunes() -> tuple[str, ...]:
-    """Sentences of Debian's `fortunes` quotes and sayings (conversational style, ~15k)."""
+def _fortune_files() -> list[Path]:
     if not FORTUNE_DIR.is_dir():
         raise _missing("fortunes")
+    return sorted(p for p in FORTUNE_DIR.iterdir() if not (p.suffix or p.name in _FORTUNE_SKIP or p.is_dir()))
+
+
+@kept_on_disk(_fortune_files)
+def fortunes() -> tuple[str, ...]:
+    """Sentences of Debian's `fortunes` quotes and sayings (conversational style, ~15k)."""
     out: dict[str, None] = {}
-    for path in sorted(FORTUNE_DIR.iterdir()):
-        if path.suffix or path.name in _FORTUNE_SKIP or path.is_dir():
-            continue
+    for path in _fortune_files():
         text = path.read_text(encoding="utf-8", errors="replace")
         text = re.sub(r".\x08", "", text)  # overstriking (bold, underline)
         for quote in text.split("\n%\n"):

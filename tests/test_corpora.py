@@ -16,6 +16,33 @@ def test_stand_ins_install_here_and_split_the_same_way_everywhere(name, least):
     assert all(4 <= len(s.split()) <= 60 for s in sents[:500])
 
 
+def test_a_public_corpus_is_split_once_and_read_from_the_cache_until_its_source_changes(tmp_path, monkeypatch):
+    from recover_core import env
+
+    monkeypatch.setattr(env, "cache_dir", lambda: tmp_path / "cache")
+    source = tmp_path / "quotes.txt"
+    source.write_text("It rained. Then it stopped.")
+    reads = []
+
+    @C.kept_on_disk(lambda: [source])
+    def quotes() -> tuple[str, ...]:
+        reads.append(1)
+        return tuple(C.split_sentences(source.read_text()))
+
+    assert quotes() == ("It rained.", "Then it stopped.")
+    quotes.cache_clear()  # another process: the sentences come from the cache folder
+    assert quotes() == ("It rained.", "Then it stopped.") and len(reads) == 1
+    [kept] = (tmp_path / "cache" / "corpora").iterdir()
+    kept.write_text('["It rai')  # torn: read the corpus again
+    quotes.cache_clear()
+    assert quotes() == ("It rained.", "Then it stopped.") and len(reads) == 2
+    source.write_text("Sun at last.")  # the source changed: so does the key
+    quotes.cache_clear()
+    assert quotes() == ("Sun at last.",) and len(reads) == 3
+    # The stand-ins read this way are the corpora as split from their sources.
+    assert C.news() == C.news.__wrapped__()
+
+
 def test_fisher_reader(tmp_path):
     (tmp_path / "fe_03_00001.txt").write_text(
         "# fe_03_00001.sph\n\n0.51 2.30 A: hello [laughter] my name is ((john))\n"
