@@ -19,7 +19,7 @@ max_test = 16
 """
 
 
-def test_build_lms_makes_named_lms_with_cards(tmp_path, monkeypatch):
+def test_build_lms_makes_named_lms_with_cards(tmp_path, monkeypatch, own_cache):
     import torch
 
     from recover_core.asr import lms
@@ -27,7 +27,6 @@ def test_build_lms_makes_named_lms_with_cards(tmp_path, monkeypatch):
 
     cfg = tmp_path / "tiny.toml"
     cfg.write_text(TINY_GRID)
-    monkeypatch.setenv("RECOVER_CACHE", str(tmp_path / "cache"))
     monkeypatch.setenv("RECOVER_LMS", str(tmp_path / "lms"))
     built = build_lms.build(["oracle", "vocabThres/baseline1"], cfg, pretrain_epochs=None, progress=False)
     assert built == ["pretrained", "oracle", "vocabThres-baseline1"]
@@ -45,7 +44,7 @@ def test_build_lms_makes_named_lms_with_cards(tmp_path, monkeypatch):
         build_lms.build(["baseline0"], cfg, pretrain_epochs=None, progress=False)
 
 
-def test_the_smollm2_family_builds_the_same_conditions_with_lora(tmp_path, monkeypatch, tiny_llama):
+def test_the_smollm2_family_builds_the_same_conditions_with_lora(tmp_path, monkeypatch, tiny_llama, own_cache):
     """--family smollm2 on a tiny causal LM in SmolLM2's place: the un-adapted LM and the
     adapted ones, each with a card, only the adapters on disk."""
     from recover_core.asr import lms
@@ -54,7 +53,6 @@ def test_the_smollm2_family_builds_the_same_conditions_with_lora(tmp_path, monke
 
     cfg = tmp_path / "tiny.toml"
     cfg.write_text(TINY_GRID)
-    monkeypatch.setenv("RECOVER_CACHE", str(tmp_path / "cache"))
     monkeypatch.setenv("RECOVER_LMS", str(tmp_path / "lms"))
     built = build_lms.build_smollm2(["oracle", "vocabThres/baseline1"], cfg, progress=False, base=tiny_llama)
     assert built == ["smollm2", "smollm2-oracle", "smollm2-vocabThres-baseline1"]
@@ -69,7 +67,7 @@ def test_the_smollm2_family_builds_the_same_conditions_with_lora(tmp_path, monke
     assert build_lms.build_smollm2(["pretrained"], cfg, progress=False, base=tiny_llama) == []
 
 
-def test_shipped_lms_are_found_with_no_build(tmp_path, monkeypatch, tiny_llama):
+def test_shipped_lms_are_found_with_no_build(tmp_path, monkeypatch, tiny_llama, own_cache):
     """build-lms --ship copies a SmolLM2 LM into the shipped store: the adapter in float16 with
     a model card. A fresh clone (nothing built) then offers and loads it."""
     import torch
@@ -82,7 +80,6 @@ def test_shipped_lms_are_found_with_no_build(tmp_path, monkeypatch, tiny_llama):
 
     cfg = tmp_path / "tiny.toml"
     cfg.write_text(TINY_GRID)
-    monkeypatch.setenv("RECOVER_CACHE", str(tmp_path / "cache"))
     monkeypatch.setenv("RECOVER_LMS", str(tmp_path / "lms"))
     build_lms.build_smollm2(["oracle"], cfg, progress=False, base=tiny_llama, rank=4)
     assets = tmp_path / "assets"
@@ -100,14 +97,13 @@ def test_shipped_lms_are_found_with_no_build(tmp_path, monkeypatch, tiny_llama):
         lms.card("smollm2-entityTagger-baseline1")
 
 
-def test_perplexity_rows_of_adapters_for_the_results_tab(tmp_path, monkeypatch, tiny_llama):
+def test_perplexity_rows_of_adapters_for_the_results_tab(tmp_path, monkeypatch, tiny_llama, own_cache):
     from recover_core.asr import lms
     from recover_core.experiment import build_lms
     from recover_core.results import TIDY_COLUMNS
 
     cfg = tmp_path / "tiny.toml"
     cfg.write_text(TINY_GRID)
-    monkeypatch.setenv("RECOVER_CACHE", str(tmp_path / "cache"))
     monkeypatch.setenv("RECOVER_LMS", str(tmp_path / "lms"))
     build_lms.build_smollm2(["oracle"], cfg, progress=False, base=tiny_llama, rank=4)
     rows = build_lms.perplexity_rows(["smollm2", "smollm2-oracle"], "the command")

@@ -304,7 +304,7 @@ def test_packed_linears_give_the_models_logits_and_leave_training_alone(tmp_path
     assert [m.__dict__["forward"] for m in linears] == forwards
 
 
-def test_the_kernel_timing_is_done_once_per_cpu_and_model_shape(tmp_path, monkeypatch):
+def test_the_kernel_timing_is_done_once_per_cpu_and_model_shape(tmp_path, monkeypatch, own_cache):
     """pack_linears times the two kernels once and remembers the choice in the cache: a second
     model of the same shape reads it (the logits are still compared), a torn file is timed again."""
     from transformers import LlamaForCausalLM
@@ -314,7 +314,6 @@ def test_the_kernel_timing_is_done_once_per_cpu_and_model_shape(tmp_path, monkey
 
     if not kernels.onednn_available():
         pytest.skip("this PyTorch has no oneDNN: the fillers run the model as it is")
-    monkeypatch.setenv("RECOVER_CACHE", str(tmp_path / "cache"))
     folder = make_tiny_llama(tmp_path / "llama")
     timed, real = [], kernels._timed
     monkeypatch.setattr(kernels, "_timed", lambda model, repeats=2: timed.append(1) or real(model, repeats=1))

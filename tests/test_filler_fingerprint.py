@@ -77,7 +77,7 @@ def test_no_filler_of_the_grid_saw_a_grid_split(model):
 
 
 @pytest.mark.parametrize("model", sorted(TAINTED_FILLERS))
-def test_known_tainted_fillers_did_see_a_split_and_the_grid_refuses_them(model, tmp_path, monkeypatch):
+def test_known_tainted_fillers_did_see_a_split_and_the_grid_refuses_them(model, tmp_path, own_cache):
     overlap = seen(model)
     assert overlap.get("news", 0) > 1000, (f"{model} no longer overlaps the grid's splits ({overlap}): "
                                            f"retrained? Take it off results.TAINTED_FILLERS")
@@ -87,7 +87,6 @@ def test_known_tainted_fillers_did_see_a_split_and_the_grid_refuses_them(model, 
     cfg = tmp_path / "g.toml"
     cfg.write_text('[grid]\ndatasets = ["news"]\nmaskings = ["vocabThres"]\nmethods = ["oracle"]\n'
                    '[lm]\npreset = "tiny"\npretrain_corpus = "news"\nmax_train = 8\nmax_test = 4\n')
-    monkeypatch.setenv("RECOVER_CACHE", str(tmp_path / "cache"))
     run = Runner(load_config(cfg), "test", progress=False)
     with pytest.raises(RecoverError, match="refuses it until it is retrained") as refused:
         run.train_text("news", "vocabThres", f"instruct:{model}:topk", 0)

@@ -224,7 +224,7 @@ def test_grid_wer_by_rescoring_here_and_as_a_job(tmp_path, tiny_bert, tiny_llama
         X.load_config(write(tmp_path, bad))
 
 
-def test_build_lms_cells_with_seeds_as_a_gpu_job(tmp_path, tiny_llama, monkeypatch):
+def test_build_lms_cells_with_seeds_as_a_gpu_job(tmp_path, tiny_llama, monkeypatch, own_cache):
     """``build-lms --family smollm2 --export-job``: a grid's SmolLM2 cells for several seeds,
     adapted there by smollm2_job with build-lms's own recipe (a tiny LM here, rank 4), in
     worker processes that never begin a cell past the deadline, then merged here into the CSV
@@ -237,7 +237,6 @@ def test_build_lms_cells_with_seeds_as_a_gpu_job(tmp_path, tiny_llama, monkeypat
 
     cfg = tmp_path / "tiny.toml"
     cfg.write_text(TINY_GRID)
-    monkeypatch.setenv("RECOVER_CACHE", str(tmp_path / "cache"))
     monkeypatch.setenv("RECOVER_LMS", str(tmp_path / "lms"))
     run = build_lms.runner(cfg, None, progress=False)
     job = build_lms.export_job(run, tmp_path / "job", ["oracle", "vocabThres/baseline1"], [0, 1], 4,
