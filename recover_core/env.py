@@ -61,6 +61,23 @@ def assets_dir() -> Path:
     return Path(__file__).resolve().parent.parent / "assets"
 
 
+def source_commit() -> str | None:
+    """The git commit this code runs from, or None (no git checkout, or no git): a job
+    exported here names it, so that its records can be imported from the same code and
+    shipped assets after later commits changed them."""
+    import subprocess
+
+    root = Path(__file__).resolve().parent.parent
+    if not (root / ".git").exists():
+        return None
+    try:
+        done = subprocess.run(["git", "-C", str(root), "rev-parse", "--short=12", "HEAD"], capture_output=True,
+                              text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return (done.stdout.strip() or None) if done.returncode == 0 else None
+
+
 _BF16_WARNED = False
 
 

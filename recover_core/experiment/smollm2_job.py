@@ -179,7 +179,7 @@ def run(src: Path, out: Path, gguf: Path | None, workers: int = 4, deadline_s: f
             print(f"[{time.time() - t0:.0f} s] SmolLM2 as it ships scored on {where}: word perplexity "
                   f"{pre['perplexity']:.1f}", file=sys.stderr, flush=True)
         result = {"family": "smollm2", "grid": job["grid"], "grid_key": job["grid_key"], "device": where,
-                  "torch": torch.__version__, "tf32": tf32, "job_command": job.get("command", ""), "pretrain": pre,
+                  "torch": torch.__version__, "tf32": tf32, "job_command": job.get("command", ""), "job_commit": job.get("commit"), "pretrain": pre,
                   "cells": kept, "left": len(cells)}
         print(f"[{time.time() - t0:.0f} s] {len(kept)} cells in {out} already, {len(cells)} to run in {workers} "
               f"workers", file=sys.stderr, flush=True)
@@ -203,7 +203,7 @@ def import_records(runner, path: Path, output: Path, command: str = "") -> int:
     from recover_core.experiment.asr_eval import RESCORE_BETAS, RESCORE_LAMBDAS
     from recover_core.experiment.grid_wer import PRETRAINED
     from recover_core.errors import RecoverError
-    from recover_core.experiment.config import read_json, texts_digest
+    from recover_core.experiment.config import import_from_its_commit, read_json, texts_digest
     from recover_core.results import TIDY_COLUMNS
 
     if not path.is_file():
@@ -221,7 +221,7 @@ def import_records(runner, path: Path, output: Path, command: str = "") -> int:
         raise RecoverError(f"{path} mixes sentence frames ({', '.join(sorted(map(str, ends)))}): its LMs are not comparable.")
     if out.get("grid_key") != runner.key:
         raise RecoverError(f"{path} was made for other grid settings (key {out.get('grid_key')}, "
-                           f"this config's is {runner.key}).")
+                           f"this config's is {runner.key}).{import_from_its_commit(out.get('job_commit'))}")
     nb = runner.nbest
     if nb is None:
         raise RecoverError("This config has no [asr] wer_mode = 'rescore': its WER rows need the n-best lists.")
