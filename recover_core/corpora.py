@@ -43,7 +43,7 @@ def kept_on_disk(sources: Callable[[], Iterable[Path]]) -> Callable:
         @functools.wraps(read)
         def cached() -> tuple[str, ...]:
             stamp = [read.__name__, _code_digest(), _version("spacy"), _version("gensim")]
-            stamp += [(str(p), p.stat().st_size, p.stat().st_mtime_ns) for p in sources()]
+            stamp += [(str(p), st.st_size, st.st_mtime_ns) for p in sources() for st in [p.stat()]]
             path = env.cache_dir() / "corpora" / f"{read.__name__}-{_sha(json.dumps(stamp))[:16]}.json"
             try:
                 kept = json.loads(path.read_text(encoding="utf-8"))

@@ -179,8 +179,8 @@ def run(src: Path, out: Path, gguf: Path | None, workers: int = 4, deadline_s: f
             print(f"[{time.time() - t0:.0f} s] SmolLM2 as it ships scored on {where}: word perplexity "
                   f"{pre['perplexity']:.1f}", file=sys.stderr, flush=True)
         result = {"family": "smollm2", "grid": job["grid"], "grid_key": job["grid_key"], "device": where,
-                  "torch": torch.__version__, "tf32": tf32, "job_command": job.get("command", ""), "job_commit": job.get("commit"), "pretrain": pre,
-                  "cells": kept, "left": len(cells)}
+                  "torch": torch.__version__, "tf32": tf32, "job_command": job.get("command", ""),
+                  "job_commit": job.get("commit"), "pretrain": pre, "cells": kept, "left": len(cells)}
         print(f"[{time.time() - t0:.0f} s] {len(kept)} cells in {out} already, {len(cells)} to run in {workers} "
               f"workers", file=sys.stderr, flush=True)
         if time.time() < deadline:  # past it already: no worker is started for nothing
