@@ -25,6 +25,16 @@ every core whatever the load (before), one request each in turn, in this process
 packed weights (``filling/kernels.py``), in turn, in this process: one click's six columns
 each way, per round, and which one the load-time timing picked.
 
+``--floor``: what no faster kernel can remove, in this process. One click's causal columns
+are counted in forward passes of SmolLM2-135M; each pass waits on the one before it (a mask's
+candidates come from the Top-1 word before it, a beam's next token from its last one). Each
+pass must read the 540 MB of float32 weights at least once and do its rows' products, so it
+takes at least the longer of two times measured here: reading that many bytes (a sum over a
+tensor of that size) and its rows' multiply-adds at the best rate a large product reaches on
+this machine. Their sum over the passes is the floor no kernel, thread count or runtime can
+beat with these passes and these weights; against the 3 s goal. A one-row pass as it runs
+now is timed too.
+
 ``--first-only``: the first step alone, one user, through gradio_client and as the page's
 event stream delivers it (``page_stream``: gradio_client polls its message queue every 50
 ms; the browser does not).
@@ -34,6 +44,7 @@ Run:  python bench/app_latency.py [--repeats 5] [--users 4]
       python bench/app_latency.py --browser [--repeats 5]
       python bench/app_latency.py --threads [--repeats 3]
       python bench/app_latency.py --kernels [--repeats 3]
+      python bench/app_latency.py --floor [--repeats 3]
 """
 from __future__ import annotations
 
@@ -262,6 +273,92 @@ def kernels_ratio(repeats: int) -> None:
     print(f"p50 all six: MKL {mkl:.2f} s, oneDNN {dnn:.2f} s, ratio {dnn / mkl:.2f}")
 
 
+def _timed(f) -> float:
+    t0 = time.perf_counter()
+    f()
+    return time.perf_counter() - t0
+
+
+def pass_floor(repeats: int) -> None:
+    """One click's causal columns: forward passes counted per filler, and the floor they set."""
+    import copy
+
+    import torch
+
+    import app
+    from recover_core import bundles, explore
+    from recover_core.filling import get_filler
+
+    models = {k: explore.default_model(k) for k in ("mlm", "infill", "instruct")}
+
+    def click(seed: int) -> float:
+        t0 = time.perf_counter()
+        for _ in explore.fill_steps(SENTENCE, "entityTagger", 10000, "mask", 10, seed, models, app.CAUSAL_COLUMNS):
+            pass
+        bundles.forget_request_state()
+        return time.perf_counter() - t0
+
+    click(0)  # loads both causal fillers
+    fillers = {k: get_filler(k, models[k]) for k in ("infill", "instruct")}
+    passes = {k: 0 for k in fillers}
+    rows_tokens = {k: 0 for k in fillers}
+    sizes: list[int] = []  # row-tokens of each pass, both fillers
+    for name, f in fillers.items():
+        forward = f.model.forward
+
+        def counted(*a, _name=name, _forward=forward, **kw):
+            ids = kw.get("input_ids", a[0] if a else None)
+            passes[_name] += 1
+            rows_tokens[_name] += ids.numel()
+            sizes.append(ids.numel())
+            return _forward(*a, **kw)
+
+        f.model.forward = counted
+    clicks = [click(1 + r) for r in range(repeats)]
+    for f in fillers.values():
+        del f.model.forward  # the instance attribute: the class's forward again
+    n = {k: v // repeats for k, v in passes.items()}
+    model = fillers["infill"].model
+    with torch.inference_mode():
+        past = model(input_ids=torch.arange(1000, 1021)[None], use_cache=True).past_key_values
+        one = []
+        for _ in range(10):
+            cache = copy.deepcopy(past)
+            t0 = time.perf_counter()
+            model(input_ids=torch.tensor([[1050]]), past_key_values=cache, use_cache=True)
+            one.append(time.perf_counter() - t0)
+    one_pass = statistics.median(one)
+    # Reading the weights once, as fast as this machine reads memory: a sum over a tensor of
+    # the same size. No kernel makes a one-row pass cheaper than this.
+    weights = torch.empty(sum(p.numel() for p in model.parameters()), dtype=torch.float32).fill_(1.0)
+    read = []
+    for _ in range(10):
+        t0 = time.perf_counter()
+        weights.sum()
+        read.append(time.perf_counter() - t0)
+    stream = statistics.median(read)
+    # The best multiply-add rate: a product as wide as the model's MLP, 2048 rows, best of 20.
+    a, b = torch.randn(2048, 576), torch.randn(576, 1536)
+    gemm = min(_timed(lambda: a @ b) for _ in range(20))
+    flops = 2 * 2048 * 576 * 1536 / gemm
+    params = weights.numel()
+    bound = sum(max(stream, 2 * params * n / flops) for n in sizes) / repeats
+    total = sum(n.values())
+    floor = total * one_pass
+    print(f"one click's causal columns, {torch.get_num_threads()} torch threads: "
+          + ", ".join(f"{k} {n[k]} passes ({rows_tokens[k] // repeats} row-tokens)" for k in n))
+    print(f"one pass of one row and one token: p50 {one_pass * 1000:.1f} ms (min {min(one) * 1000:.1f})")
+    print(f"reading the {weights.numel() * 4 / 1e6:.0f} MB of weights once: p50 {stream * 1000:.1f} ms "
+          f"({weights.numel() * 4 / 1e9 / stream:.1f} GB/s); {total} passes of that alone {total * stream:.2f} s")
+    print(f"a large product: {flops / 1e9:.0f} GFLOP/s; the passes' products at that rate alone "
+          f"{2 * params * sum(sizes) / repeats / flops:.2f} s")
+    print(f"floor (each pass the longer of reading the weights and its products): {bound:.2f} s; "
+          f"floor / goal {bound / GOALS['all']:.2f} (goal {GOALS['all']} s for all six, the MLM columns not counted)")
+    print(f"as it runs now: {total} passes x {one_pass * 1000:.1f} ms a one-row pass = {floor:.2f} s before any "
+          f"row's compute; the causal columns p50 of {repeats}: {statistics.median(clicks):.2f} s, "
+          f"floor / measured {bound / statistics.median(clicks):.2f}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--repeats", type=int, default=5)
@@ -273,7 +370,12 @@ def main() -> None:
                     help="in process: the models thread sized by the load against every core, in turn")
     ap.add_argument("--kernels", action="store_true",
                     help="in process: the causal fillers' products on MKL against oneDNN, in turn")
+    ap.add_argument("--floor", action="store_true",
+                    help="in process: the causal columns' forward passes, and the floor one-row passes set")
     args = ap.parse_args()
+    if args.floor:
+        pass_floor(args.repeats)
+        return
     if args.kernels:
         kernels_ratio(args.repeats)
         return
