@@ -120,13 +120,38 @@ def cmd_speech_set(args) -> None:
     print(json.dumps({"folder": str(folder), **summary}, indent=1))
 
 
+def cmd_asr_eval(args) -> None:
+    # Imported here: the recognizer's modules import torch (3 s), which `mask` or `--help` never need.
+    from recover_core.experiment import asr_eval
+
+    if args.threads:
+        import torch
+
+        torch.set_num_threads(args.threads)
+    names = [n.strip() for n in args.lms.split(",") if n.strip()]
+    if not names:
+        raise RecoverError("--lms names no LM.")
+    command = "python -m recover_core " + " ".join(sys.argv[1:]) if sys.argv[0].endswith("__main__.py") else ""
+    print(json.dumps(asr_eval.evaluate(names, args.output, args.tune, args.max_utterances, not args.quiet,
+                                       command or "python -m recover_core asr-eval", args.dev_utterances,
+                                       not args.no_reuse), indent=1))
+
+
 def add_parser(sub) -> None:
     from recover_core.experiment import build_lms
 
     build_lms.add_parser(sub)
-    from recover_core.experiment import asr_eval as evaluate
-
-    evaluate.add_parser(sub)
+    p = sub.add_parser("asr-eval", help="WER of ASR fused with each LM on the spoken news set (Table 6's analogue)")
+    p.add_argument("--lms", default="none,pretrained,oracle", help="comma-separated LM names (see build-lms)")
+    p.add_argument("--tune", action="store_true", help="first tune λ, β per LM on the dev split")
+    p.add_argument("--max-utterances", type=int, default=None, help="test utterances (default: all)")
+    p.add_argument("--dev-utterances", type=int, default=40, help="dev utterances for --tune")
+    p.add_argument("-o", "--output", type=Path, default=Path("precomputed/ours/asr_news.csv"))
+    p.add_argument("--threads", type=int, default=0)
+    p.add_argument("--no-reuse", action="store_true",
+                   help="decode every utterance again (transcripts of earlier runs are kept in the cache, asr_hyps/)")
+    p.add_argument("--quiet", action="store_true")
+    p.set_defaults(fn=cmd_asr_eval)
 
     p = sub.add_parser("speech-set", help="speak the news dev/test sentences with offline TTS voices (WSJ stand-in)")
     p.add_argument("--dataset", default="news")

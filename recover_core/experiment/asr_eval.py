@@ -11,7 +11,6 @@ from __future__ import annotations
 import csv
 import dataclasses
 import json
-import sys
 import time
 from pathlib import Path
 
@@ -22,7 +21,6 @@ from recover_core.asr import audio, hypotheses, lms, wer
 from recover_core.experiment import speech_set
 from recover_core.asr.decode import DecodeConfig
 from recover_core.asr.recognize import Recognizer
-from recover_core.errors import RecoverError
 
 LAMBDAS = (0.05, 0.1, 0.2, 0.3)
 BETAS = (0.0, 0.5)
@@ -267,30 +265,3 @@ def evaluate(names: list[str], output: Path, do_tune: bool, max_utts: int | None
         w.writeheader()
         w.writerows(out_rows)
     return summary
-
-
-def add_parser(sub) -> None:
-    p = sub.add_parser("asr-eval", help="WER of ASR fused with each LM on the spoken news set (Table 6's analogue)")
-    p.add_argument("--lms", default="none,pretrained,oracle", help="comma-separated LM names (see build-lms)")
-    p.add_argument("--tune", action="store_true", help="first tune λ, β per LM on the dev split")
-    p.add_argument("--max-utterances", type=int, default=None, help="test utterances (default: all)")
-    p.add_argument("--dev-utterances", type=int, default=40, help="dev utterances for --tune")
-    p.add_argument("-o", "--output", type=Path, default=Path("precomputed/ours/asr_news.csv"))
-    p.add_argument("--threads", type=int, default=0)
-    p.add_argument("--no-reuse", action="store_true",
-                   help="decode every utterance again (transcripts of earlier runs are kept in the cache, asr_hyps/)")
-    p.add_argument("--quiet", action="store_true")
-
-    def cmd(args) -> None:
-        if args.threads:
-            import torch
-
-            torch.set_num_threads(args.threads)
-        names = [n.strip() for n in args.lms.split(",") if n.strip()]
-        if not names:
-            raise RecoverError("--lms names no LM.")
-        command = "python -m recover_core " + " ".join(sys.argv[1:]) if sys.argv[0].endswith("__main__.py") else ""
-        print(json.dumps(evaluate(names, args.output, args.tune, args.max_utterances, not args.quiet,
-                                  command or "python -m recover_core asr-eval", args.dev_utterances,
-                                  not args.no_reuse), indent=1))
-    p.set_defaults(fn=cmd)
