@@ -69,21 +69,29 @@ def test_results_tab_shows_the_chart_and_the_claims(page, tmp_path):
     assert shot.stat().st_size > 20_000
 
 
+def score_example(page, n: int, name: str, done: str) -> None:
+    """Click the Audio tab's example ``n`` and, once its audio ``name`` is in the input, score it.
+
+    A click only starts loading the example into the inputs; the button sends what they hold
+    when it is pressed. Pressed sooner (a loaded machine), it sends no audio or the last
+    example's, and the page says so, or scores the wrong clip."""
+    page.locator(".gallery-item:visible, tr.tr-body:visible").nth(n).click()
+    page.locator(f"a[data-testid=download-link][href$='/{name}']").first.wait_for(timeout=60_000)
+    page.get_by_role("button", name="Recognize and score (WER)").click()
+    outcome = page.get_by_text(re.compile(re.escape(done) + "|No audio")).first
+    outcome.wait_for(timeout=180_000)
+    assert done in outcome.inner_text(), page.inner_text("body")[-3000:]
+
+
 def test_audio_tab_scores_an_example_per_lm(page, tmp_path):
     page.get_by_role("tab", name="Audio").click()
     page.get_by_text("LibriVox recordings").first.wait_for(timeout=30_000)
     page.get_by_text("…or its transcript").first.wait_for(timeout=30_000)  # the patched gr.File (app.without_empty_temp) is drawn
-    page.locator(".gallery-item:visible, tr.tr-body:visible").first.click()  # the Audio tab's first example
-    page.get_by_role("button", name="Recognize and score (WER)").click()
-    page.get_by_text("2 of 2 LMs decoded").first.wait_for(timeout=180_000)
+    score_example(page, 0, "austen-0880.flac", "2 of 2 LMs decoded")  # the Audio tab's first example
     page.locator(".js-plotly-plot").last.wait_for(timeout=60_000)
     # The same example again: its cached copy must still be there (only user uploads are removed).
-    page.locator(".gallery-item:visible, tr.tr-body:visible").nth(1).click()
-    page.get_by_role("button", name="Recognize and score (WER)").click()
-    page.get_by_text("3.3 s of audio; 2 of 2 LMs decoded").first.wait_for(timeout=180_000)  # the second example
-    page.locator(".gallery-item:visible, tr.tr-body:visible").first.click()
-    page.get_by_role("button", name="Recognize and score (WER)").click()
-    page.get_by_text("3.0 s of audio; 2 of 2 LMs decoded").first.wait_for(timeout=180_000)
+    score_example(page, 1, "austen-0930.flac", "3.3 s of audio; 2 of 2 LMs decoded")  # the second example
+    score_example(page, 0, "austen-0880.flac", "3.0 s of audio; 2 of 2 LMs decoded")
     body = page.inner_text("body")
     assert "WER" in body and "ill disposed" in body.lower().replace("-", " ") and "Traceback" not in body
     shot = Path(os.environ.get("RECOVER_SCREENSHOT_AUDIO", tmp_path / "audio_tab.png"))
