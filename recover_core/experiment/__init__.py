@@ -19,8 +19,17 @@ from __future__ import annotations
 from recover_core.experiment.config import (BASELINES, FT_KIND, MASK_FREE, TYPED, ExperimentConfig, MethodSpec,
                                             cells, check_config, dataset_split, load_config,
                                             read_json, settings_key, texts_digest, usable)
-from recover_core.experiment.runner import Runner
 
 __all__ = ["BASELINES", "FT_KIND", "MASK_FREE", "TYPED", "ExperimentConfig", "MethodSpec", "Runner", "cells",
            "check_config", "dataset_split", "load_config", "read_json", "settings_key",
            "texts_digest", "usable"]
+
+
+def __getattr__(name: str):
+    # The runner (and through it the engine: spaCy, phonenumbers, python-stdnum) on first use,
+    # so that the GPU-side jobs (lm_job, smollm2_job) import with torch, transformers and peft alone.
+    if name == "Runner":
+        from recover_core.experiment.runner import Runner
+
+        return Runner
+    raise AttributeError(f"module 'recover_core.experiment' has no attribute {name!r}")
