@@ -57,6 +57,12 @@ def test_the_canary_job_masks_every_code_and_its_records_become_rows(tmp_path):
     want = sum(exposure[i] for i, c in enumerate(cs) if c.insertions == 16) / C.PER_LEVEL
     assert len(mean16) == 1 and float(mean16[0]["value"]) == round(want, 3)
     assert {r["metric"] for r in rows if r["method"] == "masker"} == {"code_kept", "name_word_kept"}
+    # A later job of other conditions (vocabThres's Baseline1) adds its rows and keeps the engine's.
+    records["records"] = [dict(records["records"][1], condition="vocabThres/baseline1")]
+    (tmp_path / "records.json").write_text(json.dumps(records))
+    run("audit", "--canaries-import", tmp_path / "records.json", "--job", job_dir, "--csv", out)
+    merged = {(r["masking"], r["method"]) for r in csv.DictReader(out.open()) if r["metric"] == "exposure"}
+    assert merged == {("", "pretrained"), ("entityTagger", "engine"), ("vocabThres", "baseline1")}
 
     missing = run("audit", "--canaries-import", tmp_path / "none.json", "--job", job_dir, check=False)
     assert missing.returncode != 0 and "does not exist" in missing.stderr

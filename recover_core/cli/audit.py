@@ -71,8 +71,10 @@ def _canaries(args) -> None:
     for r in rows:
         if r["metric"] in ("exposure", "extracted") and r["repetitions"] in (0, 16):
             print(f"{r['masking'] or '-':13s} {r['method']:16s} {r['metric']:10s} x{r['repetitions']:<3} {r['value']}")
-    if args.csv:
-        write_rows(args.csv, rows, replace=lambda row: row["dataset"] == "news+canaries")
+    if args.csv:  # a condition's rows are replaced; other conditions' (an earlier job's) are kept
+        ran = {(r["masking"], r["method"]) for r in rows}
+        write_rows(args.csv, rows, replace=lambda row: row["dataset"] == "news+canaries"
+                   and (row["masking"], row["method"]) in ran)
 
 
 def write_rows(path: Path, rows: list[dict], replace) -> None:
@@ -101,7 +103,8 @@ def add_parser(sub) -> None:
                         "`python -m recover_core.audit.canaries DIR OUT.json` (a GPU; 10 LoRA runs)")
     p.add_argument("--limit", type=int, default=None, help="with --canaries-job: the first N train lines only")
     p.add_argument("--canaries-import", type=Path, default=None, metavar="OUT.json",
-                   help="canary exposure, step 3: the GPU job's records as rows (with --job DIR and --csv)")
+                   help="canary exposure, step 3: the GPU job's records as rows (with --job DIR and --csv); "
+                        "the conditions it holds replace their rows, other conditions' rows stay")
     p.add_argument("--job", type=Path, default=None, help="the folder --canaries-job wrote")
     p.add_argument("--command", default=None, help="the command recorded in the rows")
     p.set_defaults(fn=cmd_audit)
