@@ -418,9 +418,16 @@ def add_parser(sub) -> None:
 
                 from recover_core.results import TIDY_COLUMNS
 
+                new = pd.DataFrame(perplexity_rows(list(dict.fromkeys(names)), command),
+                                   columns=[*TIDY_COLUMNS, "note"])
+                # Merged: these LMs' rows replace their earlier ones (same cell, seed and metric);
+                # every other row of the CSV stays (it held the whole grid, built over many commands).
+                old = pd.read_csv(args.csv, dtype=str, keep_default_na=False) if args.csv.is_file() else new[:0]
+                ident = ["dataset", "masking", "method", "metric", "seed"]
+                ours = set(new[ident].astype(str).itertuples(index=False, name=None))
+                kept = old[[row not in ours for row in old[ident].astype(str).itertuples(index=False, name=None)]]
                 with atomic.replacing(args.csv) as tmp:
-                    pd.DataFrame(perplexity_rows(list(dict.fromkeys(names)), command),
-                                 columns=[*TIDY_COLUMNS, "note"]).to_csv(tmp, index=False)
+                    pd.concat([kept, new.astype(str).replace("nan", "")], ignore_index=True).to_csv(tmp, index=False)
         else:
             built = build(args.conditions, args.config, args.pretrain_epochs, progress=not args.quiet)
         print(f"built: {', '.join(built) or 'nothing new'}; available: {', '.join(lms.available())} "
