@@ -33,9 +33,13 @@ def test_the_canary_job_masks_every_code_and_its_records_become_rows(tmp_path):
     inserted = [c for c in cs if c.insertions]
     oracle = (job_dir / "oracle.txt").read_text()
     assert all(c.code in oracle for c in inserted)  # the positive control holds every secret
-    for cond in job["conditions"][2:]:  # every masked corpus, Baseline1's and the engine's
-        text = (job_dir / cond["corpus"]).read_text()
-        assert not [c.code for c in inserted if c.code in text], cond["name"]
+    # Every masked corpus, Baseline1's and the engine's, line by line against the clean one: a
+    # secret left in place fails; a drawn substitute that equals another canary's code does not.
+    clean = oracle.splitlines()
+    for cond in job["conditions"][2:]:
+        lines = (job_dir / cond["corpus"]).read_text().splitlines()
+        assert len(lines) == len(clean)
+        assert not [c.code for a, b in zip(clean, lines) for c in inserted if c.code in a and c.code in b], cond["name"]
     tagged = (job_dir / "entityTagger-engine.txt").read_text()
     assert not [c.name for c in inserted if c.name in tagged]
     assert job["missed"]["entityTagger"] == {"canaries": len(inserted), "code_kept": 0, "name_word_kept": 0}

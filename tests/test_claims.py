@@ -1,4 +1,6 @@
 """vats2024 §4.3's claims, checked by claims.claims on the paper's own tables and on ours."""
+import re
+
 import pandas as pd
 import pytest
 
@@ -292,7 +294,7 @@ def test_one_seed_of_the_smollm2_grid_never_passes_and_the_tainted_filler_is_lef
         assert base["holds"].startswith("one seed, noise unknown") and base["seeds (n)"] == "1"
     marked = df[df["note"].fillna("").str.startswith("tainted")]
     assert set(marked["method"]) == {"instruct:smollm2-fill:topk"} and len(marked) >= 3
-    assert all("smollm2-fill" not in r["evidence"] for r in rows)
+    assert not [r for r in rows if re.search(r"smollm2-fill(?!-wiki)", r["evidence"])]  # its retrained heir may judge
     assert all(R.tainted(m) for m in marked["method"]) and not R.tainted("mlm:minilm-wiki:topk")
 
 
