@@ -122,3 +122,22 @@ def test_a_causal_cell_adapts_every_seed_on_its_one_fill_and_says_so():
     causal = perplexity_row("allowList", "infill:smollm2-135m:topk", 101.04, 8, 1, "cmd")
     assert "seed 0" in causal["note"] and causal["value"] == 101.0
     assert "note" not in perplexity_row("allowList", "infill:smollm2-135m:topk", 101.0, 8, 0, "cmd")
+
+
+def test_csv_rows_merge_by_cell_seed_and_metric(tmp_path):
+    """build-lms --csv and --import-job write into the grid's one CSV, built over many commands:
+    a new row replaces the same cell, seed and metric, and every other row keeps its bytes."""
+    from recover_core.experiment.build_lms import merge_rows, perplexity_row
+
+    csv = tmp_path / "grid.csv"
+    merge_rows(csv, [perplexity_row("vocabThres", "baseline1", 92.44, 8, 0, "first"),
+                     perplexity_row("vocabThres", "infill:smollm2-135m:topk", 101.0, 8, 1, "first"),
+                     perplexity_row("", "oracle", 68.0, 8, 0, "first")])
+    before = csv.read_text().splitlines()
+    merge_rows(csv, [perplexity_row("vocabThres", "baseline1", 95.0, 8, 0, "second"),
+                     perplexity_row("vocabThres", "baseline1", 90.0, 8, 1, "second")])
+    after = csv.read_text().splitlines()
+    assert after[0] == before[0] and before[2:] == after[1:3]  # untouched rows, byte for byte
+    assert len(after) == 5 and after[3].startswith("news,vocabThres,baseline1,perplexity,95.0,")
+    assert after[4].startswith("news,vocabThres,baseline1,perplexity,90.0,") and "second" in after[4]
+    assert "seed 0's" in before[2] and ",92.4," in before[1]  # the causal row's note; values as rounded

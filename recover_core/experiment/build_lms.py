@@ -209,15 +209,43 @@ def export_job(run, dest: Path, conditions: list[str], seeds: list[int], rank: i
     return dest
 
 
+ROW_IDENTITY = ("dataset", "masking", "method", "metric", "seed")  # one row per cell, seed and metric
+
+
+def read_rows(csv: Path):
+    """A tidy CSV as written, every field a string (so a merge rewrites no other row's bytes);
+    empty, with the tidy columns, when the file does not exist yet."""
+    import pandas as pd
+
+    from recover_core.results import TIDY_COLUMNS
+
+    if not csv.is_file():
+        return pd.DataFrame(columns=[*TIDY_COLUMNS, "note"], dtype=str)
+    return pd.read_csv(csv, dtype=str, keep_default_na=False)
+
+
+def merge_rows(csv: Path, rows: list[dict]) -> None:
+    """Merge tidy rows into ``csv``: each replaces an earlier row of the same cell, seed and
+    metric; every other row stays as it was (the CSV holds the whole grid, built over many
+    commands and machines)."""
+    import pandas as pd
+
+    from recover_core.results import TIDY_COLUMNS
+
+    new = pd.DataFrame(rows, columns=[*TIDY_COLUMNS, "note"]).astype(object).fillna("").astype(str)
+    old = read_rows(csv)
+    ours = set(new[list(ROW_IDENTITY)].itertuples(index=False, name=None))
+    kept = old[[r not in ours for r in old[list(ROW_IDENTITY)].itertuples(index=False, name=None)]]
+    with atomic.replacing(csv) as tmp:
+        pd.concat([kept, new], ignore_index=True).to_csv(tmp, index=False)
+
+
 def import_job(run, path: Path, csv: Path, command: str) -> tuple[int, list[str]]:
     """Check the job's records against this machine's train sets (each cell's text made here
     again, or read from the cache) and merge them into ``csv`` as perplexity rows with their
     seed. A row already in the CSV for the same cell and seed is kept, and the record is
     reported beside it (the GPU's seed 0 against the CPU's). Returns (rows added, notes)."""
-    import pandas as pd
-
     from recover_core.experiment.config import import_from_its_commit, read_json, texts_digest
-    from recover_core.results import TIDY_COLUMNS
 
     if not path.is_file():
         raise RecoverError(f"{path} does not exist: give the file smollm2_job wrote.")
@@ -231,15 +259,15 @@ def import_job(run, path: Path, csv: Path, command: str) -> tuple[int, list[str]
                            f"is {run.key}).{import_from_its_commit(out.get('job_commit'))}")
     if not out["cells"]:
         raise RecoverError(f"{path} holds no finished cell.")
-    old = pd.read_csv(csv) if csv.is_file() else pd.DataFrame(columns=TIDY_COLUMNS)
+    old = read_rows(csv)
     rows, notes = [], []
     for r in out["cells"]:
         d, m, meth, seed = r["dataset"], r["masking"], r["method"], r["seed"]
         if texts_digest(run.train_text(d, m, meth, fill_seed(meth, seed))[0]) != r["train_sha"]:
             raise RecoverError(f"{path}: the cell {d}/{m or '-'}/{meth}/s{seed} was trained on other text than this "
                                f"machine's train set for it.")
-        same = old[(old.dataset == d) & (old.masking.astype(object).fillna("") == m) & (old.method == meth)
-                   & (old.metric == "perplexity") & (pd.to_numeric(old.seed, errors="coerce") == seed)]
+        same = old[(old.dataset == d) & (old.masking == m) & (old.method == meth) & (old.metric == "perplexity")
+                   & (old.seed == str(seed))]
         if len(same):
             notes.append(f"{d}/{m or '-'}/{meth}/s{seed}: {r['perplexity']:.1f} on {out.get('device')}, "
                          f"{same.value.iloc[0]} in {csv.name} (kept)")
@@ -247,9 +275,7 @@ def import_job(run, path: Path, csv: Path, command: str) -> tuple[int, list[str]
         rows.append(perplexity_row(m, meth, r["perplexity"], r["rank"], seed,
                                    f"{command} (LoRA on {out.get('device')}, torch {out.get('torch')}, "
                                    f"{'TF32' if out.get('tf32') else 'float32'} matmuls)"))
-    new = pd.DataFrame(rows, columns=[*TIDY_COLUMNS, "note"])
-    with atomic.replacing(csv) as tmp:
-        pd.concat([old, new], ignore_index=True).to_csv(tmp, index=False)
+    merge_rows(csv, rows)
     return len(rows), notes
 
 
@@ -414,20 +440,7 @@ def add_parser(sub) -> None:
             if args.ship:
                 print(f"shipped: {', '.join(p.stem for p in ship(names, command))}", file=sys.stderr)
             if args.csv:
-                import pandas as pd
-
-                from recover_core.results import TIDY_COLUMNS
-
-                new = pd.DataFrame(perplexity_rows(list(dict.fromkeys(names)), command),
-                                   columns=[*TIDY_COLUMNS, "note"])
-                # Merged: these LMs' rows replace their earlier ones (same cell, seed and metric);
-                # every other row of the CSV stays (it held the whole grid, built over many commands).
-                old = pd.read_csv(args.csv, dtype=str, keep_default_na=False) if args.csv.is_file() else new[:0]
-                ident = ["dataset", "masking", "method", "metric", "seed"]
-                ours = set(new[ident].astype(str).itertuples(index=False, name=None))
-                kept = old[[row not in ours for row in old[ident].astype(str).itertuples(index=False, name=None)]]
-                with atomic.replacing(args.csv) as tmp:
-                    pd.concat([kept, new.astype(str).replace("nan", "")], ignore_index=True).to_csv(tmp, index=False)
+                merge_rows(args.csv, perplexity_rows(list(dict.fromkeys(names)), command))
         else:
             built = build(args.conditions, args.config, args.pretrain_epochs, progress=not args.quiet)
         print(f"built: {', '.join(built) or 'nothing new'}; available: {', '.join(lms.available())} "
