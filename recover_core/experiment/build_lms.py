@@ -260,17 +260,17 @@ def import_job(run, path: Path, csv: Path, command: str) -> tuple[int, list[str]
     if not out["cells"]:
         raise RecoverError(f"{path} holds no finished cell.")
     old = read_rows(csv)
+    have = dict(zip(old[list(ROW_IDENTITY)].itertuples(index=False, name=None), old.value))
     rows, notes = [], []
     for r in out["cells"]:
         d, m, meth, seed = r["dataset"], r["masking"], r["method"], r["seed"]
         if texts_digest(run.train_text(d, m, meth, fill_seed(meth, seed))[0]) != r["train_sha"]:
             raise RecoverError(f"{path}: the cell {d}/{m or '-'}/{meth}/s{seed} was trained on other text than this "
                                f"machine's train set for it.")
-        same = old[(old.dataset == d) & (old.masking == m) & (old.method == meth) & (old.metric == "perplexity")
-                   & (old.seed == str(seed))]
-        if len(same):
+        kept = have.get((d, m, meth, "perplexity", str(seed)))  # ROW_IDENTITY's order
+        if kept is not None:
             notes.append(f"{d}/{m or '-'}/{meth}/s{seed}: {r['perplexity']:.1f} on {out.get('device')}, "
-                         f"{same.value.iloc[0]} in {csv.name} (kept)")
+                         f"{kept} in {csv.name} (kept)")
             continue
         rows.append(perplexity_row(m, meth, r["perplexity"], r["rank"], seed,
                                    f"{command} (LoRA on {out.get('device')}, torch {out.get('torch')}, "
