@@ -10,6 +10,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
+from recover_core import atomic
 from recover_core.errors import RecoverError
 
 if TYPE_CHECKING:
@@ -32,6 +33,44 @@ VIEWS: dict[str, tuple[str, ...] | None] = {
     "16M LM grid (3 seeds)": ("ours/cpu_grid.csv",),
     "every run": None,
 }
+
+
+ROW_IDENTITY = ("dataset", "masking", "method", "metric", "seed")  # one row per cell, seed and metric
+
+
+def read_rows(csv: Path) -> pd.DataFrame:
+    """A tidy CSV as written, every field a string (so a merge rewrites no other row's bytes);
+    empty, with the tidy columns, when the file does not exist yet."""
+    import pandas as pd
+
+    if not csv.is_file():
+        return pd.DataFrame(columns=[*TIDY_COLUMNS, "note"], dtype=str)
+    return pd.read_csv(csv, dtype=str, keep_default_na=False)
+
+
+def other_scales(csv: Path, *scales: str) -> str:
+    """Why ``csv`` cannot take rows of these scales (it holds rows of another), or ""."""
+    theirs = set(read_rows(csv).scale) - set(scales)
+    return (f"{csv} holds rows of another run's scale ({'; '.join(sorted(theirs))[:300]}): give another file "
+            f"with -o, or move that one away." if theirs else "")
+
+
+def merge_rows(csv: Path, rows: list[dict], *, one_scale: bool = False) -> None:
+    """Merge tidy rows into ``csv``: each replaces an earlier row of the same cell, seed and
+    metric; every other row stays as it was (a CSV holds a whole grid, built over many
+    commands and machines). ``one_scale``: the rows are one run's, compared with each other
+    (asr-eval's paired WERs), so a file that holds rows of another scale is refused rather
+    than mixed."""
+    import pandas as pd
+
+    new = pd.DataFrame(rows, columns=[*TIDY_COLUMNS, "note"]).astype(object).fillna("").astype(str)
+    old = read_rows(csv)
+    if one_scale and (clash := other_scales(csv, *set(new.scale))):
+        raise RecoverError(clash)
+    ours = set(new[list(ROW_IDENTITY)].itertuples(index=False, name=None))
+    kept = old[[r not in ours for r in old[list(ROW_IDENTITY)].itertuples(index=False, name=None)]]
+    with atomic.replacing(csv) as tmp:
+        pd.concat([kept, new], ignore_index=True).to_csv(tmp, index=False)
 
 
 # Fillers known to have seen a grid split's sentences (tests/test_filler_fingerprint.py finds

@@ -127,7 +127,8 @@ def test_a_causal_cell_adapts_every_seed_on_its_one_fill_and_says_so():
 def test_csv_rows_merge_by_cell_seed_and_metric(tmp_path):
     """build-lms --csv and --import-job write into the grid's one CSV, built over many commands:
     a new row replaces the same cell, seed and metric, and every other row keeps its bytes."""
-    from recover_core.experiment.build_lms import merge_rows, perplexity_row
+    from recover_core.experiment.build_lms import perplexity_row
+    from recover_core.results import merge_rows
 
     csv = tmp_path / "grid.csv"
     merge_rows(csv, [perplexity_row("vocabThres", "baseline1", 92.44, 8, 0, "first"),
@@ -141,3 +142,30 @@ def test_csv_rows_merge_by_cell_seed_and_metric(tmp_path):
     assert len(after) == 5 and after[3].startswith("news,vocabThres,baseline1,perplexity,95.0,")
     assert after[4].startswith("news,vocabThres,baseline1,perplexity,90.0,") and "second" in after[4]
     assert "seed 0's" in before[2] and ",92.4," in before[1]  # the causal row's note; values as rounded
+
+
+def test_asr_eval_adds_an_lms_rows_to_its_file_and_refuses_another_scale(tmp_path):
+    """asr-eval -o into a file of earlier runs: a run for one new LM keeps the other LMs' rows
+    and replaces its own; a run of another scale (fewer utterances) is refused, not mixed in,
+    since the file's WERs are compared with each other."""
+    import pandas as pd
+
+    from recover_core.asr import lms, wer
+    from recover_core.errors import RecoverError
+    from recover_core.experiment import asr_eval
+    from recover_core.results import merge_rows
+
+    def rows(name, masking, hyp, scale="400 utterances"):
+        card = lms.LMCard(name, "", {}, 0.5, 0.0, masking=masking, method=name.split("-", 2)[-1], family="smollm2")
+        return asr_eval._rows_for(name, wer.score(["a b c d"], [hyp]), (0.0, 1.0), 1, scale, "cmd", card, 8)
+
+    csv = tmp_path / "asr.csv"
+    merge_rows(csv, rows("smollm2-vocabThres-baseline1", "vocabThres", "a b c d")
+               + rows("smollm2-allowList-baseline1", "allowList", "a b c"), one_scale=True)
+    merge_rows(csv, rows("smollm2-vocabThres-baseline1", "vocabThres", "a b"), one_scale=True)
+    df = pd.read_csv(csv, dtype=str, keep_default_na=False)
+    wers = df[df.metric == "wer_percent"].set_index("masking").value.to_dict()
+    assert wers == {"allowList": "25.0", "vocabThres": "50.0"} and len(df) == 10
+    with pytest.raises(RecoverError, match="another run's scale"):
+        merge_rows(csv, rows("smollm2-vocabThres-baseline0", "vocabThres", "a", "40 utterances"), one_scale=True)
+    assert len(pd.read_csv(csv)) == 10

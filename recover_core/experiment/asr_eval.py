@@ -8,7 +8,6 @@ written to assets/asr/fusion.json with the command that chose them.
 """
 from __future__ import annotations
 
-import csv
 import dataclasses
 import json
 import time
@@ -21,6 +20,8 @@ from recover_core.asr import audio, hypotheses, lms, wer
 from recover_core.experiment import speech_set
 from recover_core.asr.decode import DecodeConfig
 from recover_core.asr.recognize import Recognizer
+from recover_core.errors import RecoverError
+from recover_core.results import merge_rows, other_scales
 
 LAMBDAS = (0.05, 0.1, 0.2, 0.3)
 BETAS = (0.0, 0.5)
@@ -240,7 +241,6 @@ def evaluate(names: list[str], output: Path, do_tune: bool, max_utts: int | None
     if any(c.family != "transformer" for c in cards.values()):  # rescoring: compare with its wider beam too
         configs.append((WIDE, DecodeConfig(beam_size=DecodeConfig.rescore_beam)))
         cards[WIDE] = lms.card(lms.NONE)
-    texts = decode_all(rec, clips, configs, progress=progress, store=store)
     secs = sum(c.seconds for c in clips)
     family = " + ".join(sorted({cards[n].family for n in names if n != lms.NONE})) or "none"
     ranks = {n: lms.lora_rank(n) for n in names}
@@ -249,6 +249,9 @@ def evaluate(names: list[str], output: Path, do_tune: bool, max_utts: int | None
     scale = (f"news speech stand-in: {len(test)} test utterances, {secs / 60:.1f} min, TTS voices "
              f"{'/'.join(speech_set.VOICES)}; Whisper tiny.en beam 4; LMs: {family}; λ, β tuned per LM on dev "
              f"(assets/asr/fusion.json)")
+    if clash := other_scales(output, scale):  # before an hour of decoding, not after
+        raise RecoverError(clash)
+    texts = decode_all(rec, clips, configs, progress=progress, store=store)
     out_rows, scores = [], {}
     for n, _ in configs:
         s = scores[n] = wer.score(refs, texts[n])
@@ -259,9 +262,6 @@ def evaluate(names: list[str], output: Path, do_tune: bool, max_utts: int | None
     summary["paired"] = {f"{a} - {b}": [round(x, 2) for x in paired_bootstrap(scores[a], scores[b])]
                          for a, b in pairs(cards)}
     summary["seconds"] = round(time.time() - t0, 1)
-    with atomic.writing(output, newline="") as f:
-        w = csv.DictWriter(f, fieldnames=["dataset", "masking", "method", "metric", "value", "model", "scale", "seed",
-                                          "command"])
-        w.writeheader()
-        w.writerows(out_rows)
+    # Into the file's other rows: a run for one new LM keeps the rows of the LMs it did not decode.
+    merge_rows(output, out_rows, one_scale=True)
     return summary

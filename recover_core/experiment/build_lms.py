@@ -24,6 +24,7 @@ from recover_core import atomic, env
 from recover_core.asr import lms
 from recover_core.errors import RecoverError
 from recover_core.experiment.config import MethodSpec
+from recover_core.results import ROW_IDENTITY, merge_rows, read_rows
 
 CONFIG = Path("assets/experiments/cpu.toml")
 FUSION = "asr/fusion.json"
@@ -207,37 +208,6 @@ def export_job(run, dest: Path, conditions: list[str], seeds: list[int], rank: i
             atomic.write_text(dest / JOB_FILE, json.dumps(job, indent=1))
     atomic.write_text(dest / JOB_FILE, json.dumps(job, indent=1))
     return dest
-
-
-ROW_IDENTITY = ("dataset", "masking", "method", "metric", "seed")  # one row per cell, seed and metric
-
-
-def read_rows(csv: Path):
-    """A tidy CSV as written, every field a string (so a merge rewrites no other row's bytes);
-    empty, with the tidy columns, when the file does not exist yet."""
-    import pandas as pd
-
-    from recover_core.results import TIDY_COLUMNS
-
-    if not csv.is_file():
-        return pd.DataFrame(columns=[*TIDY_COLUMNS, "note"], dtype=str)
-    return pd.read_csv(csv, dtype=str, keep_default_na=False)
-
-
-def merge_rows(csv: Path, rows: list[dict]) -> None:
-    """Merge tidy rows into ``csv``: each replaces an earlier row of the same cell, seed and
-    metric; every other row stays as it was (the CSV holds the whole grid, built over many
-    commands and machines)."""
-    import pandas as pd
-
-    from recover_core.results import TIDY_COLUMNS
-
-    new = pd.DataFrame(rows, columns=[*TIDY_COLUMNS, "note"]).astype(object).fillna("").astype(str)
-    old = read_rows(csv)
-    ours = set(new[list(ROW_IDENTITY)].itertuples(index=False, name=None))
-    kept = old[[r not in ours for r in old[list(ROW_IDENTITY)].itertuples(index=False, name=None)]]
-    with atomic.replacing(csv) as tmp:
-        pd.concat([kept, new], ignore_index=True).to_csv(tmp, index=False)
 
 
 def import_job(run, path: Path, csv: Path, command: str) -> tuple[int, list[str]]:
