@@ -43,9 +43,15 @@ def read_rows(csv: Path) -> pd.DataFrame:
     empty, with the tidy columns, when the file does not exist yet."""
     import pandas as pd
 
-    if not csv.is_file():
+    if not csv.is_file() or csv.stat().st_size == 0:
         return pd.DataFrame(columns=[*TIDY_COLUMNS, "note"], dtype=str)
-    return pd.read_csv(csv, dtype=str, keep_default_na=False)
+    try:
+        df = pd.read_csv(csv, dtype=str, keep_default_na=False)
+    except (pd.errors.ParserError, UnicodeDecodeError) as e:
+        raise RecoverError(f"{csv} is not a results CSV ({e}): give another file.") from e
+    if missing := [c for c in TIDY_COLUMNS if c not in df.columns]:
+        raise RecoverError(f"{csv} is not a results CSV (no {', '.join(missing)} column): give another file.")
+    return df
 
 
 def other_scales(csv: Path, *scales: str) -> str:

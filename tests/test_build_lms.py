@@ -169,3 +169,6 @@ def test_asr_eval_adds_an_lms_rows_to_its_file_and_refuses_another_scale(tmp_pat
     with pytest.raises(RecoverError, match="another run's scale"):
         merge_rows(csv, rows("smollm2-vocabThres-baseline0", "vocabThres", "a", "40 utterances"), one_scale=True)
     assert len(pd.read_csv(csv)) == 10
+    (tmp_path / "notes.csv").write_text("what,when\nlunch,noon\n")
+    with pytest.raises(RecoverError, match="not a results CSV.*no dataset"):
+        merge_rows(tmp_path / "notes.csv", rows("smollm2-vocabThres-baseline0", "vocabThres", "a"))
