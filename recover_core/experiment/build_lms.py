@@ -400,17 +400,18 @@ def add_parser(sub) -> None:
             print(f"{n} rows added to {args.csv}", file=sys.stderr)
             return
         if args.family == SMOLLM2:
+            command = " ".join(["python -m recover_core build-lms --family smollm2", *rank, *seeds, *args.conditions,
+                                *(["--ship"] if args.ship else []), *([f"--csv {args.csv}"] if args.csv else [])])
             built, names = [], []
             for seed in args.seeds:
                 built += build_smollm2(args.conditions, args.config, seed=seed, progress=not args.quiet,
                                        rank=args.rank)
-                names += [smollm2_name(m, meth, seed) for m, meth in wanted(args.conditions)]
-            command = " ".join(["python -m recover_core build-lms --family smollm2", *rank, *seeds, *args.conditions,
-                                *(["--ship"] if args.ship else []), *([f"--csv {args.csv}"] if args.csv else [])])
+                done = [smollm2_name(m, meth, seed) for m, meth in wanted(args.conditions)]
+                names += done
+                if args.csv:  # after each seed: a run cut off in its third seed keeps the first two's rows
+                    merge_rows(args.csv, perplexity_rows(list(dict.fromkeys(done)), command))
             if args.ship:
                 print(f"shipped: {', '.join(p.stem for p in ship(names, command))}", file=sys.stderr)
-            if args.csv:
-                merge_rows(args.csv, perplexity_rows(list(dict.fromkeys(names)), command))
         else:
             built = build(args.conditions, args.config, args.pretrain_epochs, progress=not args.quiet)
         print(f"built: {', '.join(built) or 'nothing new'}; available: {', '.join(lms.available())} "
