@@ -54,9 +54,10 @@ def read_rows(csv: Path) -> pd.DataFrame:
     return df
 
 
-def other_scales(csv: Path, *scales: str) -> str:
-    """Why ``csv`` cannot take rows of these scales (it holds rows of another), or ""."""
-    theirs = set(read_rows(csv).scale) - set(scales)
+def other_scales(csv: Path, *scales: str, held: pd.DataFrame | None = None) -> str:
+    """Why ``csv`` cannot take rows of these scales (it holds rows of another), or "".
+    ``held``: its rows, when the caller has read them already."""
+    theirs = set((read_rows(csv) if held is None else held).scale) - set(scales)
     return (f"{csv} holds rows of another run's scale ({'; '.join(sorted(theirs))[:300]}): give another file "
             f"with -o, or move that one away." if theirs else "")
 
@@ -71,7 +72,7 @@ def merge_rows(csv: Path, rows: list[dict], *, one_scale: bool = False) -> None:
 
     new = pd.DataFrame(rows, columns=[*TIDY_COLUMNS, "note"]).astype(object).fillna("").astype(str)
     old = read_rows(csv)
-    if one_scale and (clash := other_scales(csv, *set(new.scale))):
+    if one_scale and (clash := other_scales(csv, *set(new.scale), held=old)):
         raise RecoverError(clash)
     ours = set(new[list(ROW_IDENTITY)].itertuples(index=False, name=None))
     kept = old[[r not in ours for r in old[list(ROW_IDENTITY)].itertuples(index=False, name=None)]]
