@@ -1,36 +1,44 @@
 """Atomic writing: write beside the target, then rename over it.
 
 A reader (or the next run, after a kill) sees the old file or the new one, never half
-of one: outputs, caches, model folders and checkpoints are all written this way, and
-they all do it here, so the rules are the same everywhere:
+of one: outputs, caches, model folders, keys, mappings and checkpoints are all written
+this way, and they all do it here, so the rules are the same everywhere:
 
-- the temporary file is a hidden sibling (``.NAME.tmp``, or ``NAME.tmp`` when NAME is
-  already hidden): same folder, so the rename is atomic, and ``ls`` does not show it;
+- the temporary file is made by ``tempfile.mkstemp`` in the target's folder (so the
+  rename is atomic): a random hidden name, ``.NAME.XXXXXXXX.tmp``, opened with
+  O_CREAT|O_EXCL|O_NOFOLLOW and mode 0o600. No name is predictable, so a link or a file
+  planted beside the target can neither receive what is written nor lend it its mode
+  (issue 75, finding 2: a link at the old ``.NAME.tmp`` received a new key, and a 0644
+  file there gave a 0644 mapping);
+- when the writing is done the file gets its final mode through its own descriptor
+  (``fchmod``): ``mode`` (``PRIVATE``, 0o600, for anything that holds a key or an
+  original), else what a plain ``open`` would give (0o666 less the umask). Until then it
+  is 0o600, so no one else can read a file while it is being written;
+- ``fsync`` flushes it to disk before the rename (keys, mappings, and the progress
+  records that --resume trusts);
 - it is renamed with ``os.replace`` only when the writing finished without an error,
-  and removed when it did not;
-- ``mode`` creates it with those permissions (0o600 for files that hold private words),
-  ``unique`` gives it a random name created mode 0o600 (``tempfile.mkstemp``), and
-  ``fsync`` flushes it to disk before the rename (progress records that --resume trusts).
+  and removed when it did not.
 
 Folders (a model, an adapter, a checkpoint) are swapped in by ``directory``: the new
-folder is written under ``.NAME.tmp``, the old one moves to ``.NAME.old`` (``previous``)
-and is deleted once the new one is in place.
+folder is made by ``tempfile.mkdtemp`` beside the target (random name, mode 0o700), the
+old one moves to ``.NAME.old`` (``previous``) and is deleted once the new one is in place.
 """
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import shutil
+import stat
 import tempfile
 from pathlib import Path
 from typing import IO, Iterator
 
+PRIVATE = 0o600  # owner only: keys, mappings, progress records, manifests, outputs that hold originals
 
-def temp_path(path: Path, suffix: str = ".tmp") -> Path:
-    """The hidden sibling that ``path`` is written to first."""
-    path = Path(path)
-    hidden = path.name if path.name.startswith(".") else f".{path.name}"
-    return path.with_name(hidden + suffix)
+
+def _hidden(name: str) -> str:
+    return name if name.startswith(".") else f".{name}"
 
 
 def previous(target: Path) -> Path:
@@ -40,54 +48,93 @@ def previous(target: Path) -> Path:
     return target.with_name(f".{target.name}.old")
 
 
-@contextlib.contextmanager
-def replacing(path: Path, *, suffix: str = ".tmp", mode: int | None = None, unique: bool = False,
-              fsync: bool = False) -> Iterator[Path]:
-    """Yield the temporary path to write ``path`` through (any writer: torch.save,
-    soundfile, pandas); it replaces ``path`` when the block ends without an error.
+def umask() -> int:
+    """The process's umask, read without changing it where Linux says it (changing it, even
+    for an instant, would loosen files that other threads create meanwhile)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    old = os.umask(0o077)
+    os.umask(old)
+    return old
 
-    ``suffix`` ends the temporary name (".tmp.wav" where the writer reads the format
-    from it); ``mode`` creates the file with those permissions; ``unique`` picks a
-    random name (mode 0o600) so two writers of one target cannot collide."""
-    path = Path(path)
+
+def _create(path: Path, suffix: str) -> tuple[int, Path]:
+    """A new temporary file beside ``path``: (its descriptor, its path)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    if unique:
-        fd, name = tempfile.mkstemp(prefix=temp_path(path, ".").name, suffix=suffix, dir=path.parent)
-        os.close(fd)
-        tmp = Path(name)
-    else:
-        tmp = temp_path(path, suffix)
-        if mode is not None:
-            os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode))
+    # mkstemp: random name, O_CREAT|O_EXCL|O_NOFOLLOW, mode 0o600, whatever the umask
+    fd, name = tempfile.mkstemp(prefix=_hidden(path.name) + ".", suffix=suffix, dir=path.parent)
+    return fd, Path(name)
+
+
+def _finish(fd: int, tmp: Path, path: Path, mode: int | None, fsync: bool) -> None:
+    """Give ``tmp`` its final mode, flush it if asked, and rename it onto ``path``."""
+    st, now = os.fstat(fd), os.lstat(tmp)
+    if (st.st_dev, st.st_ino) != (now.st_dev, now.st_ino) or not stat.S_ISREG(now.st_mode):
+        # A writer that made a new file at ``tmp`` instead of writing into ours: seal that one
+        # (never through a link), as ours would have been.
+        fd = os.open(tmp, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise OSError(f"{tmp} is not a regular file")
+            _finish(fd, tmp, path, mode, fsync)
+        finally:
+            os.close(fd)
+        return
+    os.fchmod(fd, mode if mode is not None else 0o666 & ~umask())
+    if fsync:
+        os.fsync(fd)
+    os.replace(tmp, path)
+
+
+@contextlib.contextmanager
+def replacing(path: Path, *, suffix: str = ".tmp", mode: int | None = None, fsync: bool = False) -> Iterator[Path]:
+    """Yield the temporary path to write ``path`` through (any writer that opens a path:
+    torch.save, soundfile, pandas); it replaces ``path`` when the block ends without an error.
+
+    ``suffix`` ends the temporary name (".tmp.wav" where the writer reads the format from
+    it); ``mode`` is the file's final mode (PRIVATE for keys and originals; default: as
+    ``open`` would make it); ``fsync`` flushes it to disk before the rename."""
+    path = Path(path)
+    fd, tmp = _create(path, suffix)
     try:
         yield tmp
-        if fsync:
-            fd = os.open(tmp, os.O_RDONLY)
-            try:
-                os.fsync(fd)
-            finally:
-                os.close(fd)
-        os.replace(tmp, path)
+        _finish(fd, tmp, path, mode, fsync)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+    finally:
+        os.close(fd)
 
 
 @contextlib.contextmanager
 def writing(path: Path, mode: str = "w", *, encoding: str | None = "utf-8", newline: str | None = None,
-            **kw) -> Iterator[IO]:
+            suffix: str = ".tmp", perms: int | None = None, fsync: bool = False) -> Iterator[IO]:
     """Yield an open file whose content replaces ``path`` when the block ends without an
-    error. ``kw``: as for ``replacing`` (suffix, unique, fsync)."""
-    with replacing(path, **kw) as tmp:
-        with open(tmp, mode, encoding=None if "b" in mode else encoding, newline=newline) as f:
+    error. It is the temporary file's own descriptor, never a reopened path. ``perms``:
+    the final mode, as ``replacing``'s ``mode``."""
+    path = Path(path)
+    fd, tmp = _create(path, suffix)
+    try:
+        binary = "b" in mode
+        with open(os.dup(fd), mode, encoding=None if binary else encoding, newline=None if binary else newline) as f:
             yield f
+        _finish(fd, tmp, path, perms, fsync)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    finally:
+        os.close(fd)
 
 
 def write_bytes(path: Path, data: bytes, *, mode: int | None = None, fsync: bool = False) -> None:
-    """Replace ``path`` with ``data``."""
-    with replacing(path, mode=mode, fsync=fsync) as tmp:
-        with open(tmp, "wb") as f:
-            f.write(data)
+    """Replace ``path`` with ``data``. ``mode``: PRIVATE for a key or originals."""
+    with writing(path, "wb", perms=mode, fsync=fsync) as f:
+        f.write(data)
 
 
 def write_text(path: Path, text: str, *, encoding: str = "utf-8", mode: int | None = None,
@@ -96,17 +143,49 @@ def write_text(path: Path, text: str, *, encoding: str = "utf-8", mode: int | No
     write_bytes(path, text.encode(encoding), mode=mode, fsync=fsync)
 
 
+def open_private(path: Path) -> IO[bytes]:
+    """``path`` opened to read and to append to, owner only: created mode 0o600 when it does
+    not exist, never through a link, refused when another user owns it or it is not a regular
+    file, and tightened to 0o600 when it is looser (a file from before this rule). For a log
+    that grows a line at a time, synced after each (a manifest), and holds private words."""
+    path = Path(path)
+    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, PRIVATE)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_uid != os.getuid():
+            raise PermissionError(errno.EPERM, "not a regular file of this user's own", str(path))
+        if stat.S_IMODE(st.st_mode) != PRIVATE:
+            os.fchmod(fd, PRIVATE)
+        return open(fd, "a+b")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def _sweep(target: Path) -> None:
+    """Temporary folders that killed swaps of ``target`` left (``directory``'s names are
+    random, so no later swap overwrites them): this user's real folders only."""
+    for old in target.parent.glob(f"{_hidden(target.name)}.*.tmp"):
+        try:
+            st = old.lstat()
+        except OSError:
+            continue
+        if stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid():
+            shutil.rmtree(old, ignore_errors=True)
+
+
 @contextlib.contextmanager
 def directory(target: Path) -> Iterator[Path]:
     """Yield an empty temporary folder; when the block ends without an error it becomes
     ``target`` (the old ``target``, if any, is deleted); when it fails it is deleted."""
     target = Path(target)
     target.parent.mkdir(parents=True, exist_ok=True)
-    tmp, old = temp_path(target), previous(target)
-    shutil.rmtree(tmp, ignore_errors=True)
-    tmp.mkdir()
+    _sweep(target)
+    tmp = Path(tempfile.mkdtemp(prefix=_hidden(target.name) + ".", suffix=".tmp", dir=target.parent))
+    old = previous(target)
     try:
         yield tmp
+        os.chmod(tmp, 0o777 & ~umask())  # as mkdir would have made it
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise

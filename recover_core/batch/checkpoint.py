@@ -21,6 +21,7 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO
 
 from recover_core import atomic
 from recover_core.batch.job import Job, differences
@@ -93,7 +94,7 @@ class Checkpoint:
         self.progress = Progress()
         self._hash = hashlib.sha256()
         job.output.parent.mkdir(parents=True, exist_ok=True)
-        old = self._read_record()
+        old = self._read_record() if resume or not restart else None  # --restart trusts nothing left
         if old is not None and resume:
             self._resume_from(old)
         elif old is not None and not restart:
@@ -107,19 +108,32 @@ class Checkpoint:
     # --- starting ----------------------------------------------------------------------
 
     def _read_record(self) -> dict | None:
-        if not self.record.exists():
+        if not self.record.exists() and not self.record.is_symlink():
             self.part.unlink(missing_ok=True)  # a part without a record holds nothing committed
             return None
         try:
-            return json.loads(self.record.read_text())
+            # never through a link, and only this user's own owner-only record: a record planted
+            # by someone else could name a key they know
+            fd = os.open(self.record, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+            with open(fd, encoding="utf-8") as f:
+                st = os.fstat(f.fileno())
+                text = f.read()
         except (OSError, ValueError):
+            raise RecoverError(f"The progress record {self.record} is unreadable; use --restart.") from None
+        if st.st_uid != os.getuid() or st.st_mode & 0o077:
+            raise RecoverError(f"The progress record {self.record} is not this user's own mode-600 file, so it is "
+                               "not trusted; use --restart.")
+        try:
+            return json.loads(text)
+        except ValueError:
             raise RecoverError(f"The progress record {self.record} is unreadable; use --restart.") from None
 
     def _start(self) -> None:
         mapping_path(self.job.output).unlink(missing_ok=True)  # a fresh run starts a fresh mapping
         self.key = self.job.key or _mapping_key(self.job) or new_key().hex()
-        fd = os.open(self.part, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        os.close(fd)
+        # made by the atomic rules (random temporary name, 0o600, renamed in): a link or a
+        # looser file planted at the part's name is replaced, never written through
+        atomic.write_bytes(self.part, b"", mode=atomic.PRIVATE)
         self._commit_record()
 
     def _resume_from(self, old: dict) -> None:
@@ -140,7 +154,7 @@ class Checkpoint:
         if not self.part.exists() or self.part.stat().st_size < p.output_bytes:
             raise RecoverError(f"The partial output {self.part} is missing or shorter than its record says; "
                                "use --restart.")
-        with self.part.open("r+b") as f:  # what was written after the last commit is not committed
+        with self._open_part() as f:  # what was written after the last commit is not committed
             f.truncate(p.output_bytes)
         with self.job.input.open("rb") as f:  # the running hash goes on from the committed prefix
             left = p.input_offset
@@ -161,7 +175,7 @@ class Checkpoint:
                                f"The {self.progress.lines_done:,} lines before the change are kept in {self.part}; "
                                "rerun with --restart once the file is complete.")
         data = text.encode("utf-8")
-        with self.part.open("r+b") as f:
+        with self._open_part() as f:
             f.seek(self.progress.output_bytes)
             f.write(data)
             f.truncate()
@@ -177,6 +191,10 @@ class Checkpoint:
         p.seconds = seconds
         self._commit_record()
 
+    def _open_part(self) -> IO[bytes]:
+        """The part file for reading and writing, never through a link."""
+        return open(os.open(self.part, os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC), "r+b")
+
     def _commit_record(self) -> None:
         p = self.progress
         rec = {"version": VERSION, "command": self.job.command, "settings": self.job.settings(),
@@ -185,13 +203,14 @@ class Checkpoint:
                "seconds": round(p.seconds, 3),
                # the run's secret key, for --resume; this record is mode 600 and goes when the run ends
                "key": self.key}
-        atomic.write_bytes(self.record, json.dumps(rec).encode(), mode=0o600, fsync=True)
+        atomic.write_bytes(self.record, json.dumps(rec).encode(), mode=atomic.PRIVATE, fsync=True)
 
     def finish(self) -> None:
         """The whole input is done: the part file becomes the output, the record goes."""
         if _input_stamp(self.job.input) != self.stamp:
             raise RecoverError(f"{self.job.input} changed while it was being read; rerun with --restart.")
-        os.chmod(self.part, 0o644 if not self.job.keep_originals else 0o600)
+        with self._open_part() as f:
+            os.fchmod(f.fileno(), 0o644 if not self.job.keep_originals else atomic.PRIVATE)
         os.replace(self.part, self.job.output)
         self.record.unlink(missing_ok=True)
         mapping_path(self.job.output).unlink(missing_ok=True)

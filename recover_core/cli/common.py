@@ -32,7 +32,7 @@ def read_records(path: Path, fmt: str | None, field: str) -> Iterator[dict | Non
 def atomic_output(path: Path):
     """Write next to the target and rename at the end: a failed run leaves nothing behind.
     The file is created mode 600 (it may hold private words until it is complete)."""
-    with atomic.writing(path, unique=True, suffix=".part") as f:
+    with atomic.writing(path, suffix=".part", perms=atomic.PRIVATE) as f:
         yield f
 
 

@@ -77,7 +77,7 @@ def write_key_file(path: Path | str, key: bytes | None = None) -> bytes:
     if path.exists():
         raise RecoverError(f"{path} exists; a key file is never overwritten. Choose another name.")
     key = as_key(key)
-    atomic.write_bytes(path, (key.hex() + "\n").encode("ascii"), mode=0o600, fsync=True)
+    atomic.write_bytes(path, (key.hex() + "\n").encode("ascii"), mode=atomic.PRIVATE, fsync=True)
     return key
 
 

@@ -76,4 +76,4 @@ def save_mapping(path: Path, pseudonyms: Pseudonyms) -> None:
     reserved = sorted(pseudonyms.originals - pseudonyms.mapping.keys())
     data = json.dumps({"format": MAPPING_FORMAT, "key": pseudonyms.key.hex(), "mapping": pseudonyms.mapping,
                        "reserved": reserved}, ensure_ascii=False, indent=0)
-    atomic.write_bytes(Path(path), data.encode("utf-8"), mode=0o600, fsync=True)
+    atomic.write_bytes(Path(path), data.encode("utf-8"), mode=atomic.PRIVATE, fsync=True)

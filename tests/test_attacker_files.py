@@ -1,0 +1,124 @@
+"""Files an attacker on the same machine could plant or read (issue 75, findings 2, 11, 12, 13).
+
+Each test plants what an attacker would (a link or a loose file at a name the code used to
+predict, a folder at the app's old temp name) or reads what they would (a progress record,
+the arguments Ray ships), and checks that nothing secret reaches them. No model is loaded.
+"""
+from __future__ import annotations
+
+import json
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from recover_core import atomic
+from recover_core.batch.checkpoint import Checkpoint, mapping_path, part_path, record_path
+from recover_core.batch.job import Job
+from recover_core.errors import RecoverError
+from recover_core.pseudonyms import Pseudonyms, save_mapping
+from recover_core.pseudonyms.key import write_key_file
+
+
+def mode(path: Path) -> int:
+    return stat.S_IMODE(path.lstat().st_mode)
+
+
+def old_temp(path: Path) -> Path:
+    """The hidden sibling every atomic write used to go through, whatever the run."""
+    return path.with_name(f"{path.name if path.name.startswith('.') else '.' + path.name}.tmp")
+
+
+@pytest.fixture
+def loose_umask():
+    """umask 0: a file created without an explicit mode would be 0666 (as the issue's key file was)."""
+    old = os.umask(0)
+    yield
+    os.umask(old)
+
+
+def plant(folder: Path, target: Path) -> tuple[Path, Path]:
+    """A link at the target's old temporary name into a file the attacker reads, and a victim file."""
+    stolen = folder / "attacker-reads-this"
+    stolen.write_bytes(b"")
+    os.symlink(stolen, old_temp(target))
+    return stolen, old_temp(target)
+
+
+# --- finding 2: key, mapping and progress files --------------------------------------------
+
+def test_a_link_at_the_old_temp_name_receives_no_key(tmp_path, loose_umask):
+    key_file = tmp_path / "run.key"
+    stolen, link = plant(tmp_path, key_file)
+    key = write_key_file(key_file)
+    assert stolen.read_bytes() == b"" and link.is_symlink()  # the link was neither written through nor used
+    assert key_file.read_text().strip() == key.hex() and not key_file.is_symlink()
+    assert mode(key_file) == 0o600
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([".run.key.tmp", "attacker-reads-this", "run.key"])
+
+
+def test_a_loose_file_at_the_old_temp_name_lends_the_mapping_no_mode(tmp_path, loose_umask):
+    path = tmp_path / "names.json"
+    planted = old_temp(path)
+    planted.write_bytes(b"")
+    planted.chmod(0o644)
+    p = Pseudonyms(0, {"Darnell Whitcombe": "Phoenix Colleen"})
+    save_mapping(path, p)
+    assert mode(path) == 0o600 and json.loads(path.read_text())["mapping"] == {"Darnell Whitcombe": "Phoenix Colleen"}
+    assert planted.read_bytes() == b"" and mode(planted) == 0o644  # untouched, and not the mapping
+
+
+def test_every_atomic_write_takes_a_fresh_unpredictable_name(tmp_path, loose_umask):
+    seen = set()
+    target = tmp_path / "out.txt"
+    for _ in range(3):
+        with atomic.replacing(target, mode=atomic.PRIVATE) as tmp:
+            assert tmp.parent == tmp_path and tmp.name != old_temp(target).name
+            assert mode(tmp) == 0o600  # no one else can read it while it is written
+            tmp.write_text("x")
+            seen.add(tmp.name)
+    assert len(seen) == 3 and mode(target) == 0o600
+    atomic.write_text(target, "public")  # no mode asked: as open() makes it, under the umask
+    assert mode(target) == 0o666 & ~atomic.umask()
+
+
+LINE = b"Darnell Whitcombe called me yesterday.\n"
+
+
+def _job(tmp_path: Path, **kw) -> Job:
+    src = tmp_path / "in.txt"
+    src.write_bytes(LINE)
+    return Job(command="obfuscate", input=src, output=tmp_path / "out.txt", in_jsonl=False, out_jsonl=False, **kw)
+
+
+def test_the_progress_record_and_part_file_go_around_planted_links(tmp_path, loose_umask):
+    job = _job(tmp_path)
+    record, part = record_path(job.output), part_path(job.output)
+    stolen, _ = plant(tmp_path, record)
+    elsewhere = tmp_path / "part-goes-here"
+    elsewhere.write_bytes(b"")
+    os.symlink(elsewhere, part)  # a link at the part file's own name is replaced, not written through
+    ckpt = Checkpoint(job, resume=False, restart=True)
+    ckpt.commit("Phoenix Colleen called me yesterday.\n", [LINE], {}, 0.1)
+    assert stolen.read_bytes() == b"" and elsewhere.read_bytes() == b""
+    assert not part.is_symlink() and mode(part) == 0o600 and mode(record) == 0o600
+    assert json.loads(record.read_text())["lines_done"] == 1
+
+
+def test_a_progress_record_others_could_have_written_is_not_trusted(tmp_path):
+    job = _job(tmp_path)
+    Checkpoint(job, resume=False, restart=False).commit("x\n", [LINE], {}, 0.1)
+    record = record_path(job.output)
+    record.chmod(0o644)  # or planted by another user: it could name a key its writer knows
+    with pytest.raises(RecoverError, match="not trusted"):
+        Checkpoint(job, resume=True, restart=False)
+    Checkpoint(job, resume=False, restart=True)  # --restart trusts nothing left and starts over
+    assert mode(record) == 0o600
+
+
+def test_the_runs_mapping_beside_the_output_goes_around_a_planted_link(tmp_path, loose_umask):
+    job = _job(tmp_path, consistent=True)
+    stolen, _ = plant(tmp_path, mapping_path(job.output))
+    save_mapping(mapping_path(job.output), Pseudonyms(0))
+    assert stolen.read_bytes() == b"" and mode(mapping_path(job.output)) == 0o600
