@@ -9,13 +9,14 @@ from __future__ import annotations
 import json
 import os
 import stat
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from recover_core import atomic
 from recover_core.batch.checkpoint import Checkpoint, mapping_path, part_path, record_path
-from recover_core.batch.job import Job
+from recover_core.batch.job import Job, KeyArg
 from recover_core.errors import RecoverError
 from recover_core.pseudonyms import Pseudonyms, save_mapping
 from recover_core.pseudonyms.key import write_key_file
@@ -122,3 +123,51 @@ def test_the_runs_mapping_beside_the_output_goes_around_a_planted_link(tmp_path,
     stolen, _ = plant(tmp_path, mapping_path(job.output))
     save_mapping(mapping_path(job.output), Pseudonyms(0))
     assert stolen.read_bytes() == b"" and mode(mapping_path(job.output)) == 0o600
+
+
+# --- finding 11: the key is not copied where it need not be -------------------------------
+
+def test_the_progress_record_names_the_key_file_instead_of_copying_the_key(tmp_path):
+    key_file = tmp_path / "run.key"
+    key = write_key_file(key_file)
+    job = _job(tmp_path, key=key.hex(), key_file=str(key_file))
+    Checkpoint(job, resume=False, restart=False).commit("x\n", [LINE], {}, 0.1)
+    text = record_path(job.output).read_text()
+    assert key.hex() not in text and json.loads(text)["key_file"] == str(key_file)
+    # --resume without --key-file finds the key where the record says
+    assert Checkpoint(replace(job, key=None, key_file=None), resume=True, restart=False).key == key.hex()
+    assert key.hex() not in record_path(job.output).read_text()
+    key_file.unlink()
+    write_key_file(key_file)  # another key at that name since
+    with pytest.raises(RecoverError, match="no longer holds it"):
+        Checkpoint(replace(job, key=None, key_file=None), resume=True, restart=False)
+
+
+def test_the_progress_record_copies_no_key_a_mapping_file_keeps(tmp_path):
+    mapping = tmp_path / "names.json"
+    p = Pseudonyms(0, {"Darnell Whitcombe": "Phoenix Colleen"})
+    save_mapping(mapping, p)
+    job = _job(tmp_path, consistent=True, mapping=str(mapping))
+    ckpt = Checkpoint(job, resume=False, restart=False)
+    assert ckpt.key == p.key.hex() and p.key.hex() not in record_path(job.output).read_text()
+    assert Checkpoint(job, resume=True, restart=False).key == p.key.hex()
+
+
+def test_a_fresh_key_is_kept_by_the_record_alone(tmp_path):
+    ckpt = Checkpoint(_job(tmp_path), resume=False, restart=False)
+    assert json.loads(record_path(ckpt.job.output).read_text())["key"] == ckpt.key  # nothing else keeps it
+
+
+def test_ray_workers_get_the_key_apart_from_the_jobs_dict(tmp_path, monkeypatch):
+    from recover_core.batch import pipeline
+    from recover_core.batch.ray_engine import ChunkActor
+
+    key = "ab" * 32
+    job = _job(tmp_path, key=key)
+    shipped = job.to_dict()
+    assert key not in json.dumps(shipped) and key not in repr(job) and key not in repr(KeyArg(key))
+    assert Job.from_dict(shipped, KeyArg(key)) == job and Job.from_dict(shipped).key is None
+    built = []
+    monkeypatch.setattr(pipeline, "Pipeline", built.append)  # no model: only what the actor was given
+    ChunkActor(shipped, 1, key=KeyArg(key))
+    assert built[0].key == key

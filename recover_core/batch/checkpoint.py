@@ -5,8 +5,10 @@ While a run goes, its output grows in ``.NAME.part`` next to the target, and
 consumed, a SHA-256 of those input bytes, the output bytes, and the running counts.
 A commit appends a chunk, fsyncs it, then replaces the record (write, fsync, rename),
 so after kill -9 at any instant the record names a prefix of the part file that is
-complete. The record also keeps the run's secret key (unless --key-file or --mapping keeps
-it), so a resumed run draws under the same key. `--resume` cuts the part file back to that prefix and reads on from there;
+complete. The record says where the run's secret key is, so a resumed run draws under the
+same key: it names the --key-file, or the --mapping file that keeps it, and holds only the
+key's fingerprint then; it copies the key only when nothing else keeps it (a fresh key).
+`--resume` cuts the part file back to that prefix and reads on from there;
 the finished output is renamed into place and both files go.
 
 Both files are created mode 600: with --keep-originals the part file holds private
@@ -26,7 +28,7 @@ from typing import IO
 from recover_core import atomic
 from recover_core.batch.job import Job, differences
 from recover_core.errors import RecoverError
-from recover_core.pseudonyms.key import new_key
+from recover_core.pseudonyms.key import fingerprint, new_key, read_key_file
 from recover_core.pseudonyms.mapping import mapping_key
 
 # 2: a line's draws are seeded by the masked line itself (obfuscator.line_id), not its number.
@@ -46,6 +48,34 @@ def record_path(output: Path) -> Path:
 def mapping_path(output: Path) -> Path:
     """Where --consistent keeps the run's mapping until the run ends (with no --mapping FILE)."""
     return output.parent / f".{output.name}.mapping.json"
+
+
+def _where_key(job: Job, key: str) -> dict:
+    """The record's entries that let --resume find ``key``: the key file or the mapping file
+    that already keeps it is named (with the key's fingerprint, to notice a changed file),
+    never copied; only a key nothing else keeps is written into the record."""
+    kid = fingerprint(bytes.fromhex(key))
+    if job.key_file and job.key == key:
+        return {"key_file": job.key_file, "key_id": kid}
+    if job.mapping and _mapping_key(job) == key:
+        return {"key_from": "mapping", "key_id": kid}
+    return {"key": key}
+
+
+def _found_key(job: Job, old: dict) -> str:
+    """The interrupted run's key, where its record says it is."""
+    if old.get("key") or not (old.get("key_file") or old.get("key_from")):
+        return old.get("key") or ""
+    if old.get("key_file"):
+        key = read_key_file(old["key_file"]).hex()
+        where = f"the key file {old['key_file']}"
+    else:
+        key = _mapping_key(job) or ""
+        where = f"the mapping file {job.mapping}"
+    if not key or fingerprint(bytes.fromhex(key)) != old.get("key_id"):
+        raise RecoverError(f"--resume needs the first run's key, and {where} no longer holds it (it changed since). "
+                           "Put the first run's key back there, or use --restart.")
+    return key
 
 
 def _mapping_key(job: Job) -> str | None:
@@ -131,6 +161,7 @@ class Checkpoint:
     def _start(self) -> None:
         mapping_path(self.job.output).unlink(missing_ok=True)  # a fresh run starts a fresh mapping
         self.key = self.job.key or _mapping_key(self.job) or new_key().hex()
+        self.where_key = _where_key(self.job, self.key)
         # made by the atomic rules (random temporary name, 0o600, renamed in): a link or a
         # looser file planted at the part's name is replaced, never written through
         atomic.write_bytes(self.part, b"", mode=atomic.PRIVATE)
@@ -143,7 +174,8 @@ class Checkpoint:
         if diff:
             raise RecoverError("--resume needs the first run's settings; these differ: " + "; ".join(diff)
                                + ". Rerun with the first run's settings, or use --restart.")
-        self.key = old.get("key") or ""
+        self.key = _found_key(self.job, old)
+        self.where_key = {k: old[k] for k in ("key", "key_file", "key_from", "key_id") if k in old}
         if self.job.key and self.job.key != self.key:
             raise RecoverError("--resume needs the first run's key: the --key-file given is another one. Rerun "
                                "with the first run's key file (or none), or use --restart.")
@@ -201,8 +233,9 @@ class Checkpoint:
                "input": str(self.job.input), "lines_done": p.lines_done, "input_offset": p.input_offset,
                "input_sha256": self._hash.hexdigest(), "output_bytes": p.output_bytes, "counts": p.counts,
                "seconds": round(p.seconds, 3),
-               # the run's secret key, for --resume; this record is mode 600 and goes when the run ends
-               "key": self.key}
+               # where the run's secret key is, for --resume (the key itself only when nothing else
+               # keeps it); this record is mode 600 and goes when the run ends
+               **self.where_key}
         atomic.write_bytes(self.record, json.dumps(rec).encode(), mode=atomic.PRIVATE, fsync=True)
 
     def finish(self) -> None:

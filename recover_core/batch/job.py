@@ -12,7 +12,20 @@ from typing import Literal
 Command = Literal["mask", "fill", "obfuscate"]
 
 # Neither the output's bytes nor its summary depend on these: a resumed run may change them.
-NOT_SETTINGS = {"input", "output", "skip_bad", "quiet", "key"}
+NOT_SETTINGS = {"input", "output", "skip_bad", "quiet", "key", "key_file"}
+
+
+class KeyArg:
+    """The run's key, passed apart from the Job's dict (``to_dict`` leaves it out): Ray
+    ships its workers' constructor arguments and may print them, and its repr names no key."""
+
+    __slots__ = ("hex",)
+
+    def __init__(self, hex: str | None):
+        self.hex = hex
+
+    def __repr__(self) -> str:
+        return "KeyArg(<hidden>)" if self.hex else "KeyArg(None)"
 
 
 @dataclass(frozen=True)
@@ -53,6 +66,9 @@ class Job:
     # The run's secret key as hex (pseudonyms/key.py): from --key-file, else the --mapping
     # file's, else a fresh one that the checkpoint keeps until the run ends (for --resume).
     key: str | None = field(default=None, repr=False)
+    # The --key-file the key was read from (absolute): the progress record names it instead of
+    # copying the key (issue 75, finding 11).
+    key_file: str | None = None
 
     @property
     def field(self) -> str:
@@ -66,15 +82,20 @@ class Job:
         return d
 
     def to_dict(self) -> dict:
+        """The job as JSON-able data, without its key: a dict is what gets shipped, printed
+        and logged, so the key travels apart (``KeyArg``) or not at all."""
         d = asdict(self)
+        del d["key"]
         d["input"], d["output"] = str(self.input), str(self.output)
         return d
 
     @classmethod
-    def from_dict(cls, d: dict) -> "Job":
+    def from_dict(cls, d: dict, key: KeyArg | None = None) -> "Job":
+        """The job ``to_dict`` gave, with the key passed apart."""
         d = dict(d)
         d["input"], d["output"] = Path(d["input"]), Path(d["output"])
         d["types"] = tuple(d["types"]) if d.get("types") else None
+        d["key"] = key.hex if key is not None else None
         return cls(**d)
 
 

@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 from recover_core.batch.checkpoint import Checkpoint
-from recover_core.batch.job import Job
+from recover_core.batch.job import Job, KeyArg
 from recover_core.batch.local import WarmRate, read_chunks
 from recover_core.errors import RecoverError
 
@@ -25,13 +25,13 @@ from recover_core.errors import RecoverError
 class ChunkActor:
     """One Ray actor: a Pipeline built once, run on each chunk it is given."""
 
-    def __init__(self, job: dict, threads: int):
+    def __init__(self, job: dict, threads: int, key: KeyArg | None = None):
         import torch
 
         from recover_core.batch.pipeline import Pipeline
 
         torch.set_num_threads(threads)
-        self.job = Job.from_dict(job)
+        self.job = Job.from_dict(job, key)
         self.pipeline = Pipeline(self.job)
 
     def __call__(self, batch: dict) -> dict:
@@ -106,7 +106,8 @@ def run_ray(job: Job, ckpt: Checkpoint, total: int, actors: int = 2, threads: in
         threads = threads or (max(1, cluster["ray_cpus"] // max(actors, 1)) if cluster["ray_nodes"] <= 1 else 1)
         ds = ray.data.from_items(rows, override_num_blocks=max(1, min(len(rows), 4 * actors)))
         ds = ds.map_batches(ChunkActor, batch_size=1, concurrency=actors, num_cpus=1,
-                            fn_constructor_kwargs={"job": job.to_dict(), "threads": threads})
+                            fn_constructor_kwargs={"job": job.to_dict(), "key": KeyArg(job.key),
+                                                   "threads": threads})
         chunks = read_chunks(job.input, job.batch_size, ckpt.progress.lines_done, ckpt.progress.input_offset)
         for row, chunk in zip(ds.iter_rows(), chunks):
             if int(row["index"]) != chunk.index:
