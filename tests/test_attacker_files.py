@@ -171,3 +171,41 @@ def test_ray_workers_get_the_key_apart_from_the_jobs_dict(tmp_path, monkeypatch)
     monkeypatch.setattr(pipeline, "Pipeline", built.append)  # no model: only what the actor was given
     ChunkActor(shipped, 1, key=KeyArg(key))
     assert built[0].key == key
+
+
+# --- finding 12: speech's manifest and output names ------------------------------------
+
+def test_the_speech_manifest_is_owner_only_and_never_a_link(tmp_path):
+    from recover_core.cli.speech import _append, read_manifest
+
+    old = os.umask(0o022)  # the usual umask, which gave a 0644 manifest
+    try:
+        manifest = tmp_path / "manifest.jsonl"
+        _append(manifest, {"path": "calls/darnell_whitcombe.wav", "original": "Darnell Whitcombe"})
+        assert mode(manifest) == 0o600
+        earlier = tmp_path / "earlier.jsonl"  # written by a version before this rule
+        earlier.write_text('{"path": "a.wav", "output": "00000.wav"}\n')
+        earlier.chmod(0o644)
+        assert read_manifest(earlier) == [{"path": "a.wav", "output": "00000.wav"}] and mode(earlier) == 0o600
+        stolen = tmp_path / "attacker-reads-this"
+        stolen.write_bytes(b"")
+        os.symlink(stolen, tmp_path / "linked.jsonl")
+        for call in (lambda: _append(tmp_path / "linked.jsonl", {"original": "Darnell Whitcombe"}),
+                     lambda: read_manifest(tmp_path / "linked.jsonl")):
+            with pytest.raises(RecoverError, match="not a link"):
+                call()
+        assert stolen.read_bytes() == b""
+    finally:
+        os.umask(old)
+
+
+def test_speech_outputs_are_numbered_not_named_after_their_inputs(tmp_path):
+    from recover_core.cli.speech import output_names
+
+    inputs = [tmp_path / "darnell_whitcombe.wav", tmp_path / "calls" / "maria-gonzalez.flac", tmp_path / "b.wav"]
+    names = output_names(inputs, [])
+    assert list(names.values()) == ["00000.wav", "00001.wav", "00002.wav"]
+    # a resumed run: the manifest's outputs stay taken, the rest get the lowest free numbers
+    done = [{"path": str(inputs[0]), "output": "00000.wav"}, {"path": "x.wav", "error": "could not read"},
+            {"path": "y.wav", "output": "00002.wav"}]
+    assert output_names(inputs[1:], done) == {inputs[1]: "00001.wav", inputs[2]: "00003.wav"}

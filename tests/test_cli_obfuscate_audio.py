@@ -45,7 +45,8 @@ def test_a_corrupt_file_stops_the_run_and_skip_bad_goes_on(folder, tmp_path):
     out = tmp_path / "out"
     p = run("obfuscate-audio", folder, "-o", out, "--quiet", check=False)
     assert p.returncode == 2 and "b_broken.wav" in p.stderr and "--skip-bad" in p.stderr
-    assert [r["output"] for r in records(out)] == ["a_call.wav"]  # finished work is kept
+    assert [r["output"] for r in records(out)] == ["00000.wav"]  # finished work is kept, numbered
+    assert oct((out / "manifest.jsonl").stat().st_mode & 0o777) == "0o600"  # it names the inputs
     p = run("obfuscate-audio", folder, "-o", out, "--skip-bad")
     assert "1 already done" in p.stderr and "1 unreadable" in p.stderr and "file" in p.stderr  # tqdm
     assert "rendered again where a substitute was not heard" in p.stderr
@@ -56,7 +57,8 @@ def test_a_corrupt_file_stops_the_run_and_skip_bad_goes_on(folder, tmp_path):
     plain = next(r for r in rows if r["path"].endswith("d_plain.wav"))
     assert plain["entities"] == [] and not plain["needs_review"]
     x, _ = sf.read(folder / "d_plain.wav", dtype="int16")
-    y, _ = sf.read(out / "d_plain.wav", dtype="int16")
+    y, _ = sf.read(out / plain["output"], dtype="int16")
+    assert sorted(p.name for p in out.glob("*.wav")) == ["00000.wav", "00002.wav", "00003.wav", "00004.wav"]  # 1: unreadable
     assert np.array_equal(x, y)  # no names: the output is the input
     text = (out / "manifest.jsonl").read_text()
     for word in ("Margaret", "Thompson", "Robert", "Miller", "Susan"):

@@ -4,6 +4,10 @@ Resumable: each output WAV is written to a temporary name and renamed, and only 
 manifest line appended (flushed and synced). A rerun skips every input the manifest already
 records, so after a crash or kill the work done is kept and nothing is half-written. The
 manifest records the settings; a rerun with other settings is refused, naming them.
+
+Outputs are numbered (``00000.wav``, ...), never named after their inputs: a recording's
+file name often holds a person's name. The manifest, which names the inputs (and, with
+--keep-originals, holds the original words), is owner only (mode 600; issue 75, finding 12).
 """
 from __future__ import annotations
 
@@ -13,7 +17,9 @@ import os
 import sys
 import time
 from pathlib import Path
+from typing import IO
 
+from recover_core import atomic
 from recover_core.cli.common import positive
 from recover_core.errors import RecoverError
 
@@ -38,23 +44,48 @@ def _fingerprint(settings, args) -> dict:
     return json.loads(json.dumps(d))  # as a manifest holds it (tuples become lists)
 
 
+def _open_manifest(path: Path) -> IO[bytes]:
+    """The manifest, owner only (atomic.open_private): never a link, never another user's file."""
+    try:
+        return atomic.open_private(path)
+    except OSError as e:
+        raise RecoverError(f"{path}: cannot be used as the manifest ({e.strerror or e}); it must be a file of your "
+                           "own, not a link. Remove it, or choose another output folder.") from None
+
+
 def read_manifest(path: Path) -> list[dict]:
-    """The records of a manifest; a last line cut short by a kill is dropped (and its file redone)."""
-    if not path.exists():
+    """The records of a manifest; a last line cut short by a kill is dropped (and its file redone).
+    A manifest from before it was owner only is made so here."""
+    if not path.exists() and not path.is_symlink():
         return []
-    raw = path.read_bytes()
-    if raw and not raw.endswith(b"\n"):
-        raw = raw[: raw.rfind(b"\n") + 1]
-        with open(path, "r+b") as f:
+    with _open_manifest(path) as f:
+        f.seek(0)
+        raw = f.read()
+        if raw and not raw.endswith(b"\n"):
+            raw = raw[: raw.rfind(b"\n") + 1]
             f.truncate(len(raw))
     return [json.loads(x) for x in raw.decode("utf-8").splitlines() if x.strip()]
 
 
 def _append(path: Path, record: dict) -> None:
-    with open(path, "a", encoding="utf-8") as f:
-        f.write(json.dumps(record, ensure_ascii=False) + "\n")
+    with _open_manifest(path) as f:
+        f.write((json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8"))
         f.flush()
         os.fsync(f.fileno())
+
+
+def output_names(todo: list[Path], records: list[dict]) -> dict[Path, str]:
+    """The output file of each input still to do: the lowest numbers no record of the manifest
+    has taken, in the inputs' order. Never the input's own name, which often holds a person's."""
+    taken = {r.get("output") for r in records}
+    names: dict[Path, str] = {}
+    n = 0
+    for p in todo:
+        while f"{n:05d}.wav" in taken:
+            n += 1
+        names[p] = f"{n:05d}.wav"
+        taken.add(names[p])
+    return names
 
 
 def cmd_obfuscate_audio(args) -> None:
@@ -67,11 +98,6 @@ def cmd_obfuscate_audio(args) -> None:
 
     settings = _settings(args)
     paths = expand_inputs(args.audio)
-    names: dict[str, Path] = {}
-    for p in paths:
-        other = names.setdefault(p.stem + ".wav", p)
-        if other != p:
-            raise RecoverError(f"{other} and {p} would both be written as {p.stem}.wav: give them different names.")
     out_dir: Path = args.output
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
@@ -85,7 +111,8 @@ def cmd_obfuscate_audio(args) -> None:
     manifest = out_dir / MANIFEST
     fingerprint = _fingerprint(settings, args)
     done = {}
-    for rec in read_manifest(manifest):
+    records = read_manifest(manifest)
+    for rec in records:
         if rec.get("settings") != fingerprint:
             old = rec.get("settings") or {}
             differ = sorted(k for k in fingerprint.keys() | old.keys() if fingerprint.get(k) != old.get(k))
@@ -94,6 +121,7 @@ def cmd_obfuscate_audio(args) -> None:
         if "error" in rec or (out_dir / rec["output"]).exists():
             done[rec["path"]] = rec
     todo = [p for p in paths if str(p) not in done]
+    targets = output_names(todo, records)
     key = read_key_file(args.key_file) if args.key_file else None
     ob = SpeechObfuscator(settings, key=key)
     # --mapping: the substitutes of earlier runs (mode 600) and their key, saved after each file
@@ -116,7 +144,7 @@ def cmd_obfuscate_audio(args) -> None:
         result = ob.run(clip, pseudonyms)
         if args.mapping:
             save_mapping(args.mapping, pseudonyms)
-        target = out_dir / (p.stem + ".wav")
+        target = out_dir / targets[p]
         audio.write(target, result.samples, result.rate)
         record = {"path": str(p), "output": target.name, "seconds": round(clip.seconds, 3), "rate": result.rate,
                   **result.public(args.keep_originals), "settings": fingerprint}
@@ -139,7 +167,9 @@ def add_parser(sub) -> None:
 
     p = sub.add_parser("obfuscate-audio", help="replace, bleep or silence the names spoken in audio (preiss2023)")
     p.add_argument("audio", nargs="+", help="audio files, folders, or a .txt/.lst list of paths")
-    p.add_argument("-o", "--output", type=Path, required=True, help="a folder: one WAV per input, and manifest.jsonl")
+    p.add_argument("-o", "--output", type=Path, required=True, help="a folder: one WAV per input, numbered (00000.wav, ...: never "
+                   "named after the input, whose name may hold a person's), and manifest.jsonl (mode 600), which "
+                   "says which input each is")
     p.add_argument("--mode", choices=MODES, default="substitute")
     p.add_argument("--technique", default="entityTagger", help="masking technique(s), as for `obfuscate`")
     p.add_argument("--types", default=None, help="entityTagger: comma-separated entity types (default PERSON)")
