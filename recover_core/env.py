@@ -112,18 +112,27 @@ def app_temp_dir(root: Path | None = None) -> Path:
     left the user's audio behind for good. A folder per process, named by its pid, can be
     swept safely at the next start, even with another app running beside it. An app that
     exits normally (Ctrl-C) removes its own folder as it goes: until the next start it would
-    hold the last outputs, which are the user's own speech outside the names."""
+    hold the last outputs, which are the user's own speech outside the names.
+
+    The folder is made by ``tempfile.mkdtemp``: a random name after the pid, created here
+    and now, mode 0o700, owned by this user. A predictable name, used as it is when it
+    already exists, would put the user's speech in a folder someone else made and can read
+    (issue 75, finding 13). The sweep removes only this user's own real folders."""
     import atexit
     import shutil
+    import stat
     import tempfile
 
     root = Path(root or tempfile.gettempdir())
     for old in root.glob(APP_TEMP_PREFIX + "*"):
-        pid = old.name[len(APP_TEMP_PREFIX):]
-        if pid.isdigit() and not _alive(int(pid)):
+        pid = old.name[len(APP_TEMP_PREFIX):].split("-")[0]  # PREFIX<pid>-<random> (PREFIX<pid> before)
+        try:
+            st = old.lstat()
+        except OSError:
+            continue
+        if pid.isdigit() and stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid() and not _alive(int(pid)):
             shutil.rmtree(old, ignore_errors=True)
-    mine = root / f"{APP_TEMP_PREFIX}{os.getpid()}"
-    mine.mkdir(mode=0o700, exist_ok=True)
+    mine = Path(tempfile.mkdtemp(prefix=f"{APP_TEMP_PREFIX}{os.getpid()}-", dir=root))
     atexit.register(shutil.rmtree, mine, True)
     return mine
 

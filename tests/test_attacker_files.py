@@ -209,3 +209,21 @@ def test_speech_outputs_are_numbered_not_named_after_their_inputs(tmp_path):
     done = [{"path": str(inputs[0]), "output": "00000.wav"}, {"path": "x.wav", "error": "could not read"},
             {"path": "y.wav", "output": "00002.wav"}]
     assert output_names(inputs[1:], done) == {inputs[1]: "00001.wav", inputs[2]: "00003.wav"}
+
+
+# --- finding 13: the app's temp folder ------------------------------------------------------
+
+def test_the_apps_temp_folder_is_new_and_its_own_even_when_the_old_name_was_planted(tmp_path):
+    from recover_core import env
+
+    planted = tmp_path / f"{env.APP_TEMP_PREFIX}{os.getpid()}"  # the old predictable name, made first
+    planted.mkdir(mode=0o777)
+    planted.chmod(0o777)
+    (planted / "attacker-was-here").write_text("")
+    mine = env.app_temp_dir(tmp_path)
+    assert mine != planted and mine.parent == tmp_path and list(mine.iterdir()) == []
+    assert mode(mine) == 0o700 and mine.stat().st_uid == os.getuid()
+    assert env.app_temp_dir(tmp_path) != mine  # never a name reused
+    os.symlink(tmp_path / "elsewhere", tmp_path / f"{env.APP_TEMP_PREFIX}999999999")
+    assert env.app_temp_dir(tmp_path).is_dir()  # a link is neither followed nor removed by the sweep
+    assert (tmp_path / f"{env.APP_TEMP_PREFIX}999999999").is_symlink()

@@ -124,7 +124,7 @@ def test_an_app_process_keeps_its_files_apart_and_sweeps_dead_ones(tmp_path):
     other = tmp_path / "gradio"  # not ours: never touched
     other.mkdir()
     mine = env.app_temp_dir(tmp_path)
-    assert mine == tmp_path / f"{env.APP_TEMP_PREFIX}{os.getpid()}" and mine.is_dir()
+    assert mine.parent == tmp_path and mine.name.startswith(f"{env.APP_TEMP_PREFIX}{os.getpid()}-") and mine.is_dir()
     assert oct(mine.stat().st_mode & 0o777) == "0o700"
     assert not dead.exists() and alive.is_dir() and other.is_dir()
 
