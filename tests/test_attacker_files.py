@@ -227,3 +227,26 @@ def test_the_apps_temp_folder_is_new_and_its_own_even_when_the_old_name_was_plan
     os.symlink(tmp_path / "elsewhere", tmp_path / f"{env.APP_TEMP_PREFIX}999999999")
     assert env.app_temp_dir(tmp_path).is_dir()  # a link is neither followed nor removed by the sweep
     assert (tmp_path / f"{env.APP_TEMP_PREFIX}999999999").is_symlink()
+
+
+def test_the_speech_commands_write_probe_goes_through_no_planted_link(tmp_path):
+    """obfuscate-audio checks that it can write in its output folder before any model loads;
+    a link planted at the probe's old fixed name (.write-test) is not written through."""
+    import argparse
+
+    from recover_core.cli import speech
+
+    out = tmp_path / "out"
+    out.mkdir()
+    victim = tmp_path / "victim.txt"
+    victim.write_text("the user's own file")
+    os.symlink(victim, out / ".write-test")
+    (out / "manifest.jsonl").write_text(json.dumps({"path": "x.wav", "settings": {"mode": "other"}}) + "\n")
+    wav = tmp_path / "darnell_whitcombe.wav"
+    wav.write_bytes(b"RIFF")
+    parser = argparse.ArgumentParser()
+    speech.add_parser(parser.add_subparsers())
+    args = parser.parse_args(["obfuscate-audio", str(wav), "-o", str(out), "--quiet"])
+    with pytest.raises(RecoverError, match="other settings"):  # stops before any model loads
+        args.fn(args)
+    assert victim.read_text() == "the user's own file" and mode(out / "manifest.jsonl") == 0o600

@@ -15,6 +15,7 @@ import dataclasses
 import json
 import os
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import IO
@@ -101,9 +102,8 @@ def cmd_obfuscate_audio(args) -> None:
     out_dir: Path = args.output
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
-        probe = out_dir / ".write-test"
-        probe.write_bytes(b"")
-        probe.unlink()
+        with tempfile.TemporaryFile(dir=out_dir):  # a random name: a link planted at a fixed one is never written
+            pass
     except OSError as e:
         raise RecoverError(f"{out_dir}: cannot write there ({e.strerror}).") from None
     for stale in out_dir.glob(".*.tmp.wav"):  # a kill mid-write
