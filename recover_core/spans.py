@@ -8,7 +8,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Iterable, Iterator, Sequence
 
 # Words are letters with inner apostrophes/hyphens ("don't", "jean-luc"), or digit runs
@@ -57,7 +57,7 @@ class Span:
 
     start: int
     end: int
-    text: str
+    text: str = field(repr=False)  # the original words: never printed, so a log or traceback keeps them out
     label: str = "MASK"  # entity type (PERSON, GPE, ...) or the technique's generic label
     source: str = ""  # which technique found it
 

@@ -1,7 +1,7 @@
 """Turn found spans into markers, and count what was masked (vats2024 Table 2)."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 from recover_core import validation
@@ -16,9 +16,9 @@ MARKER = "[MASK]"
 class Masked:
     """One sentence after masking. ``spans`` carry the original words: keep them in memory only."""
 
-    original: str
+    original: str = field(repr=False)  # the private text: memory only, never in a repr or a log
     masked: str
-    spans: list[Span]  # in ``original``'s coordinates, with the private words
+    spans: list[Span] = field(repr=False)  # in ``original``'s coordinates, with the private words
     markers: list[Span]  # in ``masked``'s coordinates, text = the marker
     n_words: int
 
