@@ -10,13 +10,16 @@ import signal
 import sys
 import threading
 from contextlib import contextmanager
+from pathlib import Path
 
 from recover_core.cli import asr, audit, claims, evaluate, experiment, speech, text, training
 from recover_core.errors import RecoverError
 
 
 def parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="python -m recover_core", description=text.__doc__)
+    # `recover` when installed (pyproject's console script), else the module form.
+    prog = "recover" if Path(sys.argv[0]).name == "recover" else "python -m recover_core"
+    ap = argparse.ArgumentParser(prog=prog, description=text.__doc__)
     sub = ap.add_subparsers(dest="command", required=True)
     text.add_parser(sub)  # prepare, models, mask, fill, obfuscate, mask-rates
     training.add_parser(sub)  # finetune-mlm, evaluate-mlm, finetune-llm
