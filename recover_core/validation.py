@@ -18,6 +18,45 @@ from recover_core.errors import RecoverError
 MARKER_RE = re.compile(spans.MARKER_RE.pattern + "|<mask>")
 MAX_K = 50
 
+# Characters that show nothing but split a word: a name written "Dar\u200bnell" reached the
+# masker as two words and came out as "Phoenix\u200bnell" (issue 75). They are dropped before
+# anything reads the text: every format character (Unicode category Cf: zero-width space and
+# joiners, soft hyphen, bidi marks and isolates, BOM, tags), and the other default-ignorable
+# code points (DerivedCoreProperties.txt: the grapheme joiner, variation selectors, fillers).
+_IGNORABLE_RANGES = (
+    (0x034F, 0x034F), (0x115F, 0x1160), (0x17B4, 0x17B5), (0x180B, 0x180F), (0x3164, 0x3164),
+    (0xFE00, 0xFE0F), (0xFFA0, 0xFFA0), (0xFFF0, 0xFFF8), (0x1BCA0, 0x1BCA3), (0x1D173, 0x1D17A),
+    (0xE0000, 0xE0FFF),
+)
+# Format characters lie in planes 0, 1 and 14 only (scanning those alone keeps the import fast).
+_INVISIBLE = {cp: None for cp in (*range(0x20000), *range(0xE0000, 0xE1000)) if unicodedata.category(chr(cp)) == "Cf"} | {
+    cp: None for lo, hi in _IGNORABLE_RANGES for cp in range(lo, hi + 1)}
+
+
+def normalise(text: str) -> str:
+    """``text`` with every invisible character dropped and its letters, digits, marks and
+    punctuation in NFKC, so that what the masker reads is what a reader sees: "Dar\u200bnell"
+    is one word, "Ｄａｒｎｅｌｌ" is "Darnell", "Griﬃths" is "Griffiths", "jane＠example．com" an
+    e-mail address. Symbols and other numbers ("½", "²", "´") are kept as typed: NFKC would
+    rewrite them as other characters ("1⁄2"), they hide no word, and the grid's public corpora
+    hold them (a changed sentence would change every cached cell). Plain ASCII is returned as
+    it is (nothing to change, and it is most lines)."""
+    if text.isascii():
+        return text
+    text = text.translate(_INVISIBLE)
+    if unicodedata.is_normalized("NFKC", text):
+        return text
+    out, start = [], 0
+    for i, ch in enumerate(text):
+        cat = unicodedata.category(ch)
+        if cat[0] == "S" or cat == "No":  # kept as typed; what lies between is folded
+            out += [unicodedata.normalize("NFKC", text[start:i]), ch]
+            start = i + 1
+    out.append(unicodedata.normalize("NFKC", text[start:]))
+    # NFKC maps a few characters onto ignorable ones (a halfwidth filler), so drop once more.
+    return "".join(out).translate(_INVISIBLE)
+
+
 
 def _script_problem(text: str) -> str | None:
     for ch in text:
@@ -40,10 +79,11 @@ def _script_problem(text: str) -> str | None:
 
 
 def check_text(text: object, *, allow_markers: bool = False, what: str = "text") -> str:
-    """Return ``text`` stripped, or raise RecoverError saying what is wrong with it."""
+    """Return ``text`` normalised (``normalise``) and stripped, or raise RecoverError saying
+    what is wrong with it."""
     if not isinstance(text, str):
         raise RecoverError(f"The {what} must be a string, not {type(text).__name__}.")
-    stripped = text.strip()
+    stripped = normalise(text).strip()
     if not stripped:
         raise RecoverError(f"The {what} is empty: type or paste a sentence.")
     if len(stripped) > MAX_CHARS:
