@@ -17,7 +17,9 @@ One sentence goes through three steps:
 
 Seeding has one rule, so every path gives the same text for the same settings: a line's
 draws are seeded by the seed and the masked line itself (never the original words, never
-its place in a file or batch), and the pseudonym rules by the seed and each original.
+its place in a file or batch), and the pseudonym rules by the seed and each original under
+the secret key: a line's own subkey of it (named by the masked line) unless a run-wide
+mapping keeps the run consistent, so one name on many lines is not one substitute.
 
 The originals live in the returned ``Result`` and in a consistent run's mapping, in memory
 only: nothing here writes or logs them.
@@ -39,7 +41,7 @@ from recover_core.masking import Masked, build, mask_many, names as technique_na
 from recover_core.masking.identifiers import WithIdentifiers
 from recover_core.masking.mask import render
 from recover_core.pseudonyms import CHOICES, Pseudonyms, bare, consistent_many as apply_rules, sound
-from recover_core.pseudonyms.key import as_key
+from recover_core.pseudonyms.key import as_key, subkey
 from recover_core.quality import original_spans, originals_per_fill
 from recover_core.spans import ENTITY_LABELS, IDENTIFIER_LABELS, IDENTIFIER_MASK, Span
 
@@ -173,6 +175,20 @@ def line_id(masked: str) -> int:
     return int.from_bytes(hashlib.blake2b(masked.encode("utf-8"), digest_size=6).digest(), "big")
 
 
+def masked_line(filled: Filled) -> str:
+    """The masked line a filler's output was filled from, as the filler read it: its text with
+    each fill a marker of its label again. A line that no run-wide mapping keeps consistent
+    draws its substitutes under a subkey of this (``Obfuscator.new_mapping``): it holds no
+    original word and not the line's place in a file or batch, and every path (the engine,
+    the batch pipeline, which passes no masked text) can rebuild it from what it has."""
+    out, at = [], 0
+    for f in sorted(filled.fills, key=lambda f: f.start):
+        out += [filled.text[at:f.start], "[", f.label, "]"]
+        at = f.end
+    out.append(filled.text[at:])
+    return "".join(out)
+
+
 class Obfuscator:
     """Masks private words and fills each with a substitute, with models built once, on first use.
 
@@ -197,10 +213,20 @@ class Obfuscator:
     def __repr__(self) -> str:
         return f"Obfuscator({self.settings})"
 
-    def new_mapping(self, key: bytes | None = None) -> Pseudonyms:
+    def new_mapping(self, key: bytes | None = None, *, line: str | None = None) -> Pseudonyms:
         """An empty mapping from originals to substitutes under these settings' rules, drawn
-        under this engine's key, or ``key`` (a request's own, as the app's)."""
-        return Pseudonyms(self.settings.seed, choice=self.settings.chooses, key=key or self._key)
+        under this engine's key, or ``key`` (a request's own, as the app's). With ``line`` (a
+        masked line, ``masked_line``) it draws under that line's subkey of the key: under one
+        key for a whole run, each draw an HMAC of the original alone, one name on 20 lines got
+        3 distinct substitutes (issue 75), and the lines could be linked by them. The masked
+        line, not the line's index, names the subkey, so a line's output does not depend on
+        its place in a batch; two lines with the same masked text share it, and they are
+        linked only as far as any deterministic output links equal inputs."""
+        key = key or self._key
+        if line is not None:
+            key = subkey(key, "line:" + line)
+        return Pseudonyms(self.settings.seed, choice=self.settings.chooses, key=key)
+
 
     # --- models, built on first use ------------------------------------------------------
 
@@ -316,15 +342,20 @@ class Obfuscator:
                     mapping: Pseudonyms | None = None, *, masked: Sequence[str] | None = None,
                     key: bytes | None = None) -> list[Result]:
         """``choose`` for many texts, the tagger's checks of their draws made together
-        (pseudonyms.consistent_many). Each text has a mapping of its own, drawn under ``key``
-        where given, unless ``mapping`` keeps them all consistent (in order)."""
+        (pseudonyms.consistent_many). Each text has a mapping of its own, drawn under its masked
+        line's subkey of ``key`` where given (else of the engine's key), unless ``mapping``
+        keeps them all consistent (in order)."""
         words = [originals_per_fill(o[0], o[1], f) if o else None for f, o in zip(filled, originals)]
         filled = list(filled)
         if self.settings.rules != "paper":  # ours, or preiss2023's reading of them
             ruled = [i for i, w in enumerate(words) if w is not None]
+            # A text without a run-wide mapping draws under its own line's subkey (new_mapping),
+            # named by the masked line as the filler read it, before identifiers are relabelled.
+            lines = {i: masked_line(filled[i]) for i in ruled} if mapping is None else {}
             for i in ruled:
                 filled[i] = identifier_labels(filled[i], originals[i][0], originals[i][1])  # type: ignore[index]
-            done = apply_rules([(filled[i], words[i], mapping or self.new_mapping(key)) for i in ruled], self.type_check)
+            done = apply_rules([(filled[i], words[i], mapping or self.new_mapping(key, line=lines[i])) for i in ruled],
+                               self.type_check)
             for i, f in zip(ruled, done):
                 filled[i] = f
         # The text's own originals, and a run's originals read in place (a long consistent

@@ -151,8 +151,10 @@ def test_speech_chooses_with_the_engines_choose_under_its_key():
     assert subs[:2] == ["Mary Smith", "Brian"], subs  # the best candidates the lists accept; never the original
     assert subs[2] != "Quist" and subs[2].lower() in lexicons.last_names()  # after a title: a surname, drawn
     assert "Margaret" not in str([c.word for x in r.replacements for c in x.candidates])
-    text_engine = Obfuscator(rules="preiss", key=key)  # text under the same key: the same choices
-    assert [x.substitute for x in text_engine.choose(filled, (text, private)).replacements] == subs
+    # text under the same key and one mapping: the same choices (without a mapping, text draws
+    # each line under the line's own subkey of the key: issue 75)
+    text_engine = Obfuscator(rules="preiss", key=key)
+    assert [x.substitute for x in text_engine.choose(filled, (text, private), text_engine.new_mapping()).replacements] == subs
     fresh = SpeechObfuscator(Settings(), recognizer=object())  # no kept key: each recording its own
     draws = {tuple(x.substitute for x in fresh.engine.choose(filled, (text, private), fresh.new_mapping()).replacements)
              for _ in range(4)}

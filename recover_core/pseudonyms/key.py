@@ -88,6 +88,13 @@ def keyed_rng(key: bytes, message: str) -> random.Random:
     return random.Random(int.from_bytes(digest, "big"))
 
 
+def subkey(key: bytes, label: str) -> bytes:
+    """A key of its own for one part of a run (``label``: one line's draws), derived from
+    ``key`` by an HMAC: without ``key`` it tells nothing of the key or of any other label's
+    subkey, so draws under two labels cannot be linked, and with ``key`` it is remade."""
+    return hmac.new(key, b"recover-subkey:" + label.encode("utf-8"), hashlib.sha256).digest()
+
+
 def fingerprint(key: bytes) -> str:
     """A short public name for a key (to tell two key files apart), from which the key
     cannot be read back."""
@@ -95,4 +102,4 @@ def fingerprint(key: bytes) -> str:
 
 
 __all__ = ["KEY_BYTES", "MIN_KEY_BYTES", "as_key", "fingerprint", "keyed_rng", "new_key", "read_key_file",
-           "write_key_file"]
+           "subkey", "write_key_file"]
