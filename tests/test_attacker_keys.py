@@ -8,6 +8,8 @@ domain's length and hyphens, one date shift for every birth date, a state beside
 from __future__ import annotations
 
 import os
+import re
+from datetime import date
 
 import pytest
 
@@ -17,7 +19,9 @@ from recover_core.batch.pipeline import write_filled
 from recover_core.filling.base import Candidate, Fill, Filled, MaskInput
 from recover_core.obfuscator import masked_line
 from recover_core.pseudonyms import Pseudonyms
+from recover_core.pseudonyms.identifiers import DOMAIN_HEADS, DOMAIN_TAILS
 from recover_core.pseudonyms.key import subkey
+from recover_core.pseudonyms.places import US_STATE_ZIPS
 from recover_core.spans import Span
 
 NAME = "Darnell"
@@ -104,3 +108,73 @@ def test_the_engine_and_the_batch_pipeline_draw_each_line_apart(tmp_path, tiny_b
     out = write_filled(job, ob, prepared, filled, {"no_mask": 0})
     assert out == [r.text for r in ob.obfuscate_many(LINES)]  # one rule on every path
     assert len({line.split(" ", 1)[0] for line in out}) >= 15
+
+
+# --- finding 10: identifier substitutes kept part of the original ---------------------------
+
+def test_a_fake_domain_keeps_neither_the_length_nor_the_hyphens_of_the_original():
+    words = {h + t for h in DOMAIN_HEADS for t in DOMAIN_TAILS}
+    lengths = set()
+    for _ in range(20):
+        p = Pseudonyms(key=os.urandom(32))
+        mail = p.other("jane.roe@stanford.edu", "EMAIL", [])
+        host = mail.rpartition("@")[2]
+        assert host.endswith(".edu") and host.removesuffix(".edu") in words, mail
+        lengths.add(len(host))
+        site = p.other("https://www.my-small-firm.co.uk/about", "URL", [])
+        m = re.fullmatch(r"https://www\.([a-z]+)\.co\.uk/.*", site)
+        assert m and m.group(1) in words, site  # no hyphen kept, the name drawn whole
+        # one host, one stand-in within a mapping: the e-mail and the web page agree
+        assert p.other("https://stanford.edu", "URL", []) == "https://" + host
+    assert len(lengths) >= 5  # the length of "stanford" is not echoed
+    p = Pseudonyms(key=os.urandom(32))
+    assert p.other("tom@gmail.com", "EMAIL", []).endswith("@gmail.com")  # public webmail names no one
+
+
+def _shift(original: str, substitute: str) -> int:
+    a, b = (date(int(s[6:]), int(s[:2]), int(s[3:5])) for s in (original, substitute))
+    return (b - a).days
+
+
+def test_each_birth_date_moves_by_its_own_shift():
+    """One shift for the run made every age gap exact, and one known date gave the others away."""
+    births = ["03/14/1980", "06/01/1985", "11/30/1972", "07/04/1990", "01/15/1964"]
+    differ = 0
+    for _ in range(5):
+        p = Pseudonyms(key=os.urandom(32))
+        shifts = [_shift(d, p.other(d, "DATE_OF_BIRTH", [])) for d in births]
+        assert all(30 <= abs(s) <= 730 for s in shifts), shifts
+        differ += len(set(shifts)) == len(shifts)
+    assert differ >= 4
+    key = os.urandom(32)  # with one key, a date moves the same way however it is written
+    p = Pseudonyms(key=key)
+    numeric = _shift("03/14/1980", p.other("03/14/1980", "DATE_OF_BIRTH", []))
+    moved = date.fromordinal(date(1980, 3, 14).toordinal() + numeric)
+    assert Pseudonyms(key=key).other("March 14, 1980", "DATE_OF_BIRTH", []) == f"{moved:%B} {moved.day}, {moved.year}"
+
+
+def test_a_us_state_is_redrawn_with_a_zip_code_of_its_own():
+    states = set()
+    for _ in range(30):
+        p = Pseudonyms(key=os.urandom(32))
+        new = p.other("IL 62704", "POSTCODE", [])
+        m = re.fullmatch(r"([A-Z]{2}) (\d{5})", new)
+        assert m and m.group(1) in US_STATE_ZIPS and m.group(1) != "IL", new
+        assert any(lo <= int(m.group(2)[:3]) <= hi for lo, hi in US_STATE_ZIPS[m.group(1)]), new
+        states.add(m.group(1))
+        plus = p.other("TX. 75201-1234", "POSTCODE", [])
+        assert re.fullmatch(r"[A-Z]{2}\. \d{5}-\d{4}", plus) and not plus.startswith("TX"), plus
+    assert len(states) >= 10
+    p = Pseudonyms(key=os.urandom(32))
+    assert re.fullmatch(r"\d{5}", p.other("62704", "POSTCODE", []))  # a ZIP code alone stays a ZIP code
+
+
+@pytest.mark.parametrize("text", ["Our office: 500 Pine St, Seattle, WA 98101", "Mail it to Portland, OR 97201."])
+def test_an_address_line_keeps_no_state(text, engine):
+    """"Seattle, WA 98101" became "Vancouver, WA 86304": the city and the ZIP code redrawn, the
+    state kept. The state goes with its ZIP code, and the new ZIP code is one of the new state."""
+    r = engine.obfuscate(text)
+    state = re.search(r"\b([A-Z]{2}) \d{5}", text).group(1)
+    m = re.search(r"\b([A-Z]{2}) (\d{5})\b", r.text)
+    assert m and m.group(1) != state and m.group(1) in US_STATE_ZIPS, r.text
+    assert any(lo <= int(m.group(2)[:3]) <= hi for lo, hi in US_STATE_ZIPS[m.group(1)]), r.text

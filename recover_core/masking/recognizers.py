@@ -376,7 +376,7 @@ class Postcode(Recognizer):
     def find(self, text: str) -> Iterator[Span]:
         for pat in (self.UK, self.CA, self.US_STATE):
             for m in pat.finditer(text):
-                g = 1 if pat is self.US_STATE else 0  # the state stays; its ZIP code goes
+                g = 0  # "WA 98101" whole: a state kept beside a redrawn ZIP code and city narrows where (issue 75)
                 yield Span(m.start(g), m.end(g), m.group(g), self.label, SOURCE)
         if not self.context.search(text):  # type: ignore[union-attr]
             return

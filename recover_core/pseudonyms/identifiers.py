@@ -3,13 +3,20 @@
 A card number becomes another of the same issuer prefix, length and grouping that passes
 Luhn; a phone another valid number of the same region, digit for digit in the same layout;
 an IBAN another of the same country with a valid checksum; an IP one of the same version; an
-e-mail, URL or handle one of the same shape whose names are the pseudonyms of those names; a
-birth date the date shifted by the run's keyed offset; an address one of the same form; a
-spoken digit string other digit words of the same count.
+e-mail, URL or handle one of the same shape whose names are the pseudonyms of those names and
+whose domain is drawn from a list of real-looking ones (never the original's letters); a birth
+date the date shifted by a keyed offset of its own; an address one of the same form; a US
+state and its ZIP code another state and a ZIP code of that state; a spoken digit string
+other digit words of the same count.
+
+What must not survive is any part of the original an attacker could match: a domain label
+kept its length and hyphens ("stanford.edu" became "lpuiwkmw.edu"), one shift for all the
+birth dates of a run made every age gap exact (one known date gave the others away), and a
+state stayed beside a redrawn ZIP code (issue 75).
 
 Each operator takes the original, an ``rng`` that ``Pseudonyms`` keys (never seeded from the
-original here) and ``Helpers`` for what only the mapping knows (a name's pseudonym, the run's
-date shift). The filler never proposes these: no model invents a card number.
+original here) and ``Helpers`` for what only the mapping knows (a name's pseudonym, a keyed
+stream for a domain or a date). The filler never proposes these: no model invents a card number.
 """
 from __future__ import annotations
 
@@ -26,15 +33,19 @@ from stdnum import luhn as _luhn
 from stdnum.us import ssn as _ssn
 
 from recover_core import shapes
+from recover_core.pseudonyms.places import US_STATE_ZIPS
 
 
 class Helpers(Protocol):
     def rename(self, tokens: Sequence[str]) -> list[str | None]:
         """Each token's pseudonym where it is a name (masked elsewhere, or a known name), else None."""
 
-    @property
-    def date_shift(self) -> int:
-        """Days every birth date of the run moves by (never 0)."""
+    def keyed(self, what: str) -> random.Random:
+        """A stream keyed by ``what`` (a domain, a date) under the mapping's key: the same
+        part of two identifiers ("acme.com" in two addresses) gets the same substitute."""
+
+    def date_shift(self, of: str) -> int:
+        """Days the birth date ``of`` (ISO) moves by: its own keyed shift, never 0."""
 
 
 def _put(original: str, new: str, keep: Callable[[str], bool]) -> str:
@@ -204,19 +215,50 @@ def _rebuild_words(s: str, rng: random.Random, helpers: Helpers, keep: frozenset
     return "".join(out)
 
 
-def _domain(host: str, rng: random.Random) -> str:
+# The domains a fake e-mail or URL gets: word + word, as companies and schools name theirs.
+# A label redrawn letter for letter kept its length and hyphens ("stanford.edu" became
+# "lpuiwkmw.edu", matched against a list of domains by shape); a draw from this list keeps
+# nothing of the original but its top-level domain.
+DOMAIN_HEADS = """north south east west blue green red silver gold oak pine cedar maple river lake bay harbor
+    summit peak ridge valley stone iron bright clear swift true first prime grand royal union liberty pioneer
+    heritage keystone crown eagle falcon hawk fox wolf bear lion star sun moon sky cloud rain snow frost spring
+    summer autumn winter field meadow forest grove park bridge gate tower castle haven port shore coast island
+    mountain hill rock crest vista horizon compass anchor beacon lantern arrow""".split()
+DOMAIN_TAILS = """field wood land view point line works labs tech soft net data systems group partners media
+    press health care bank trust capital ventures solutions logic core hub base way path side stone brook dale
+    ford gate vale mark wise craft well spring hill crest wave light""".split()
+# Labels under the registrable one ("cs.stanford.edu"): common subdomains, drawn likewise.
+SUBDOMAINS = "mail web www2 portal my app apps news shop blog info members dept cs staff students lists support".split()
+
+
+def _domain(host: str, helpers: Helpers) -> str:
+    """A real-looking domain for ``host``, drawn with a stream keyed by the host itself, so
+    one host gets one fake domain within a mapping. Public webmail and example domains stay:
+    they name no one; so do the top-level domain (with "co" of "co.uk") and "www"."""
     if host.lower() in PUBLIC_DOMAINS or host.lower().removeprefix("www.") in PUBLIC_DOMAINS:
         return host
     labels = host.split(".")
-    # the top-level domain (and "co" of "co.uk") stays; the names go
     tail = 2 if len(labels) > 2 and labels[-2].lower() in ("co", "com", "org", "ac", "gov") else 1
-    return ".".join(lab if i >= len(labels) - tail or lab.lower() == "www" else _scramble(lab, rng)
-                    for i, lab in enumerate(labels))
+    rng = helpers.keyed("domain:" + host.lower().removeprefix("www."))
+    out = []
+    for i, lab in enumerate(labels):
+        if i >= len(labels) - tail or lab.lower() == "www" or not lab:
+            out.append(lab)
+            continue
+        own = lab.lower()
+        if i == len(labels) - tail - 1:  # the registrable name: "stanford"
+            new = own
+            while new == own:
+                new = rng.choice(DOMAIN_HEADS) + rng.choice(DOMAIN_TAILS)
+        else:
+            new = rng.choice([w for w in SUBDOMAINS if w != own])
+        out.append(new.upper() if lab.isupper() and len(lab) > 1 else new)
+    return ".".join(out)
 
 
 def email(original: str, rng: random.Random, helpers: Helpers) -> str:
     local, _, host = original.rpartition("@")
-    return _rebuild_words(local, rng, helpers) + "@" + _domain(host, rng)
+    return _rebuild_words(local, rng, helpers) + "@" + _domain(host, helpers)
 
 
 def handle(original: str, rng: random.Random, helpers: Helpers) -> str:
@@ -228,7 +270,7 @@ def url(original: str, rng: random.Random, helpers: Helpers) -> str:
     if not m:
         return _rebuild_words(original, rng, helpers)
     scheme, host, rest = m.group(1) or "", m.group(2), m.group(3)
-    return scheme + _domain(host, rng) + _rebuild_words(rest, rng, helpers, keep=PATH_WORDS)
+    return scheme + _domain(host, helpers) + _rebuild_words(rest, rng, helpers, keep=PATH_WORDS)
 
 
 def id_number(original: str, rng: random.Random, helpers: Helpers) -> str:
@@ -249,22 +291,27 @@ def _suffix(day: int) -> str:
 
 
 def date_of_birth(original: str, rng: random.Random, helpers: Helpers) -> str:
-    """The date moved by the run's keyed shift, written as the original was."""
-    shift = timedelta(days=helpers.date_shift)
+    """The date moved by its own keyed shift (``Helpers.date_shift``), written as the
+    original was. One shift for every date of a run kept each age gap exact, so one known
+    birth date gave away the others; each date's shift is drawn apart, keyed by the date
+    itself (not its spelling: "3/4/1980" and "April 3, 1980" move alike, since which person
+    a date belongs to is not known here)."""
+    def moved(d: date) -> date:
+        return d + timedelta(days=helpers.date_shift(d.isoformat()))
+
     m = re.fullmatch(r"(\d{1,2})([/.-])(\d{1,2})\2(\d{2}|\d{4})", original)
     try:
         if m:
             a, sep, b, y = int(m.group(1)), m.group(2), int(m.group(3)), m.group(4)
             year = int(y) + (1900 if len(y) == 2 and int(y) > 30 else 2000 if len(y) == 2 else 0)
             dmy = a > 12 or (b <= 12 and sep == ".")  # day first where it must be, or in the dotted style
-            d = date(year, b, a) if dmy else date(year, a, b)
-            n = d + shift
+            n = moved(date(year, b, a) if dmy else date(year, a, b))
             first, second = (n.day, n.month) if dmy else (n.month, n.day)
             ys = str(n.year)[-len(y):]
             return f"{first:0{len(m.group(1))}d}{sep}{second:0{len(m.group(3))}d}{sep}{ys}"
         m = re.fullmatch(r"(\d{4})-(\d{1,2})-(\d{1,2})", original)
         if m:
-            n = date(int(m.group(1)), int(m.group(2)), int(m.group(3))) + shift
+            n = moved(date(int(m.group(1)), int(m.group(2)), int(m.group(3))))
             return f"{n.year}-{n.month:0{len(m.group(2))}d}-{n.day:0{len(m.group(3))}d}"
         month = re.search(r"[A-Za-z]{3,}", original)
         day = re.search(r"\b(\d{1,2})(st|nd|rd|th)?\b", original)
@@ -272,7 +319,7 @@ def date_of_birth(original: str, rng: random.Random, helpers: Helpers) -> str:
         if month and day and year:
             word = month.group()
             idx = next(i for i, name in enumerate(MONTHS) if name.startswith(word.lower()[:3]))
-            n = date(int(year.group()), idx + 1, int(day.group(1))) + shift
+            n = moved(date(int(year.group()), idx + 1, int(day.group(1))))
             name = MONTHS[n.month - 1]
             name = name[: len(word)] if len(word) == 3 else name
             name = name.upper() if word.isupper() else name.capitalize() if word[:1].isupper() else name
@@ -330,7 +377,24 @@ def address(original: str, rng: random.Random, helpers: Helpers) -> str:
     return "".join(out)
 
 
+_STATE_ZIP = re.compile(r"(?P<state>[A-Z]{2})(?P<dot>\.?)(?P<gap> )(?P<zip>\d{5})(?P<plus>-\d{4})?")
+
+
+def _state_and_zip(m: re.Match[str], rng: random.Random) -> str:
+    """Another state and a ZIP code of that state: a state kept beside a redrawn ZIP code (or
+    city) narrows where the person lives to one state, and a ZIP code of another state than
+    the one written beside it reads as made up."""
+    state = rng.choice(sorted(s for s in US_STATE_ZIPS if s != m.group("state")))
+    lo, hi = rng.choice(US_STATE_ZIPS[state])
+    zip_code = f"{rng.randint(lo, hi):03d}{_rand_digits(2, rng)}"
+    plus = "-" + _rand_digits(4, rng) if m.group("plus") else ""
+    return state + m.group("dot") + m.group("gap") + zip_code + plus
+
+
 def postcode(original: str, rng: random.Random, helpers: Helpers) -> str:
+    m = _STATE_ZIP.fullmatch(original)
+    if m and m.group("state") in US_STATE_ZIPS:  # "IL 62704": the state goes with its ZIP code
+        return _state_and_zip(m, rng)
     for _ in range(20):
         new = _scramble(original, rng)
         if new != original and (not new[:1].isdigit() or original[:1] == "0" or new[0] != "0"):

@@ -277,10 +277,17 @@ class Pseudonyms:
         subs = iter(self.person([t.capitalize() for t in names], ())) if names else iter(())
         return [next(subs).lower() if is_name(t) else None for t in tokens]
 
-    @property
-    def date_shift(self) -> int:
-        """Days every birth date of the run moves by: keyed like every draw, never 0."""
-        rng = self._rng("date of birth shift")
+    def keyed(self, what: str) -> random.Random:
+        """A stream for a part of identifiers (``what``: "domain:acme.com"), keyed like every
+        draw (its own prefix keeps it apart from any original's stream): the same domain in
+        two e-mails gets the same stand-in within this mapping."""
+        return keyed_rng(self.key, f"identifier-part:{self.seed}:{what}")
+
+    def date_shift(self, of: str) -> int:
+        """Days the birth date ``of`` (ISO) moves by: keyed by the date itself, never 0. One
+        shift for the whole run kept every age gap exact and let one known date give the
+        others away (issue 75); each date's own shift does not."""
+        rng = self.keyed(f"date of birth shift:{of}")
         return rng.randint(30, 730) * rng.choice((-1, 1))
 
     def _accepted(self, role: str, gender: str) -> frozenset[str]:
