@@ -1,12 +1,18 @@
 """What an attacker reads from the engine (issue 75): reprs that print originals, invisible
 characters that split a name, identifiers that the paper's rules pass through, and the grid's
 public key on corpora that are not public."""
+import dataclasses
+import os
+
 import pytest
 
+from recover_core import experiment as X
 from recover_core import validation
 from recover_core.errors import RecoverError
+from recover_core.experiment.runner import GRID_KEY
 from recover_core.masking import build, mask_text
 from recover_core.obfuscator import Obfuscator
+from recover_core.pseudonyms import write_key_file
 from recover_core.spans import Span
 
 
@@ -51,3 +57,42 @@ def test_a_masked_repr_leaves_the_original_text_and_its_spans_out():
     shown = repr(m) + repr(m.spans) + repr(m.markers)
     assert "Zorblax" not in shown and "Quendrick" not in shown
     assert "[MASK]" in shown  # the masked text is what may be shown
+
+
+# --- finding 9: the grid's public key on licensed corpora ---------------------------------------
+
+def _grid(tmp_path, **kw) -> X.Runner:
+    folder = tmp_path / "fisher"
+    folder.mkdir(exist_ok=True)
+    (folder / "fe_03_00001.txt").write_text("".join(
+        f"{i}.0 {i}.5 A: hello my name is kevin walsh and i live in denver number {i}\n" for i in range(30)))
+    cfg = X.ExperimentConfig(name="t", datasets=("news", f"fisher:{folder}"), maskings=("vocabThres",),
+                             methods=("oracle",), max_train=20, max_test=5, **kw)
+    return X.Runner(cfg, progress=False, root=tmp_path / "grid")
+
+
+def test_the_public_grid_key_draws_only_the_built_in_corpora(tmp_path):
+    runner = _grid(tmp_path)
+    fisher = runner.cfg.datasets[1]
+    spec = X.MethodSpec.parse("mlm:minilm-wiki:topk+typed")
+    assert runner.draw_key("news") == GRID_KEY
+    secret = runner.draw_key(fisher)
+    assert secret != GRID_KEY and len(secret) >= 32 and runner.draw_key(fisher) == secret
+    assert runner.engine("vocabThres", spec, 0, dataset=fisher)._key == secret
+    assert runner.engine("vocabThres", spec, 0, dataset="news")._key == GRID_KEY
+    assert _grid(tmp_path).draw_key(fisher) != secret  # a fresh one per run
+    # A kept key makes a licensed corpus's cells repeatable, and is no setting of the results.
+    write_key_file(tmp_path / "grid.key")
+    kept = _grid(tmp_path, key_file=str(tmp_path / "grid.key"))
+    assert kept.draw_key(fisher) == bytes.fromhex((tmp_path / "grid.key").read_text())
+    assert kept.key == runner.key and kept.draw_key("news") == GRID_KEY
+    os.chmod(tmp_path / "grid.key", 0o644)
+    with pytest.raises(RecoverError, match="other users can read"):
+        _grid(tmp_path, key_file=str(tmp_path / "grid.key"))
+
+
+def test_a_config_key_file_is_checked_and_kept_out_of_the_settings_key():
+    cfg = X.ExperimentConfig(name="t", datasets=("news",), maskings=("vocabThres",), methods=("oracle",))
+    assert X.settings_key(cfg) == X.settings_key(dataclasses.replace(cfg, key_file="/secure/grid.key"))
+    with pytest.raises(RecoverError, match="key_file"):
+        X.check_config(dataclasses.replace(cfg, key_file=""))

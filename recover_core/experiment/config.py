@@ -8,6 +8,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+from recover_core import corpora
 from recover_core.errors import RecoverError
 
 BASELINES = ("oracle", "baseline0", "baseline1")
@@ -84,6 +85,10 @@ class ExperimentConfig:
     # train (grid_rescore.py), with λ, β tuned on wer_dev_utterances dev utterances
     wer_mode: str = "fusion"
     wer_dev_utterances: int = 100
+    # The secret key (`python -m recover_core key FILE`) under which a corpus read from your own
+    # files (fisher:PATH, reddit:PATH, wsj:PATH) is drawn; none: a fresh one per run. The
+    # built-in public corpora always draw under the grid's public key (runner.GRID_KEY).
+    key_file: str | None = None
 
     @property
     def scale(self) -> str:
@@ -148,9 +153,10 @@ def settings_key(cfg: ExperimentConfig, corpora_digest: str = "") -> str:
     # Which cells run (maskings, methods, seeds) changes no cell's result: each cell is its own
     # file, named by masking, method and seed, so adding a seed or a method reuses the rest.
     # The WER settings are not in the key either: a cell's record says which WER it holds.
+    # Nor is the key file: it keys only the cells of your own corpora, and its path is no result.
     settings = {k: v for k, v in asdict(cfg).items()
                 if k not in ("name", "output", "threads", "maskings", "methods", "seeds", "typed_maskings",
-                             "wer_dataset", "wer_utterances", "wer_mode", "wer_dev_utterances")}
+                             "wer_dataset", "wer_utterances", "wer_mode", "wer_dev_utterances", "key_file")}
     return sha(json.dumps([settings, _assets_digest(), versions(), corpora_digest], sort_keys=True))[:10]
 
 
@@ -220,6 +226,8 @@ def check_config(cfg: ExperimentConfig) -> None:
             cfg.wer_mode == "rescore" and cfg.wer_utterances and cfg.wer_dev_utterances < 1):
         raise RecoverError(f"[asr] wer_dev_utterances must be a whole number >= 1 (λ and β are tuned on them); "
                            f"got {cfg.wer_dev_utterances!r}.")
+    if cfg.key_file is not None and not (isinstance(cfg.key_file, str) and cfg.key_file.strip()):
+        raise RecoverError(f"[grid] key_file must be the path of a key file; got {cfg.key_file!r}.")
     if cfg.wer_utterances and cfg.wer_dataset not in cfg.datasets:
         raise RecoverError(f"[asr] wer_dataset {cfg.wer_dataset!r} is not one of the grid's datasets "
                            f"({', '.join(cfg.datasets)}).")
@@ -237,6 +245,12 @@ def usable(sentences) -> list[str]:
         except RecoverError:
             continue  # the grid skips what the CLI would reject (markers, non-Latin script, ...)
     return out
+
+
+def is_public(dataset: str) -> bool:
+    """Is ``dataset`` one of the built-in public corpora (corpora.CORPORA), not text read from
+    a user's files (``fisher:PATH``, ``reddit:PATH``, ``wsj:PATH``), which may be licensed?"""
+    return dataset in corpora.CORPORA
 
 
 def dataset_split(name: str, max_train: int, max_test: int) -> tuple[list[str], list[str]]:

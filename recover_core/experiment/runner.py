@@ -11,14 +11,17 @@ from pathlib import Path
 
 from recover_core import atomic, env
 from recover_core.experiment.config import (FT_KIND, MASK_FREE, ExperimentConfig, MethodSpec, cells, dataset_split,
-                                            read_json, settings_key, sha, texts_digest, usable, versions)
+                                            is_public, read_json, settings_key, sha, texts_digest, usable, versions)
 from recover_core.obfuscator import Obfuscator
 from recover_core.pseudonyms import names, places
+from recover_core.pseudonyms.key import fingerprint, new_key, read_key_file
 
 PARTIAL_EVERY = 60.0  # seconds between saves of a fill in progress
-# The grid's corpora are public text and its rows must be reproducible, so its engine rows draw
-# under one public key. Public on purpose: a published key undoes the protection, and that is
-# fine only where the originals are public anyway. The product's runs draw under a secret one.
+# The grid's built-in corpora are public text and its rows must be reproducible, so their engine
+# rows draw under one public key. Public on purpose: a published key undoes the protection, and
+# that is fine only where the originals are public anyway. A corpus read from a user's files
+# (fisher:PATH, reddit:PATH: licensed, private) draws under a secret key (Runner.draw_key), as
+# the product's runs do.
 GRID_KEY = hashlib.sha256(b"recover-grid:public-corpora").digest()
 
 
@@ -50,6 +53,9 @@ class Runner:
         self.key = settings_key(cfg, digest)
         self.root = (root or env.cache_dir() / "experiments") / f"{cfg.name}-{self.key}"
         self.root.mkdir(parents=True, exist_ok=True)
+        # A user's corpus draws under the key file's key, read now so that a bad file is refused
+        # before hours of work, or a fresh one made when first needed; never written anywhere.
+        self._secret = read_key_file(cfg.key_file) if cfg.key_file else None
         self.wer = self.nbest = None  # WER by fusion (grid_wer.py) or by rescoring (grid_rescore.py)
         if cfg.wer_utterances and cfg.wer_mode == "rescore":
             from recover_core.experiment.grid_rescore import NBestSet
@@ -89,14 +95,26 @@ class Runner:
             self._masked[key] = (out, engine.keep)
         return self._masked[key]
 
-    def engine(self, masking: str, spec: MethodSpec, seed: int, model: str | None = None) -> Obfuscator:
+    def draw_key(self, dataset: str) -> bytes:
+        """The key a cell of ``dataset`` draws under: the public GRID_KEY for a built-in public
+        corpus, whose rows anyone may reproduce; for text read from a user's files, which may
+        be licensed, a secret one: the config's key_file's, else a fresh one for this run."""
+        if is_public(dataset):
+            return GRID_KEY
+        if self._secret is None:
+            self._secret = new_key()
+        return self._secret
+
+    def engine(self, masking: str, spec: MethodSpec, seed: int, model: str | None = None,
+               dataset: str = "") -> Obfuscator:
         """The product's engine for one cell: the paper's procedure (the filler sees [MASK] and
-        its own choice stands), or with ``+typed`` our rules (entity types, pseudonym rules)."""
+        its own choice stands), or with ``+typed`` our rules (entity types, pseudonym rules),
+        drawing under ``draw_key(dataset)`` (a secret key where no dataset is named)."""
         c = self.cfg
         return Obfuscator(technique=masking, filler=spec.kind if spec.kind != FT_KIND else "mlm",
                           model=model or spec.model, method=spec.how, k=c.k, seed=seed, sampling=c.sampling,
-                          type_check=c.type_check, rules="ours" if spec.typed else "paper", key=GRID_KEY,
-                          identifiers=False)  # the grid's rows stand: vats2024's entity types only
+                          type_check=c.type_check, rules="ours" if spec.typed else "paper",
+                          key=self.draw_key(dataset), identifiers=False)  # vats2024's entity types only
 
     def train_text(self, dataset: str, masking: str, method: str, seed: int) -> tuple[list[str], dict]:
         """The train sentences the LM adapts on for this cell, and facts about them."""
@@ -117,7 +135,10 @@ class Runner:
         path = self.root / "corpora" / self.cell_path(dataset, masking, method, seed).with_suffix(".txt").name
         facts_path = path.with_suffix(".json")
         key = sha(json.dumps([self.key, dataset, masking, method, seed, texts_digest(m.masked for m in masked)]
-                             + ([engine_tables()] if by_engine(method) else [])))
+                             + ([engine_tables()] if by_engine(method) else [])
+                             # a user's corpus drawn under a kept key is that key's: its public id
+                             + ([fingerprint(self.draw_key(dataset))] if self.cfg.key_file and not is_public(dataset)
+                                else [])))
         if path.exists() and facts_path.exists():
             texts, facts = path.read_text(encoding="utf-8").split("\n"), read_json(facts_path)
             # Checked, not trusted: a corpus written for other inputs, or cut short, is made again.
@@ -142,7 +163,7 @@ class Runner:
         masked, _ = self.masked(dataset, masking)
         spec = MethodSpec.parse(method)
         model = self.finetuned(dataset, masking, spec, seed) if spec.kind == FT_KIND else None
-        engine = self.engine(masking, spec, seed, model)
+        engine = self.engine(masking, spec, seed, model, dataset=dataset)
         kept = read_json(partial) if partial.exists() else {}
         done = kept if kept.get("key") == key and len(kept.get("texts", ())) <= len(masked) else {}
         texts, leaks, fills = list(done.get("texts", [])), done.get("leaks", 0), done.get("fills", 0)
