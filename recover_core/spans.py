@@ -9,7 +9,7 @@ import contextlib
 import contextvars
 import re
 from dataclasses import dataclass, field, replace
-from typing import Iterable, Iterator, Sequence
+from typing import Callable, Iterable, Iterator, Sequence
 
 # Words are letters with inner apostrophes/hyphens ("don't", "jean-luc"), or digit runs
 # ("1999", "3.5"). Everything else (punctuation, spaces) is never masked on its own.
@@ -26,17 +26,87 @@ ENTITY_LABELS = (
     "PERSON", "NORP", "FAC", "ORG", "GPE", "LOC", "PRODUCT", "EVENT", "WORK_OF_ART", "LAW",
     "LANGUAGE", "DATE", "TIME", "PERCENT", "MONEY", "QUANTITY", "ORDINAL", "CARDINAL",
 )
+
+
+class Labels:
+    """The identifier kinds, as a live ordered set: the recognizer registry
+    (``recover_core.recognizers``) adds a kind's label when a recognizer of it is added and
+    takes it out when the last one goes. Everyone reads it in place (``label in
+    IDENTIFIER_LABELS``), so a kind added at run time is an identifier everywhere at once:
+    its marker, the filler reading it as a plain mask, its substitute from its operator."""
+
+    def __init__(self, labels: Iterable[str]):
+        self._labels: dict[str, None] = dict.fromkeys(labels)
+        self.version = 0  # bumped on every change: what a compiled pattern of them is keyed by
+
+    def add(self, label: str) -> None:
+        if label not in self._labels:
+            self._labels[label] = None
+            self.version += 1
+
+    def discard(self, label: str) -> None:
+        if self._labels.pop(label, 0) is None:
+            self.version += 1
+
+    def __contains__(self, label: object) -> bool:
+        return label in self._labels
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(tuple(self._labels))
+
+    def __len__(self) -> int:
+        return len(self._labels)
+
+    def __add__(self, other: Iterable[str]) -> tuple[str, ...]:
+        return (*self, *other)
+
+    def __radd__(self, other: Iterable[str]) -> tuple[str, ...]:
+        return (*other, *self)
+
+    def __repr__(self) -> str:
+        return f"Labels({', '.join(self)})"
+
+
+class LivePattern:
+    """A regular expression built from the current labels, compiled again only when they
+    change: ``MARKER_RE`` must know a kind added after import ("[TAX_ID]")."""
+
+    def __init__(self, build: Callable[[], str]):
+        self._build = build
+        self._at: int | None = None
+        self._re: re.Pattern[str] | None = None
+
+    @property
+    def compiled(self) -> re.Pattern[str]:
+        if self._re is None or self._at != IDENTIFIER_LABELS.version:
+            self._at = IDENTIFIER_LABELS.version
+            self._re = re.compile(self._build())
+        return self._re
+
+    @property
+    def pattern(self) -> str:
+        return self.compiled.pattern
+
+    def __getattr__(self, name: str):  # finditer, findall, search, sub, fullmatch, ...
+        return getattr(self.compiled, name)
+
+
 # Only the markers this project writes are markers: [MASK], and [PERSON], [NUMBER], ... with
 # `--markers class`. Any other bracketed text ("[AEDT]", Fisher's "[laughter]") is the
 # corpus's own and passes through verbatim: never masked, never filled.
-# Identifiers (masking/identifiers.py): their class markers, and the labels whose substitutes
-# keep the item's shape (pseudonyms/identifiers.py) instead of coming from a filler.
-IDENTIFIER_LABELS = (
+# Identifiers: the built-in kinds (masking/recognizers.py, each substituted in its own shape by
+# pseudonyms/identifiers.py instead of by a filler), and any kind a user registers.
+IDENTIFIER_LABELS = Labels((
     "CREDIT_CARD", "EMAIL", "PHONE", "IBAN", "IP_ADDRESS", "URL", "HANDLE", "ID_NUMBER", "DATE_OF_BIRTH",
     "ADDRESS", "POSTCODE", "SPOKEN_DIGITS",
-)
-MARKER_LABELS = ("MASK", "NUMBER", "WORD", *ENTITY_LABELS, *IDENTIFIER_LABELS)
-MARKER_RE = re.compile(r"\[(" + "|".join(MARKER_LABELS) + r")\]")
+))
+
+
+def marker_labels() -> tuple[str, ...]:
+    return ("MASK", "NUMBER", "WORD", *ENTITY_LABELS, *IDENTIFIER_LABELS)
+
+
+MARKER_RE = LivePattern(lambda: r"\[(" + "|".join(marker_labels()) + r")\]")
 BRACKETED_RE = re.compile(r"\[[^\[\]\n]*\]")
 
 
