@@ -1,28 +1,96 @@
 """The registry of identifier recognizers, and the pass that adds them to any technique.
 
-``find(text)`` runs every recognizer (``recognizers.py``) whose cheap prefilter the line
-passes (a digit, an "@", a dot, a digit word) and keeps, of overlapping items, the longest.
+``find(text)`` runs every registered recognizer (``recognizers.py``, and any a user adds
+through ``recover_core.recognizers``) whose cheap prefilter the line passes (a digit, an "@",
+a dot, a digit word) and keeps, of overlapping items, the strongest, then the longest.
 ``WithIdentifiers`` wraps a masking technique: its spans and the identifiers' are merged, an
 identifier winning where they overlap (the whole card number is one CREDIT_CARD span, not four
 NUMBER words). The engine wraps the technique only under ``rules="ours"``; vats2024's
 procedure (``rules="paper"``, the grid) masks what the paper masked.
+
+As in Presidio, the registry imports the recognizers, never the other way round; a kind's
+label joins ``spans.IDENTIFIER_LABELS`` when its first recognizer is added, so its marker
+and its substitute (``pseudonyms/identifiers.py``'s operators) follow from the registry.
 """
 from __future__ import annotations
 
 import re
 from dataclasses import replace
 
+from recover_core.errors import RecoverError
+from recover_core.masking import quasi
 from recover_core.masking.base import Masker
+from recover_core.masking.document import completed_names
+from recover_core.masking.public_bodies import without_public_bodies
 from recover_core.masking.recognizers import (DIGIT_WORD_RE, Address, CreditCard, DateOfBirth, Email, Handle, Iban,
                                               IdNumber, IpAddress, NumberWithContext, Phone, Postcode, Recognizer,
                                               SpokenDigits, Ssn, Url)
-from recover_core.spans import IDENTIFIER_LABELS, Span
+from recover_core.spans import ENTITY_LABELS, GENERIC_LABELS, IDENTIFIER_LABELS, Span
 
-# Order matters only for ties: of two items of the same extent, the earlier recognizer's label.
-RECOGNIZERS: tuple[Recognizer, ...] = (
-    Email(), Url(), Handle(), CreditCard(), Iban(), IpAddress(), Ssn(), Phone(), DateOfBirth(), Address(),
-    Postcode(), IdNumber(), NumberWithContext(), SpokenDigits(),
-)
+# name -> recognizer, in the order they run. Order matters only for ties: of two items of the
+# same strength and extent, the earlier recognizer's label.
+_REGISTRY: dict[str, Recognizer] = {}
+_LABEL_RE = re.compile(r"[A-Z][A-Z0-9_]{1,40}")
+
+
+def add(recognizer: Recognizer) -> Recognizer:
+    """Register a recognizer (its ``name`` must be new); its label becomes an identifier kind."""
+    if not isinstance(recognizer, Recognizer):
+        raise RecoverError(f"A recognizer is a recover_core.recognizers.Recognizer (such as Pattern), "
+                           f"not {type(recognizer).__name__}.")
+    name, label = recognizer.name, recognizer.label
+    if name in _REGISTRY:
+        raise RecoverError(f"A recognizer named {name!r} is already registered: remove it first, or give "
+                           "yours another name.")
+    if not isinstance(label, str) or not _LABEL_RE.fullmatch(label) or label in ENTITY_LABELS \
+            or label in GENERIC_LABELS or label in ("NUMBER", "WORD"):
+        raise RecoverError(f"{label!r} cannot label an identifier: use upper-case letters, digits and '_' "
+                           "(such as TAX_ID), and not an entity type or a generic marker.")
+    _REGISTRY[name] = recognizer
+    _RUNNING.clear()
+    IDENTIFIER_LABELS.add(label)
+    return recognizer
+
+
+def remove(name: str) -> None:
+    """Unregister a recognizer by name; its label goes with the last recognizer of it."""
+    if name not in _REGISTRY:
+        raise RecoverError(f"No recognizer named {name!r}. Registered: {', '.join(_REGISTRY)}.")
+    label = _REGISTRY.pop(name).label
+    _RUNNING.clear()
+    if not any(r.label == label for r in _REGISTRY.values()):
+        IDENTIFIER_LABELS.discard(label)
+
+
+def names() -> list[str]:
+    """The registered recognizers' names, in the order they run."""
+    return list(_REGISTRY)
+
+
+def registered() -> tuple[Recognizer, ...]:
+    return tuple(_REGISTRY.values())
+
+
+# The recognizers each profile runs, kept between lines (``find`` runs once a line of a
+# corpus) and dropped whenever the registry changes.
+_RUNNING: dict[str, tuple[Recognizer, ...]] = {}
+
+
+def _running(protect: str) -> tuple[Recognizer, ...]:
+    got = _RUNNING.get(protect)
+    if got is None:
+        got = _RUNNING[protect] = tuple(r for r in _REGISTRY.values() if protect == "quasi" or r.profile == "direct")
+    return got
+
+
+for _r in (Email(), Url(), Handle(), CreditCard(), Iban(), IpAddress(), Ssn(), Phone(), DateOfBirth(), Address(),
+           Postcode(), IdNumber(), NumberWithContext(), SpokenDigits(), *quasi.RECOGNIZERS):
+    add(_r)
+
+# What each protection profile masks beside the technique: "direct", names and identifiers
+# (the default); "quasi" adds what identifies in combination (TAB's QUASI, HIPAA's dates and ages).
+PROFILES = ("direct", "quasi")
+
 # Longer lines are cut into pieces this long (at a space where there is one) so that no
 # pattern sees more than this at once.
 MAX_PIECE = 4000
@@ -42,8 +110,11 @@ def _features(text: str) -> set[str]:
     return f
 
 
-def find(text: str, recognizers: tuple[Recognizer, ...] = RECOGNIZERS) -> list[Span]:
-    """The identifiers in ``text``: sorted, not overlapping, each one span over the whole item."""
+def find(text: str, recognizers: tuple[Recognizer, ...] | None = None, protect: str = "direct") -> list[Span]:
+    """The identifiers in ``text`` under a protection profile: sorted, not overlapping, each
+    one span over the whole item."""
+    if recognizers is None:
+        recognizers = _running(protect)
     if len(text) > MAX_PIECE:
         out, at = [], 0
         while at < len(text):
@@ -51,13 +122,12 @@ def find(text: str, recognizers: tuple[Recognizer, ...] = RECOGNIZERS) -> list[S
             if cut < len(text):
                 space = text.rfind(" ", at + MAX_PIECE // 2, cut)
                 cut = space if space > at else cut
-            out += [replace(s, start=s.start + at, end=s.end + at) for s in find(text[at:cut], recognizers)]
+            out += [replace(s, start=s.start + at, end=s.end + at) for s in find(text[at:cut], recognizers, protect)]
             at = cut
         return out
     feats = _features(text)
-    if not feats:
-        return []
-    found = [(r.strength, s) for r in recognizers if r.needs in feats for s in r.find(text)]
+    # A recognizer that needs nothing (a user's Pattern) runs on every line.
+    found = [(r.strength, s) for r in recognizers if r.needs is None or r.needs in feats for s in r.find(text)]
     # A validated kind before one found by context alone, then the longest; among equals, the
     # registry's order (sorted is stable).
     kept: list[Span] = []
@@ -96,16 +166,21 @@ def is_identifier(span: Span) -> bool:
 class WithIdentifiers(Masker):
     """A technique plus the identifier recognizers; its name and keep-list are the technique's."""
 
-    def __init__(self, inner: Masker):
+    def __init__(self, inner: Masker, protect: str = "direct"):
         self.inner = inner
         self.name = inner.name  # type: ignore[misc]
         self.keep = inner.keep
+        self.protect = protect
 
     def find(self, text: str) -> list[Span]:
-        return merge_with(find(text), self.inner.find(text))
+        return self.find_many([text])[0]
 
     def find_many(self, texts: list[str]) -> list[list[Span]]:
-        return [merge_with(find(t), spans) for t, spans in zip(texts, self.inner.find_many(texts))]
+        # The technique's spans less the public bodies ("the Government", "the Court of
+        # Cassation": public_bodies.py), persons completed (an initial before, "O’Brien" after),
+        # then the identifiers of the profile on top.
+        return [merge_with(find(t, protect=self.protect), completed_names(t, without_public_bodies(spans, t)))
+                for t, spans in zip(texts, self.inner.find_many(texts))]
 
     def __getattr__(self, attr: str):
         # The technique's own attributes (entityTagger's ``nlp``, ``path``) stay reachable.

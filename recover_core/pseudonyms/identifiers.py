@@ -33,6 +33,7 @@ from stdnum import luhn as _luhn
 from stdnum.us import ssn as _ssn
 
 from recover_core import shapes
+from recover_core.pseudonyms import quasi
 from recover_core.pseudonyms.places import US_STATE_ZIPS
 
 
@@ -432,6 +433,7 @@ OPERATORS: dict[str, Callable[[str, random.Random, Helpers], str]] = {
     "CREDIT_CARD": credit_card, "PHONE": phone, "IBAN": iban, "IP_ADDRESS": ip_address, "EMAIL": email,
     "HANDLE": handle, "URL": url, "ID_NUMBER": id_number, "DATE_OF_BIRTH": date_of_birth, "ADDRESS": address,
     "POSTCODE": postcode, "SPOKEN_DIGITS": spoken_digits,
+    **quasi.OPERATORS,  # dates of events, ages, sums, nationalities (protect="quasi")
 }
 
 

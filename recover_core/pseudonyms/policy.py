@@ -290,6 +290,15 @@ class Pseudonyms:
         rng = self.keyed(f"date of birth shift:{of}")
         return rng.randint(30, 730) * rng.choice((-1, 1))
 
+    @property
+    def event_shift(self) -> int:
+        """Days every date of an event in this mapping moves by (protect="quasi"): one keyed shift
+        per mapping, that is per document (or per line where no run-wide mapping is kept), so
+        the order of events and the intervals between them hold; never 0. A shift reused across
+        documents would link them, and one known date would give away the rest."""
+        rng = self.keyed("event date shift")
+        return rng.randint(30, 1095) * rng.choice((-1, 1))
+
     def _accepted(self, role: str, gender: str) -> frozenset[str]:
         """The names a filler's candidate may be (draws come from the wider ``_pool``)."""
         return _accept_sets()["last" if role == "last" else f"first:{gender}"]

@@ -1,0 +1,151 @@
+"""Whole documents: cut into pieces the models take, and a name found once masked wherever
+it recurs in the document.
+
+A court judgment or a long transcript turn is far longer than one request to a filler may
+be (``env.MAX_CHARS``, ``env.MAX_MASKS``): ``pieces`` cuts it at paragraph breaks, then at
+sentence ends, into pieces of at most ``PIECE_CHARS`` characters, each with its offset in
+the document, so spans found in a piece map back exactly.
+
+The masker reads each piece alone, so a surname met alone ("Mr Lindqvist" three paragraphs
+after "Mr Arvid Lindqvist"), a possessive ("Lindqvist's"), or a place named again in a piece
+where the tagger missed it would stay. ``recurrences`` adds, for every span the masker found
+anywhere in the document, each other mention of it: the whole span's text, and for a person
+each of its name words, with the initials written right before it ("M. Wojtunik").
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from typing import Sequence
+
+from recover_core.lexicons import everyday
+from recover_core.masking.name_cues import TITLES
+from recover_core.masking.public_bodies import is_public_body
+from recover_core.spans import Span, merge
+
+# Short enough that a dense paragraph's masks stay well under env.MAX_MASKS, long enough that
+# the fillers read whole sentences.
+PIECE_CHARS = 800
+_SENTENCE_END = re.compile(r"(?<=[.!?;:])[\"'’”)\]]*\s+")
+# Labels whose other mentions are masked too. A plain masked word (MASK, NUMBER: vocabThres,
+# allowList) is masked wherever it stands already; its recurrences need no search.
+_REPEATED_KINDS = frozenset({"PERSON", "ORG", "GPE", "LOC", "FAC", "NORP", "NATIONALITY"})
+_INITIALS = r"(?:[A-Z]\.\s?){1,3}"
+SOURCE = "document"
+
+
+def pieces(text: str, limit: int = PIECE_CHARS) -> list[tuple[int, str]]:
+    """(offset, piece) for every non-blank piece of ``text``: paragraphs, cut at sentence ends
+    (and, for a sentence longer than ``limit``, at the last space before it) into pieces of at
+    most ``limit`` characters. Each piece is stripped; its offset is where it starts in ``text``."""
+    out: list[tuple[int, str]] = []
+    for para in re.finditer(r"[^\n]+", text):
+        start, body = para.start(), para.group()
+        cuts = [0, *(m.end() for m in _SENTENCE_END.finditer(body)), len(body)]
+        at = 0  # the start of the piece being packed, in ``body``
+        for prev, nxt in zip(cuts, cuts[1:]):
+            if nxt - at > limit and prev > at:  # this sentence would overflow the piece: close it
+                _add(out, start + at, body[at:prev])
+                at = prev
+            while nxt - at > limit:  # one sentence longer than a piece: cut at a space
+                space = body.rfind(" ", at + limit // 2, at + limit)
+                cut = space if space > at else at + limit
+                _add(out, start + at, body[at:cut])
+                at = cut
+        _add(out, start + at, body[at:])
+    return out
+
+
+def _add(out: list[tuple[int, str]], offset: int, piece: str) -> None:
+    lead = len(piece) - len(piece.lstrip())
+    if piece.strip():
+        out.append((offset + lead, piece.strip()))
+
+
+def recurrences(parts: Sequence[tuple[int, str]], found: Sequence[list[Span]]) -> list[list[Span]]:
+    """Each piece's spans with every other mention in the document of what was found in any
+    piece added (same label), where no span of the piece already covers it."""
+    by_word: dict[str, str] = {}  # a mention -> its label
+    for (_, piece), spans in zip(parts, found):
+        for label, whole in _mentions(piece, spans):
+            if label not in _REPEATED_KINDS:
+                continue
+            if label == "PERSON":
+                for w in _name_words(whole):
+                    by_word.setdefault(w, "PERSON")
+            elif len(whole) > 2 and not is_public_body(whole):  # "Uppsala District Court", never "Court" alone
+                by_word.setdefault(whole, label)
+    if not by_word:
+        return [list(s) for s in found]
+    # One pass over each piece: the longest mentions first, so "Arvid Lindqvist" is one span.
+    alternatives = "|".join(re.escape(w) for w in sorted(by_word, key=len, reverse=True))
+    pattern = re.compile(rf"(?<![\w’'])(?:{_INITIALS})?(?:{alternatives})(?:['’]s)?(?![\w])")
+    out = []
+    for (_, piece), spans in zip(parts, found):
+        extra = []
+        for m in pattern.finditer(piece):
+            a, b = m.start(), m.end()
+            if any(s.start < b and a < s.end for s in spans):
+                continue  # already masked (where it was found, or overlapping a span of the piece)
+            core = re.sub(r"['’]s$", "", re.sub(rf"^{_INITIALS}", "", m.group()))
+            label = by_word.get(core)
+            if label is not None:
+                extra.append(Span(a, b, m.group(), label, SOURCE))
+        out.append(with_initials(piece, merge([*spans, *extra])))
+    return out
+
+
+# A name word written with an apostrophe after a one- or two-letter prefix ("O’Brien",
+# "D'Angelo", "N’Diaye"): taggers split it at the curly apostrophe and leave it out.
+_APOSTROPHE_NAME = re.compile(r" ((?:[A-Z][a-z]?)['’][A-Z][\w-]+)")
+
+
+def completed_names(text: str, spans: list[Span]) -> list[Span]:
+    """Person spans widened to the initials right before them (``with_initials``) and to an
+    apostrophe surname right after them ("Colin Joseph O’Brien")."""
+    out: list[Span] = []
+    for s in with_initials(text, spans):
+        if s.label == "PERSON":
+            m = _APOSTROPHE_NAME.match(text, s.end)
+            if m and not any(o.start < m.end() and s.end < o.end for o in spans if o is not s):
+                s = replace(s, end=m.end(), text=text[s.start:m.end()])
+        out.append(s)
+    return out
+
+
+def with_initials(piece: str, spans: list[Span]) -> list[Span]:
+    """Each person span widened to the initials written right before it ("M. Wojtunik"),
+    which a tagger leaves out and which, with the surname masked, would still point to the person."""
+    out: list[Span] = []
+    for s in spans:
+        if s.label == "PERSON":
+            m = re.search(rf"(?<![\w.]){_INITIALS}$", piece[: s.start])
+            if m and m.end() > m.start() and not (out and out[-1].end > m.start()):
+                s = replace(s, start=m.start(), text=piece[m.start():s.end])
+        out.append(s)
+    return out
+
+
+def _mentions(piece: str, spans: Sequence[Span]) -> list[tuple[str, str]]:
+    """(label, text) of each whole mention: a tagger gives one span per word, and words of one
+    label with only spaces between them are one name."""
+    out: list[tuple[str, int, int]] = []
+    for s in spans:
+        if out and out[-1][0] == s.label and not piece[out[-1][2]:s.start].strip():
+            out[-1] = (s.label, out[-1][1], s.end)
+        else:
+            out.append((s.label, s.start, s.end))
+    return [(label, piece[a:b]) for label, a, b in out]
+
+
+def _name_words(name: str) -> list[str]:
+    """The words of a person's name that identify on their own: not titles, initials or
+    everyday words ("Mr", "M.", "Rose" stays, "Mark" stays: both are names, "Will" is not)."""
+    out = []
+    for w in re.split(r"[\s]+", name):
+        w = re.sub(r"['’]s$", "", w.strip(".,;:()"))
+        low = w.lower()
+        if len(w) < 3 or not w[:1].isupper() or low in TITLES or everyday(low):
+            continue
+        out.append(w)
+    return out

@@ -1,0 +1,178 @@
+"""Quasi-identifiers: facts that single a person out in combination (TAB's QUASI, HIPAA Safe
+Harbor's dates and ages). They run only under ``protect="quasi"`` (``Recognizer.profile``):
+
+* EVENT_DATE: a date or time of an event in any of the usual written forms ("29 November
+  1996", "November 29, 1996", "in March 1989", "between 1982 and 1984", "12/09/2000",
+  "the summer of 1995", "last Tuesday", "at 10.30 a.m.");
+* AGE: "47-year-old", "aged 47", "at the age of 47";
+* CASE_NUMBER: application, case, file and registration numbers ("no. 36110/97");
+* AMOUNT: a sum with its currency ("EUR 5,000", "1,000 Turkish liras").
+
+Nationalities and groups, organisations and places come from entityTagger, whose types
+``protect="quasi"`` widens. Each kind is substituted in its own shape (pseudonyms/quasi.py):
+dates by one keyed shift per document, ages within their band, numbers digit for digit.
+"""
+from __future__ import annotations
+
+import re
+
+from recover_core import lexicons
+from recover_core.lexicons import everyday
+from recover_core.masking.recognizers import MONTH, Recognizer, _context_re
+
+QUASI = "quasi"
+
+_MONTH = MONTH.replace("may|", "may(?!\\w)|")  # the month, never "maybe"
+_DAY = r"\d{1,2}(?:st|nd|rd|th)?(?![\d\w])"
+_YEAR = r"(?:1[6-9]|20)\d\d"
+# "1, 2 and 3 March 1999", "29 November 1996", "the 3rd of May 2001", "3 March" (a year later or never)
+_DAY_MONTH = rf"(?:the )?{_DAY}(?:(?:, ?| and | or | to |-|–){_DAY})*(?: of)? {_MONTH}"
+_MONTH_DAY = rf"{_MONTH} {_DAY}(?:(?:, ?| and |-|–){_DAY})*"
+_NUMERIC = r"\d{1,2}[/.]\d{1,2}[/.](?:\d{4}|\d{2})|\d{4}-\d{1,2}-\d{1,2}"
+_SEASON = r"(?:(?:early|late|mid|the (?:spring|summer|autumn|fall|winter|end|beginning|middle) of)[- ]|(?:spring|summer|autumn|fall|winter) )"
+_WEEKDAY = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
+_TIME = r"\d{1,2}(?:[.:]\d{2})(?: ?[ap]\.?m\.?)?|\d{1,2} ?[ap]\.m\.|\d{1,2} ?o'clock"
+
+
+class EventDate(Recognizer):
+    """A date or time of an event. A bare year counts (ECHR judgments and clinical notes date
+    events by it); a year inside a number ("36110/97", "1996-123") does not."""
+
+    label = "EVENT_DATE"
+    profile = QUASI
+    needs = None  # "last Tuesday", "in March" hold no digit
+    strength = 2
+    pattern = re.compile(
+        rf"(?<![\w/.-])(?:{_SEASON})?(?:"
+        rf"{_DAY_MONTH}(?:,? {_YEAR})?"
+        rf"|{_MONTH_DAY},? {_YEAR}"
+        rf"|{_MONTH_DAY}(?=[\s,.;:)])"
+        rf"|{_MONTH},? {_YEAR}"
+        rf"|{_NUMERIC}"
+        rf"|{_YEAR}s?(?:(?: ?[-–/] ?| and | to )(?:{_YEAR}|\d\d)(?!\d))?"
+        rf"|(?:last|next|this|on|that|every) {_WEEKDAY}|{_WEEKDAY},? (?={_DAY} )"
+        rf"|(?:in|since|until|till|by|from|of|during|before|after|early|late|mid-?) {_MONTH}(?!,? ?\d)(?=[\s,.;:)]|$)"
+        rf"|(?:at|around|about|from|until|till|by|before|after) (?:{_TIME})"
+        rf")(?![\w/]|[.-]\d)", re.I)
+
+    def bounds(self, m: re.Match[str]) -> tuple[int, int]:
+        # The preposition of "in March" or "at 10.30" tells a month or a time from a word or a
+        # number, and stays: TAB and a reader leave "in" and "at" as they are.
+        a, b = m.start(), m.end()
+        head = re.match(r"(?i)(?:in|since|until|till|by|from|of|during|before|after|at|around|about|on|that) ", m.group())
+        if head:
+            a += len(head.group())
+        return a, b
+
+    def validate(self, item: str, text: str, start: int) -> bool:
+        low = item.lower()
+        if re.fullmatch(rf"{_YEAR}", item) and re.match(r"\s*(?:%|per|percent|euros?|dollars?|pounds?|km|kg|people|persons|cases)\b", text[start + len(item):start + len(item) + 12], re.I):
+            return False  # "2000 euros", "1800 km": an amount or a count, not a year
+        if low.startswith("may ") and not re.search(r"\d", item):
+            return False  # "may ..." without a day or year is the verb
+        # A month name on its own must be capitalised in cased text ("March" the month, "march" the verb)
+        bare_month = re.fullmatch(_MONTH, item, re.I)
+        return not bare_month or item[:1].isupper()
+
+
+class Age(Recognizer):
+    label = "AGE"
+    profile = QUASI
+    strength = 2
+    pattern = re.compile(
+        r"(?<![\w-])(?:\d{1,3}|[a-z]+(?:-[a-z]+)?)[- ]years?[- ]old(?![\w-])"
+        r"|(?<!\w)(?:aged|age|at the age of|age of)(?: about)? \d{1,3}(?!\d)", re.I)
+    _NUMBER_WORD = re.compile(r"(?i)(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|"
+                              r"fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|"
+                              r"sixty|seventy|eighty|ninety)(?:-(?:one|two|three|four|five|six|seven|eight|nine))?")
+
+    def bounds(self, m: re.Match[str]) -> tuple[int, int]:
+        # "aged 47": the age only; "the age of" stays, as TAB's experts leave it.
+        g = m.group()
+        digits = re.search(r"\d{1,3}", g)
+        if not g[:1].isdigit() and digits and not re.search(r"years?[- ]old", g, re.I):
+            return m.start() + digits.start(), m.start() + digits.end()
+        return m.start(), m.end()
+
+    def validate(self, item: str, text: str, start: int) -> bool:
+        head = re.split(r"[- ]", item)[0]
+        return head.isdigit() or bool(self._NUMBER_WORD.fullmatch(item.rsplit("-year", 1)[0].rsplit(" year", 1)[0]))
+
+
+class CaseNumber(Recognizer):
+    """An application, case, file or registration number: digits with a slash ("36110/97"),
+    or any digit-bearing code right after "no.", "file", "case", "reference" ..."""
+
+    label = "CASE_NUMBER"
+    profile = QUASI
+    strength = 2
+    pattern = re.compile(r"(?<![\w/.-])(?:[A-Z]{1,4}[ .-]?)?\d{1,7}/\d{2,4}(?:[-/]\d{1,4})?(?![\w/]|[.-]\d)"
+                         r"|(?<![\w/.-])[A-Z0-9][A-Z0-9./-]{0,20}\d[A-Z0-9./-]{0,20}(?<![.-])(?![\w/])")
+    context = _context_re(r"no\.|nos\.|nr\.|number|numbers|file|case|cases|reference|ref\.|registration|"
+                          r"register|application|applications|docket|complaint|decision|judgment")
+
+    def validate(self, item: str, text: str, start: int) -> bool:
+        if "/" in item and re.fullmatch(r"(?:[A-Z]{1,4}[ .-]?)?\d{1,7}/\d{2,4}(?:[-/]\d{1,4})?", item):
+            return not re.fullmatch(r"\d{1,2}/\d{1,2}", item)  # "3/4": a fraction, not a file
+        # Otherwise only right after a word that names a number ("no. 2003-12", "file K-12")
+        return self.in_context(text, start, window=16) and sum(c.isdigit() for c in item) >= 2
+
+
+_CURRENCY_CODE = r"(?:EUR|USD|GBP|TRL|TRY|PLN|RUB|UAH|CHF|SEK|DKK|NOK|HUF|CZK|HRK|BGN|RON|ISK|MKD|RSD|BAM|GEL|AMD|AZN|MDL)"
+_CURRENCY_WORD = (r"(?:euros?|dollars?|pounds?(?: sterling)?|francs?|liras?|lira|zlotys?|roubles?|rubles?|hryvnias?|"
+                  r"kunas?|korunas?|forints?|lei|leu|levs?|leva|marks?|kroner|kronor|krona|krone|dinars?|drachmas?|"
+                  r"escudos?|pesetas?|shillings?|lari|drams?|manats?|cents?)")
+_AMOUNT_NUMBER = r"\d{1,3}(?:[ ,.]\d{3})+(?:[.,]\d{1,2})?|\d+(?:[.,]\d{1,2})?"
+_SCALE = r"(?: (?:million|billion|thousand))?"
+
+
+class Amount(Recognizer):
+    label = "AMOUNT"
+    profile = QUASI
+    strength = 2
+    pattern = re.compile(
+        rf"(?<![\w.,])(?:{_CURRENCY_CODE} ?|[€$£] ?)(?:{_AMOUNT_NUMBER}){_SCALE}(?![\w]|[.,]\d)"
+        rf"|(?<![\w.,])(?:{_AMOUNT_NUMBER}){_SCALE} (?:[A-Z][a-z]+ )?{_CURRENCY_WORD}(?!\w)"
+        rf"|(?<![\w.,])(?:{_AMOUNT_NUMBER}){_SCALE} ?{_CURRENCY_CODE}(?!\w)")
+
+
+# Words that tie a nationality or group to a person: "a Nigerian woman", "of Kurdish origin",
+# "a Turkish national". A group word alone ("Turkish law", "the Russian Government") is left
+# to entityTagger, which reads its context.
+_PERSON_AFTER = (r"(?:national|nationals|citizen|citizens|woman|women|man|men|girl|boy|person|people|origin|"
+                 r"descent|ethnicity|background|family|families|community|applicant|applicants|mother|father|"
+                 r"wife|husband|son|daughter|nurse|doctor|student|worker|workers|refugee|refugees|minority|"
+                 r"nationality|passport|extraction)")
+
+
+class Nationality(Recognizer):
+    label = "NATIONALITY"
+    profile = QUASI
+    needs = None
+    strength = 1
+    pattern = re.compile(rf"(?<![\w-])(?:[A-Z][a-z]+(?:-[A-Z][a-z]+)?)(?= (?:{_PERSON_AFTER})\b)"
+                         rf"|(?<=\bof )[A-Z][a-z]+(?= (?:origin|descent|nationality|extraction)\b)"
+                         rf"|(?:(?<=\bis )|(?<=\bwas )|(?<=\bare )|(?<=\bwere ))[A-Z][a-z]+(?=[.,;])")
+
+    def validate(self, item: str, text: str, start: int) -> bool:
+        return is_group_word(item)
+
+
+def is_group_word(word: str) -> bool:
+    """A demonym or group adjective: on the group list, or shaped like one ("Moldovan",
+    "Azerbaijani", "Kurdish"): a capitalised word ending as demonyms do, that is no everyday word."""
+    low = word.lower()
+    if low in _group_words():
+        return True
+    return bool(re.fullmatch(r"[a-z]{3,}(?:an|ian|ean|ese|ish|i|ic|ch)", low)) and not _is_everyday(low)
+
+
+def _group_words() -> frozenset[str]:
+    return lexicons.nationalities()
+
+
+def _is_everyday(low: str) -> bool:
+    return everyday(low)
+
+
+RECOGNIZERS: tuple[Recognizer, ...] = (EventDate(), Age(), CaseNumber(), Amount(), Nationality())
