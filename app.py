@@ -29,11 +29,14 @@ from recover_core.errors import RecoverError
 from recover_core.masking.vocab_thres import DEFAULT_N, MAX_N
 from recover_core.validation import MAX_K
 
+# What a privacy reviewer types first: a card number, an e-mail, a phone, a date of an event,
+# an age, a sum, the same name twice; each with the protection profile it shows best.
 EXAMPLES = [
-    "Tom lives in Chicago and works for Microsoft with Maria Gonzalez since 1999.",
-    "Yesterday I called Sarah about the trip to Paris, but she was still in a meeting at Google.",
-    "Dr. Patel said the results from the Boston clinic would arrive on Tuesday.",
-    "My neighbour Kevin fixed the old Volvo in his garage in Leeds last weekend.",
+    ["Call Tom Baker at 206-555-0147 or tom.baker@example.com; card 4111 1111 1111 1111.", "direct"],
+    ["On 14 March 2021 Mrs Grace Okafor, aged 47, flew to Lagos, where Grace paid EUR 5,000 for the ticket.",
+     "quasi"],
+    ["Tom Baker, a 52-year-old teacher from Leeds, wrote to Anna on 3 May 2019; Tom signed as Dr. Baker.", "quasi"],
+    ["Tom lives in Chicago and works for Microsoft with Maria Gonzalez since 1999.", "direct"],
 ]
 ROOT = Path(__file__).resolve().parent
 # The spaCy pipeline and the fillers are shared by every request: the events that use
@@ -95,8 +98,8 @@ def friendly(fn):
 
 @friendly
 @threads.on_models_thread
-def on_mask(text, technique, n, markers):
-    m = explore.mask(text, technique, n, markers)
+def on_mask(text, technique, n, markers, protect="direct"):
+    m = explore.mask(text, technique, n, markers, protect=protect)
     note = (f"Masked {len(m.spans)} of {m.n_words} words." if m.spans
             else "Nothing to mask: every word is kept by this technique. Try another technique.")
     note += explore.ner_path(text, technique)
@@ -112,6 +115,11 @@ def flat(columns: dict, which: list[int]) -> list:
     return [x for i in which for x in columns[i]]
 
 
+def head_of(masked, answer, status) -> list:
+    """The outputs above the columns: the engine's answer (its text, its note), the masked sentence, the status."""
+    return [*answer, masked, status]
+
+
 # The button fills the fast MLM columns in one event and the causal ones in the next, each
 # in its own concurrency group: a user's MLM columns never wait behind others' causal work.
 MLM_COLUMNS = [i for i in explore.FILL_ORDER if explore.COLUMNS[i].kind == "mlm"]
@@ -121,29 +129,32 @@ ALL_COLUMNS = list(range(len(explore.COLUMNS)))
 
 @friendly
 @threads.on_models_thread
-def on_fill(text, technique, n, markers, k, seed, mlm_model, causal_model, instruct_model):
-    """All six columns in one call (the API's /fill): the masked sentence at once, then
-    each column as it is filled, the MLM ones first."""
+def on_fill(text, technique, n, markers, k, seed, mlm_model, causal_model, instruct_model, protect="direct"):
+    """All six columns in one call (the API's /fill), streamed: the masked sentence at once,
+    the engine's answer, then each column as it is filled, the MLM ones first."""
     models = models_of(mlm_model, causal_model, instruct_model)
-    for head, status, columns in explore.fill_steps(text, technique, n, markers, k, seed, models, explore.FILL_ORDER):
-        yield [head, status] + flat(columns, ALL_COLUMNS)
+    for head, answer, status, columns in explore.fill_steps(text, technique, n, markers, k, seed, models,
+                                                            explore.FILL_ORDER, protect, answer=True):
+        yield head_of(head, answer, status) + flat(columns, ALL_COLUMNS)
 
 
 @friendly
-def on_fill_mlm(text, technique, n, markers, k, seed, mlm_model, causal_model, instruct_model):
-    """The button's first step: the masked sentence and the MLM columns (the causal step
-    marks its own columns as waiting when it starts: fewer outputs here, a faster first column)."""
+def on_fill_mlm(text, technique, n, markers, k, seed, mlm_model, causal_model, instruct_model, protect="direct"):
+    """The button's first step: the masked sentence, the engine's answer and the MLM columns
+    (the causal step marks its own columns as waiting when it starts: fewer outputs here)."""
     models = models_of(mlm_model, causal_model, instruct_model)
-    for head, status, columns in explore.fill_steps(text, technique, n, markers, k, seed, models, MLM_COLUMNS):
-        yield [head, status] + flat(columns, MLM_COLUMNS)
+    for head, answer, status, columns in explore.fill_steps(text, technique, n, markers, k, seed, models,
+                                                            MLM_COLUMNS, protect, answer=True):
+        yield head_of(head, answer, status) + flat(columns, MLM_COLUMNS)
 
 
 @friendly
 @threads.on_models_thread
-def on_fill_causal(text, technique, n, markers, k, seed, mlm_model, causal_model, instruct_model):
+def on_fill_causal(text, technique, n, markers, k, seed, mlm_model, causal_model, instruct_model, protect="direct"):
     """The button's second step: the causal columns."""
     models = models_of(mlm_model, causal_model, instruct_model)
-    for _, status, columns in explore.fill_steps(text, technique, n, markers, k, seed, models, CAUSAL_COLUMNS):
+    for _, _, status, columns in explore.fill_steps(text, technique, n, markers, k, seed, models, CAUSAL_COLUMNS,
+                                                    protect):
         yield [status] + flat(columns, CAUSAL_COLUMNS)
 
 
@@ -370,7 +381,9 @@ def build_demo() -> gr.Blocks:
                     n = gr.Slider(1000, MAX_N, value=DEFAULT_N, step=1000, label="N for vocabThres")
                     markers = gr.Radio(["mask", "class"], value="mask", label="Markers",
                                        info="[MASK], or class markers such as [PERSON]")
-            gr.Examples(EXAMPLES, inputs=text)
+                    protect = gr.Radio([(v, k) for k, v in explore.PROTECT.items()], value="direct",
+                                       label="Protect", info="what is private beside the technique's words")
+            gr.Examples(EXAMPLES, inputs=[text, protect], label="What a reviewer types first")
             with gr.Row():
                 k = gr.Slider(1, MAX_K, value=10, step=1, label="K (Top-K samples among the best K)")
                 seed = gr.Number(value=0, precision=0, label="Seed")
@@ -384,6 +397,12 @@ def build_demo() -> gr.Blocks:
                 mask_btn = gr.Button("Mask only")
                 fill_btn = gr.Button("Mask and fill", variant="primary")
                 resample_btn = gr.Button("Resample (seed + 1)")
+            # The engine's own answer first (what `recover obfuscate` and Obfuscator.obfuscate give),
+            # then the masks and how each of the papers' six fillers would fill them.
+            engine_note = gr.Markdown("**Obfuscated** (the engine's answer)")
+            obfuscated = gr.HighlightedText(label="Obfuscated", show_legend=True, combine_adjacent=False)
+            gr.Markdown("The papers' fillers on the same masks (research: the engine above is what the product "
+                        "gives).")
             masked = gr.HighlightedText(label="Masked", show_legend=True)
             status = gr.Markdown()
             col_outputs = []
@@ -529,14 +548,15 @@ def build_demo() -> gr.Blocks:
         r_dataset.change(on_results_claims, [r_dataset, r_view], r_claims, api_name="results_claims")
         for f in (t_dataset, t_origin, t_metric):
             f.change(on_results_table, [t_dataset, t_origin, t_metric], r_table, api_name=f"results_table_{f.label.lower()}")
-        fill_inputs = [text, technique, n, markers, k, seed, mlm_model, causal_model, instruct_model]
-        fill_outputs = [masked, status] + col_outputs
+        fill_inputs = [text, technique, n, markers, k, seed, mlm_model, causal_model, instruct_model, protect]
+        head_outputs = [obfuscated, engine_note, masked, status]
+        fill_outputs = head_outputs + col_outputs
 
         def outputs_of(which: list[int]) -> list:
             return [col_outputs[3 * i + j] for i in which for j in range(3)]
-        mlm_outputs = [masked, status] + outputs_of(MLM_COLUMNS)
+        mlm_outputs = head_outputs + outputs_of(MLM_COLUMNS)
         causal_outputs = [status] + outputs_of(CAUSAL_COLUMNS)
-        mask_btn.click(on_mask, [text, technique, n, markers], [masked, status], api_name="mask", **MODELS)
+        mask_btn.click(on_mask, [text, technique, n, markers, protect], [masked, status], api_name="mask", **MODELS)
         # /fill: all six columns in one call, for API clients (a hidden trigger: the page
         # itself uses the two-step events below)
         api_fill = gr.Button(visible=False)

@@ -1,5 +1,7 @@
-"""The live explorer's logic, free of any UI: mask one sentence, fill it in several ways,
-and the Text tab's columns as plain data, in the order they are filled (``fill_steps``).
+"""The live explorer's logic, free of any UI: mask one sentence, the engine's own answer
+(``obfuscated``: what ``Obfuscator.obfuscate`` gives under a protection profile), fill it in
+the papers' six ways, and the Text tab's outputs as plain data, in the order they are ready
+(``fill_steps``).
 
 app.py only hands these to Gradio.
 """
@@ -14,6 +16,7 @@ import pandas as pd
 from recover_core import bundles, validation
 from recover_core.errors import RecoverError
 from recover_core.filling import DEFAULT_MODEL, KINDS, memo
+from recover_core.masking.identifiers import PROFILES
 from recover_core.masking.mask import Masked
 from recover_core.obfuscator import Obfuscator, Result
 from recover_core.pseudonyms.key import new_key
@@ -44,6 +47,12 @@ COLUMNS = [Column(kind, method) for method in ("top1", "topk") for kind in ("mlm
 # instruction-tuned filler, whose fallback is that very infill work (filling.memo reuses it).
 _SPEED = {"mlm": 0, "infill": 1, "instruct": 2}
 FILL_ORDER = sorted(range(len(COLUMNS)), key=lambda i: (_SPEED[COLUMNS[i].kind], COLUMNS[i].method))
+# The page's defaults where they differ from the fillers' own: the LoRA-tuned LLM column shows
+# smollm2-fill-wiki, tuned on Wikipedia only (smollm2-fill saw the news train split).
+APP_DEFAULT_MODEL = {"instruct": "smollm2-fill-wiki"}
+PROTECT = {"direct": "direct: names and identifiers (cards, e-mails, phones, IDs, addresses)",
+           "quasi": "quasi: also dates of events, ages, case numbers, sums and nationalities"}
+assert set(PROTECT) == set(PROFILES)
 
 
 def model_choices(kind: str) -> list[str]:
@@ -58,7 +67,7 @@ def model_choices(kind: str) -> list[str]:
 def default_model(kind: str) -> str:
     """The filler's preferred model when it can be loaded here, else the first that can."""
     usable = bundles.names(KINDS[kind], available_only=True)
-    preferred = DEFAULT_MODEL[kind]
+    preferred = APP_DEFAULT_MODEL.get(kind, DEFAULT_MODEL[kind])
     if preferred in usable:
         return preferred
     return usable[0] if usable else preferred
@@ -66,16 +75,49 @@ def default_model(kind: str) -> str:
 
 @functools.lru_cache(maxsize=32)
 def engine(technique: str, n: int, markers: str = "mask", ner_model: str = "spacy-md", kind: str = "mlm",
-           model: str | None = None, method: str = "top1", k: int = 10, seed: int = 0) -> Obfuscator:
+           model: str | None = None, method: str = "top1", k: int = 10, seed: int = 0,
+           protect: str = "direct") -> Obfuscator:
     """The engine for one setting of the page, built once: its masker and keep-list are reused
     by every request with that setting (the models themselves are shared by all engines)."""
     validation.check_choice("masking technique", technique, TECHNIQUES)
+    validation.check_choice("protection profile", protect, list(PROTECT))
     return Obfuscator(technique=technique, n=int(n), markers="class" if markers == "class" else "mask",
-                      ner_model=ner_model, filler=kind, model=model, method=method, k=k, seed=int(seed))
+                      ner_model=ner_model, filler=kind, model=model, method=method, k=k, seed=int(seed),
+                      protect=protect)
 
 
-def mask(text: str, technique: str, n: int, markers: str, ner_model: str = "spacy-md") -> Masked:
-    return engine(technique, int(n), markers, ner_model).mask(text)
+def mask(text: str, technique: str, n: int, markers: str, ner_model: str = "spacy-md",
+         protect: str = "direct") -> Masked:
+    return engine(technique, int(n), markers, ner_model, protect=protect).mask(text)
+
+
+def obfuscated(text: str, technique: str, n: int, markers: str, protect: str = "direct") -> Result:
+    """The product's answer: ``Obfuscator.obfuscate`` with the engine's own filler and rules
+    (pseudonym rules, identifiers in their shape) under ``protect``, drawn under a fresh key
+    of this request's (an engine per request; its masker and models are the shared ones)."""
+    settings = engine(technique, int(n), markers, protect=protect).settings
+    return Obfuscator(settings, key=new_key()).obfuscate(text)
+
+
+def kind_of(label: str) -> str:
+    """What the engine did to a span: an identifier or a quasi-identifier redrawn in its shape,
+    or a name, place or organisation given a pseudonym by the rules."""
+    from recover_core.masking.quasi import RECOGNIZERS
+
+    if label in {r.label for r in RECOGNIZERS}:
+        return "quasi-identifier"
+    return "identifier" if label in IDENTIFIER_LABELS else "pseudonym"
+
+
+def engine_view(result: Result, protect: str) -> tuple[dict, str]:
+    """The engine's answer for the page: the text with each substitute marked by its label and
+    kind ("PERSON · pseudonym", "CREDIT_CARD · identifier"), and a one-line summary."""
+    reps = result.replacements
+    text = {"text": result.text, "entities": [
+        {"entity": f"{r.label} · {kind_of(r.label)}", "start": r.start, "end": r.end} for r in reps]}
+    counts = pd.Series([kind_of(r.label) for r in reps], dtype=object).value_counts()
+    said = ", ".join(f"{n} {k}{'s' if n > 1 else ''}" for k, n in counts.items()) or "nothing to replace"
+    return text, f"**Obfuscated** (the engine, protect={protect}) · {said}"
 
 
 def ner_path(text: str, technique: str) -> str:
@@ -96,7 +138,8 @@ def check_fillable(masked: Masked) -> None:
 
 
 def fill(masked: Masked, column: Column, model: str, k: int, seed: int, technique: str, n: int,
-         markers: str = "mask", ner_model: str = "spacy-md", key: bytes | None = None) -> Result:
+         markers: str = "mask", ner_model: str = "spacy-md", key: bytes | None = None,
+         protect: str = "direct") -> Result:
     """One column: the engine's substitutes for a sentence masked by ``mask`` with the same settings.
     The originals are in memory for this request only: one substitute per original, never
     shared, names keep their gender, places their kind. The substitutes are drawn under
@@ -104,7 +147,7 @@ def fill(masked: Masked, column: Column, model: str, k: int, seed: int, techniqu
     and a key shared by every visitor would let one visitor learn another's mapping."""
     k = validation.check_k(k)
     check_fillable(masked)
-    ob = engine(technique, int(n), markers, ner_model, column.kind, model, column.method, k, int(seed))
+    ob = engine(technique, int(n), markers, ner_model, column.kind, model, column.method, k, int(seed), protect)
     return ob.fill([masked], key=key or new_key())[0]
 
 
@@ -147,33 +190,54 @@ def seed_of(seed) -> int:
     return 0 if seed is None else int(seed)
 
 
-def fill_steps(text, technique, n, markers, k, seed, models: dict, which: list[int]):
-    """Mask, then fill the columns ``which`` in that order; yields (masked, status, columns)
-    before each column and once at the end. ``columns`` maps a column's index to its
-    three outputs."""
+def no_answer(message: str) -> list:
+    return [highlighted("", []), message]
+
+
+def answer_of(text, technique, n, markers, protect) -> list:
+    """The engine's answer as the page's two outputs; a RecoverError (a model that cannot be
+    loaded here) becomes its message, and the research columns still fill."""
+    try:
+        return list(engine_view(obfuscated(text, technique, n, markers, protect), protect))
+    except RecoverError as e:
+        return no_answer(f"**Obfuscated** · {e}")
+
+
+def fill_steps(text, technique, n, markers, k, seed, models: dict, which: list[int], protect: str = "direct",
+               answer: bool = False):
+    """Mask, then (``answer``) the engine's own answer, then fill the columns ``which`` in that
+    order. Yields (masked, answer, status, columns) as soon as the masking is done, after the
+    engine's answer, before each column and once at the end: ``answer`` is its two outputs (or
+    None when not asked for), ``columns`` maps a column's index to its three outputs."""
     seed = seed_of(seed)
-    m = mask(text, technique, n, markers)
+    m = mask(text, technique, n, markers, protect=protect)
     head = highlighted(m.masked, m.markers)
     if not m.spans:
-        yield head, "Nothing to mask: every word is kept by this technique.", {
+        done = answer_of(text, technique, n, markers, protect) if answer else None
+        yield head, done, "Nothing to mask: every word is kept by this technique.", {
             i: no_column("Nothing to fill.") for i in which}
         return
     check_fillable(m)
     key = new_key()  # one secret for this request's columns, forgotten with it
     columns = {i: no_column(f"**{COLUMNS[i].title}** · waiting…") for i in which}
+    said = f"Masked {len(m.spans)} of {m.n_words} words."
+    got = None
+    if answer:
+        yield head, no_answer("**Obfuscated** · the engine is choosing substitutes…"), f"{said} Obfuscating…", columns
+        got = answer_of(text, technique, n, markers, protect)
     # Top-1 and Top-K share the causal fillers' work, for this request only. Only events of
     # the models group open the memo (one at a time); the MLM columns have nothing to share.
     causal = any(COLUMNS[i].kind != "mlm" for i in which)
     with memo.request() if causal else contextlib.nullcontext():
         for i in which:
             col = COLUMNS[i]
-            yield head, f"Masked {len(m.spans)} of {m.n_words} words. Filling: {col.title}…", columns
+            yield head, got, f"{said} Filling: {col.title}…", columns
             model = models[col.kind]
             try:
-                r = fill(m, col, model, k, seed, technique, n, markers, key=key)
+                r = fill(m, col, model, k, seed, technique, n, markers, key=key, protect=protect)
                 note = fallback_note(r)
                 columns[i] = [highlighted(r.text, r.replacements), f"**{col.title}** · {model}{note}",
                               candidates_table(r)]
             except RecoverError as e:  # one unavailable model must not blank the other columns
                 columns[i] = no_column(f"**{col.title}** · {model}: {e}")
-    yield head, f"Masked {len(m.spans)} of {m.n_words} words.", columns
+    yield head, got, said, columns
