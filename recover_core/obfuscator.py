@@ -27,6 +27,7 @@ only: nothing here writes or logs them.
 from __future__ import annotations
 
 import hashlib
+import warnings
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import AbstractSet, Iterable, Sequence
@@ -38,7 +39,7 @@ from recover_core.filling.candidates import ner_type_check
 from recover_core.filling.base import (DEFAULT_K, DEFAULT_SAMPLING, Candidate, Filled, Filler, MaskInput,
                                        check_method, check_sampling)
 from recover_core.masking import Masked, build, mask_many, names as technique_names
-from recover_core.masking.identifiers import WithIdentifiers
+from recover_core.masking.identifiers import WithIdentifiers, find as find_identifiers
 from recover_core.masking.mask import render
 from recover_core.pseudonyms import CHOICES, Pseudonyms, bare, consistent_many as apply_rules, sound
 from recover_core.pseudonyms.key import as_key, subkey
@@ -145,10 +146,15 @@ class Result:
     masked: str = ""  # the text with markers, before filling
     replacements: list[Replacement] = field(default_factory=list)
     filled_by: str | None = None  # the filler that did the whole text's work instead (instruct -> infill)
+    # Identifiers (card numbers, e-mails, phones, ...) of the original left unmasked, whole or in
+    # part, counted under rules="paper" (0 where they are masked, or identifiers=False says it is
+    # meant); ``leaks`` never sees them.
+    identifiers_passed: int = 0
 
     @property
     def leaks(self) -> int:
-        """Substitutes equal to the word they replace (0 under our rules)."""
+        """Substitutes equal to the word they replace (0 under our rules). Words never masked
+        are not counted here: see ``identifiers_passed``."""
         return sum(r.original.lower() == r.substitute.lower() for r in self.replacements if r.original)
 
     def public(self, candidates: bool = False) -> dict:
@@ -308,7 +314,24 @@ class Obfuscator:
                                   masked=[masked[i].masked for i in todo], key=key)
         for i, r in zip(todo, chosen):
             out[i] = r
+        if self.settings.rules == "paper" and self.settings.identifiers is None:
+            self._count_passed_identifiers(masked, out)
         return out
+
+    def _count_passed_identifiers(self, masked: Sequence[Masked], out: list[Result]) -> None:
+        """rules="paper" leaves identifiers unmasked, and ``leaks`` cannot see a word never
+        masked (issue 75): count in each Result the identifiers its text kept, and warn once per
+        call with counts only (never an identifier's text). identifiers=False says it is meant
+        (the grid, on public corpora): neither, and no time spent (the recognizers take ~1 ms a line)."""
+        for m, r in zip(masked, out):
+            r.identifiers_passed = passed_identifiers(m.original, m.spans)
+        n = sum(r.identifiers_passed for r in out)
+        if n:
+            texts = sum(bool(r.identifiers_passed) for r in out)
+            warnings.warn(f"rules='paper' does not mask identifiers: {n} (card numbers, e-mail addresses, phones, "
+                          f"IDs, ...) in {texts} of {len(out)} texts pass through unmasked (Result.identifiers_passed "
+                          "counts them). Use rules='ours' to replace them, or identifiers=False if this is meant.",
+                          IdentifierWarning, stacklevel=3)
 
     def propose(self, items: Sequence[MaskInput]) -> list[Filled]:
         """The filler's fills and candidates for masked items (step 2: no original is seen).
@@ -403,6 +426,48 @@ class Obfuscator:
         return out
 
 
+class IdentifierWarning(UserWarning):
+    """Identifiers passed through unmasked (rules="paper" with identifiers left at its default)."""
+
+
+def passed_identifiers(original: str, spans: Sequence[Span]) -> int:
+    """How many identifiers in ``original`` the masked ``spans`` do not wholly cover."""
+    ordered = sorted(spans, key=lambda s: s.start)
+    n = 0
+    for ident in find_identifiers(original):
+        at = ident.start  # walk the masked spans over the identifier: covered if they reach its end
+        for s in ordered:
+            if s.start <= at < s.end:
+                at = s.end
+        n += at < ident.end
+    return n
+
+
+def _joined(doc: str, parts: Sequence[tuple[int, str]], texts: Sequence[str]) -> tuple[str, list[int]]:
+    """``doc`` with each piece (offset, text) replaced by its new text, and where each new text
+    starts: what lies between pieces (line breaks, indentation) stays as it was."""
+    out: list[str] = []
+    starts, at, length = [], 0, 0
+    for (off, piece), new in zip(parts, texts):
+        out.append(doc[at:off])
+        length += off - at
+        starts.append(length)
+        out.append(new)
+        length += len(new)
+        at = off + len(piece)
+    out.append(doc[at:])
+    return "".join(out), starts
+
+
+def joined_masks(doc: str, parts: Sequence[tuple[int, str]], masked: Sequence[Masked]) -> Masked:
+    """One document's masked pieces as one Masked, spans in the document's offsets and markers
+    in the masked document's."""
+    text, starts = _joined(doc, parts, [m.masked for m in masked])
+    spans = [replace(s, start=s.start + off, end=s.end + off) for m, (off, _) in zip(masked, parts) for s in m.spans]
+    markers = [replace(s, start=s.start + at, end=s.end + at) for m, at in zip(masked, starts) for s in m.markers]
+    return Masked(doc, text, spans, markers, sum(m.n_words for m in masked))
+
+
 def private_words(originals: Iterable[str]) -> tuple[frozenset[str], frozenset[str]]:
     """The words of a text's originals, and how each sounds: what no output may hold."""
     words = frozenset(w for o in originals for w in (bare(t) for t in o.split()) if w)
@@ -443,4 +508,5 @@ def obfuscate(text: str, **settings) -> Result:
     return Obfuscator(**settings).obfuscate(text)
 
 
-__all__ = ["Obfuscator", "Result", "Replacement", "Settings", "obfuscate", "line_id", "RULES"]
+__all__ = ["Obfuscator", "Result", "Replacement", "Settings", "obfuscate", "line_id", "RULES", "IdentifierWarning",
+           "passed_identifiers"]

@@ -3,17 +3,75 @@ characters that split a name, identifiers that the paper's rules pass through, a
 public key on corpora that are not public."""
 import dataclasses
 import os
+import warnings
 
 import pytest
 
+from cli_run import run, summary
 from recover_core import experiment as X
 from recover_core import validation
 from recover_core.errors import RecoverError
 from recover_core.experiment.runner import GRID_KEY
 from recover_core.masking import build, mask_text
-from recover_core.obfuscator import Obfuscator
+from recover_core.obfuscator import IdentifierWarning, Obfuscator
 from recover_core.pseudonyms import write_key_file
 from recover_core.spans import Span
+
+CARD, EMAIL, PHONE = "4111 1111 1111 1111", "jane.doe@example.com", "(415) 555-0132"
+IDENTIFIERS = f"Pay with card {CARD} or write to {EMAIL} today.\nCall me on {PHONE} after lunch.\n"
+
+
+# --- finding 1: the paper's rules pass identifiers through --------------------------------------
+
+def test_paper_rules_refuse_identifiers_before_any_model_loads(tmp_path):
+    src, out = tmp_path / "in.txt", tmp_path / "out.txt"
+    src.write_text(IDENTIFIERS)
+    p = run("obfuscate", src, "-o", out, "--rules", "paper", check=False)
+    assert p.returncode == 2 and "--allow-identifiers" in p.stderr and "3 identifiers" in p.stderr
+    assert not out.exists()
+    for secret in (CARD, EMAIL, PHONE, "4111", "jane"):
+        assert secret not in p.stderr + p.stdout
+
+
+def test_paper_rules_with_allow_identifiers_warn_and_count_what_passed(tmp_path, tiny_bert):
+    src, out = tmp_path / "in.txt", tmp_path / "out.txt"
+    src.write_text(IDENTIFIERS)
+    p = run("fill", src, "-o", out, "--rules", "paper", "--model", tiny_bert, check=False)
+    assert p.returncode == 2 and "--allow-identifiers" in p.stderr  # fill takes --rules too
+    p = run("obfuscate", src, "-o", out, "--rules", "paper", "--model", tiny_bert,
+            "--allow-identifiers")
+    text = out.read_text()
+    assert EMAIL in text and PHONE in text  # what the paper's procedure does, now said out loud
+    s = summary(p.stderr)
+    assert s["leaks"] == 0 and s["identifiers_passed_through"] >= 2
+    warning = p.stderr[: p.stderr.index("{")]
+    assert "warning: 3 identifiers" in warning and "identifiers_passed_through" in warning
+    for secret in (CARD, EMAIL, PHONE, "jane"):
+        assert secret not in p.stderr
+
+
+def test_our_rules_mask_identifiers_and_read_no_input_twice(tmp_path, tiny_bert):
+    src, out = tmp_path / "in.txt", tmp_path / "out.txt"
+    src.write_text(IDENTIFIERS)
+    p = run("obfuscate", src, "-o", out, "--model", tiny_bert)
+    assert EMAIL not in out.read_text() and "warning" not in p.stderr
+    assert "identifiers_passed_through" not in summary(p.stderr)  # the default run is as it was
+
+
+def test_the_api_counts_identifiers_the_paper_rules_pass_and_warns_with_counts_only(tiny_bert):
+    ob = Obfuscator(rules="paper", model=tiny_bert)
+    with pytest.warns(IdentifierWarning) as caught:
+        r = ob.obfuscate(IDENTIFIERS.splitlines()[0])
+    assert r.leaks == 0 and r.identifiers_passed == 2 and EMAIL in r.text
+    message = str(caught[0].message)
+    assert "2 (card numbers" in message and CARD not in message and EMAIL not in message
+    # The grid says it means it (identifiers=False, on public corpora): quiet, and no time spent.
+    grid = Obfuscator(rules="paper", model=tiny_bert, identifiers=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert EMAIL in grid.obfuscate(IDENTIFIERS.splitlines()[0]).text
+        assert Obfuscator(model=tiny_bert).obfuscate(
+            IDENTIFIERS.splitlines()[0]).identifiers_passed == 0  # our rules mask them
 
 
 # --- finding 3: invisible characters split a name -----------------------------------------------

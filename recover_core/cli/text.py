@@ -16,13 +16,14 @@ from typing import Iterator
 
 from tqdm import tqdm
 
-from recover_core import env
+from recover_core import env, validation
+from recover_core.batch.pipeline import decode_record
 from recover_core.cli.common import chunks, is_jsonl, positive, read_records
 from recover_core.corpora import CORPORA
 from recover_core.errors import RecoverError
 from recover_core.filling import DEFAULT_K, KINDS, METHODS
 from recover_core.filling.base import DEFAULT_SAMPLING, SAMPLINGS
-from recover_core.masking import build, mask_many, name_shape, names
+from recover_core.masking import build, identifiers, mask_many, name_shape, names
 from recover_core.obfuscator import RULES
 from recover_core.pseudonyms import CHOICES
 
@@ -120,8 +121,89 @@ def _run_batch(args, command: str) -> None:
     from recover_core import batch
 
     job = _job(args, command)
-    _summary(batch.run(job, engine=args.engine, workers=args.workers, resume=args.resume, restart=args.restart,
-                       threads=args.threads), args)
+    found = _identifiers_unmasked(args, job)
+    summary = batch.run(job, engine=args.engine, workers=args.workers, resume=args.resume, restart=args.restart,
+                        threads=args.threads)
+    if found is not None:
+        summary = _with_passed_through(summary, _passed_through(job, found))
+    _summary(summary, args)
+
+
+# --- identifiers a run does not mask ---------------------------------------------------
+# Under --rules paper (vats2024's procedure) and --no-identifiers, card numbers, e-mails,
+# phones, IDs, IBANs ... are not masked and reach the output as they are, while `leaks` counts
+# only masked words whose substitute equals the original (issue 75). So such a run looks for
+# them first: --rules paper refuses unless --allow-identifiers is given, --no-identifiers
+# warns, and the summary counts those that came through. Counts and line numbers only: an
+# identifier's text is never printed. A default run masks them and reads nothing more (the
+# recognizers take about a millisecond a line).
+
+def _identifiers_unmasked(args, job) -> dict[int, list[str]] | None:
+    """The identifiers of each input line (0-based) that this run will not mask, checked
+    before any model loads; None where the run masks them (the default), and nothing is read."""
+    paper = job.rules == "paper" and job.command != "mask"
+    if not (paper or job.identifiers is False):
+        return None
+    found = _identifiers_in(job.input, job.in_jsonl, job.field)
+    if not found:
+        return found
+    n, lines, first = sum(map(len, found.values())), len(found), min(found) + 1
+    where = f"{n} identifier{'s' if n != 1 else ''} (card numbers, e-mail addresses, phones, IDs, IBANs, ...) " \
+            f"in {lines} line{'s' if lines != 1 else ''} of {job.input} (the first on line {first})"
+    if paper and not getattr(args, "allow_identifiers", False):
+        raise RecoverError(f"{where}. Under --rules paper identifiers are not masked: they would pass into the "
+                           "output as they are. Use --rules ours, which replaces each by a substitute of its "
+                           "shape, or give --allow-identifiers to let them through. Nothing was written.")
+    why = "--rules paper" if paper else "--no-identifiers"
+    print(f"warning: {where} are not masked ({why}): they pass into the output as they are. The summary "
+          "counts them as identifiers_passed_through.", file=sys.stderr)
+    return found
+
+
+def _identifiers_in(path: Path, jsonl: bool, field: str) -> dict[int, list[str]]:
+    """Per 0-based line, the identifiers the recognizers find in the text the run will read
+    (normalised as validation.check_text does). Bad lines are left to the run to report."""
+    found: dict[int, list[str]] = {}
+    if not path.is_file():
+        return found  # the run says the input is missing
+    with path.open("rb") as f:
+        for n, raw in enumerate(f):
+            try:
+                rec = decode_record(raw, jsonl, field, n + 1)
+            except RecoverError:
+                continue
+            if rec is not None:
+                ids = [s.text for s in identifiers.find(validation.normalise(rec[field]))]
+                if ids:
+                    found[n] = ids
+    return found
+
+
+def _passed_through(job, found: dict[int, list[str]]) -> int:
+    """How many of the input's identifiers stand unchanged in the same line of the output."""
+    n = 0
+    if not found or not job.output.is_file():
+        return n
+    field = "masked" if job.command == "mask" else "text"
+    with job.output.open(encoding="utf-8") as f:
+        for i, line in enumerate(f):
+            if i in found:
+                text = (json.loads(line).get(field) or "") if job.out_jsonl else line
+                n += sum(x in text for x in found[i])
+    return n
+
+
+def _with_passed_through(summary: dict, n: int) -> dict:
+    """The summary with ``identifiers_passed_through`` beside ``leaks``, which never counts them."""
+    out = {}
+    for k, v in summary.items():
+        if k == "seconds" and "identifiers_passed_through" not in out:
+            out["identifiers_passed_through"] = n
+        out[k] = v
+        if k == "leaks":
+            out["identifiers_passed_through"] = n
+    out.setdefault("identifiers_passed_through", n)
+    return out
 
 
 def cmd_mask(args) -> None:
@@ -236,7 +318,12 @@ def _filling_args(p) -> None:
     p.add_argument("--rules", choices=list(RULES), default=RULES[0],
                    help="ours: each substitute chosen by the pseudonym rules (a free name of the same type and "
                         "gender, never an original); paper: vats2024's plain procedure, the filler sees [MASK] only; "
-                        "preiss: preiss2023's (the filler's best candidate the name lists accept, as speech chooses)")
+                        "preiss: preiss2023's (the filler's best candidate the name lists accept, as speech chooses). "
+                        "Under paper, identifiers (cards, e-mails, phones, IDs ...) are not masked: a run whose input "
+                        "holds any is refused unless --allow-identifiers is given")
+    p.add_argument("--allow-identifiers", action="store_true",
+                   help="--rules paper: run even though the input holds identifiers, which then pass into the "
+                        "output unmasked (a warning and the summary's identifiers_passed_through count them)")
     p.add_argument("--choice", choices=list(CHOICES), default=CHOICES[0],
                    help="our rules: prior (the default) draws each person's names and each place as real ones "
                         "occur (census shares of names a tagger reads as people; how often text names a place), the "
