@@ -57,7 +57,6 @@ def normalise(text: str) -> str:
     return "".join(out).translate(_INVISIBLE)
 
 
-
 def _script_problem(text: str) -> str | None:
     for ch in text:
         cat = unicodedata.category(ch)
