@@ -17,11 +17,11 @@ def client(app_url, tmp_path_factory):
 
 
 def text_of(highlighted) -> str:
-    return "".join(t["token"] for t in highlighted)
+    return "".join(t["token"] for t in highlighted or [])
 
 
 def labels_of(highlighted) -> list[str]:
-    return [t["class_or_confidence"] for t in highlighted if t["class_or_confidence"]]
+    return [t["class_or_confidence"] for t in highlighted or [] if t["class_or_confidence"]]
 
 
 def test_every_event_has_an_api_name(client):
@@ -50,7 +50,7 @@ def columns(out) -> dict:
     """The six columns by title: (filled text, header, candidate table)."""
     from recover_core.explore import COLUMNS
 
-    cols = out[2:]
+    cols = out[4:]  # after the engine's answer (text, note), the masked sentence and the status
     assert len(cols) == 3 * len(COLUMNS)
     return {c.title: cols[3 * i : 3 * i + 3] for i, c in enumerate(COLUMNS)}
 
@@ -66,6 +66,56 @@ def test_fill_gives_side_by_side_columns(client):
         rows = table["data"]
         assert rows and all(len(r) == 5 for r in rows) and sum(r[4].startswith("✓") for r in rows) == 2
     assert "minilm-mlm" in cols["MLM · Top-1"][1] and "smollm2-fill" in cols["LoRA-tuned LLM · Top-K"][1]
+    engine, note = out[0], out[1]  # the engine's answer, on top
+    assert "Kowalski" not in text_of(engine) and labels_of(engine) == ["PERSON · pseudonym", "GPE · pseudonym"]
+    assert "protect=direct" in note and "2 pseudonyms" in note
+
+
+def test_fill_streams_the_engine_answer_then_each_column(client):
+    """/fill yields at once the masked sentence, then the engine's answer, then one column at a time."""
+    from recover_core.explore import COLUMNS
+
+    job = client.submit("Anna Kowalski moved to Denver.", "entityTagger", 10000, "mask", 5, 0, "minilm-mlm",
+                        "smollm2-135m", "smollm2-fill-wiki", api_name="/fill")
+    job.result()
+    updates = job.outputs()
+    done = [sum("waiting" not in str(h) for h in out[5::3]) for out in updates]  # finished columns
+    assert done[0] == 0 and text_of(updates[0][2]) == "[MASK] [MASK] moved to [MASK]."  # the masks first
+    assert not text_of(updates[0][0])  # the engine's answer after them
+    answered = [bool(text_of(out[0])) for out in updates]
+    assert answered.index(True) < done.index(1)  # the engine's answer before the first column
+    assert done[-1] == len(COLUMNS) and sorted(done) == done and any(0 < d < len(COLUMNS) for d in done)
+
+
+@pytest.mark.parametrize("protect", ["direct", "quasi"])
+def test_the_engine_answer_marks_identifiers_and_follows_the_profile(client, protect):
+    import app
+
+    text, _ = app.EXAMPLES[0]
+    out = client.predict(text, "entityTagger", 10000, "mask", 5, 0, "minilm-mlm", "smollm2-135m",
+                         "smollm2-fill-wiki", protect, api_name="/fill_mlm")
+    engine = text_of(out[0])
+    assert not {"Tom", "Baker", "206-555-0147", "tom.baker@example.com"} & set(engine.replace(";", " ").split())
+    assert "4111 1111 1111 1111" not in engine
+    assert {"PERSON · pseudonym", "PHONE · identifier", "EMAIL · identifier", "CREDIT_CARD · identifier"} <= set(
+        labels_of(out[0]))
+    dated = "On 14 March 2021 Grace Okafor, aged 47, flew to Lagos; Grace paid EUR 5,000."
+    out = client.predict(dated, "entityTagger", 10000, "mask", 5, 0, "minilm-mlm", "smollm2-135m",
+                         "smollm2-fill-wiki", protect, api_name="/fill_mlm")
+    engine, quasi = text_of(out[0]), [x for x in labels_of(out[0]) if x.endswith("quasi-identifier")]
+    if protect == "quasi":  # dates of events, ages and sums are redrawn too
+        assert {"EVENT_DATE · quasi-identifier", "AGE · quasi-identifier", "AMOUNT · quasi-identifier"} <= set(quasi)
+        assert "14 March 2021" not in engine + text_of(out[2]) and "5,000" not in engine
+    else:
+        assert not quasi and "14 March 2021" in engine and "EUR 5,000" in engine
+    assert "Lagos" not in engine and f"protect={protect}" in out[1]
+
+
+def test_the_lora_column_defaults_to_the_wiki_filler():
+    import app
+
+    values = {b.label: b.value for b in app.demo.blocks.values() if type(b).__name__ == "Dropdown"}
+    assert values["LoRA-tuned LLM"] == "smollm2-fill-wiki"
 
 
 def test_a_hub_only_model_explains_itself_in_its_own_columns(client):
@@ -252,8 +302,8 @@ def test_mlm_columns_get_through_while_causal_columns_run(client):
         time.sleep(0.05)
     fast = client.predict(*args[:5], 1, *args[6:], api_name="/fill_mlm")
     assert not slow.done()  # the MLM columns came back while the causal ones were still running
-    mlm_headers = [fast[2 + 3 * j + 1] for j in range(len(app.MLM_COLUMNS))]
-    assert all("waiting" not in h for h in mlm_headers) and len(fast) == 2 + 3 * len(app.MLM_COLUMNS)
+    mlm_headers = [fast[4 + 3 * j + 1] for j in range(len(app.MLM_COLUMNS))]
+    assert all("waiting" not in h for h in mlm_headers) and len(fast) == 4 + 3 * len(app.MLM_COLUMNS)
     out = slow.result()
     assert all("waiting" not in out[1 + 3 * j + 1] for j in range(len(app.CAUSAL_COLUMNS)))
 
