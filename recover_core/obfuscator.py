@@ -39,12 +39,13 @@ from recover_core.filling.candidates import ner_type_check
 from recover_core.filling.base import (DEFAULT_K, DEFAULT_SAMPLING, Candidate, Filled, Filler, MaskInput,
                                        check_method, check_sampling)
 from recover_core.masking import Masked, build, mask_many, names as technique_names
-from recover_core.masking.identifiers import WithIdentifiers, find as find_identifiers
+from recover_core.masking.identifiers import PROFILES, WithIdentifiers, find as find_identifiers
+from recover_core.masking.document import pieces, recurrences
 from recover_core.masking.mask import render
 from recover_core.pseudonyms import CHOICES, Pseudonyms, bare, consistent_many as apply_rules, sound
 from recover_core.pseudonyms.key import as_key, subkey
 from recover_core.quality import original_spans, originals_per_fill
-from recover_core.spans import ENTITY_LABELS, IDENTIFIER_LABELS, IDENTIFIER_MASK, Span
+from recover_core.spans import ENTITY_LABELS, IDENTIFIER_LABELS, IDENTIFIER_MASK, Span, words_shared
 
 RULES = ("ours", "paper", "preiss")
 MARKER_STYLES = ("mask", "class")
@@ -76,6 +77,10 @@ class Settings:
     # masked beside the technique, each replaced by a substitute of its shape. None: on under
     # rules="ours", off under "paper" (vats2024's procedure, the grid, masks what it masked).
     identifiers: bool | None = None
+    # What is private beside the technique's words (masking/identifiers.PROFILES): "direct",
+    # names and identifiers; "quasi" adds dates of events, ages, case numbers, sums and
+    # nationalities (TAB's quasi-identifiers), each replaced in its own shape.
+    protect: str = "direct"
 
     def check(self) -> "Settings":
         """These settings, or a RecoverError that says which one is wrong and what is allowed."""
@@ -101,6 +106,10 @@ class Settings:
             raise RecoverError(f"one_pass is for the MLM filler (filler='mlm'); {self.filler} fills word by word.")
         if self.keep_list not in (None, "none"):
             validation.check_choice("keep-list technique", self.keep_list, ["allowList", "vocabThres"])
+        validation.check_choice("protection profile", self.protect, list(PROFILES))
+        if self.protect != "direct" and not self.masks_identifiers:
+            raise RecoverError(f"protect={self.protect!r} masks quasi-identifiers beside the identifiers, which "
+                               "need rules='ours' and identifiers on.")
         if self.identifiers not in (None, True, False):
             raise RecoverError(f"identifiers is True, False or None (on under our rules), not {self.identifiers!r}.")
         if self.identifiers and self.rules == "paper":
@@ -233,7 +242,6 @@ class Obfuscator:
             key = subkey(key, "line:" + line)
         return Pseudonyms(self.settings.seed, choice=self.settings.chooses, key=key)
 
-
     # --- models, built on first use ------------------------------------------------------
 
     @property
@@ -242,7 +250,7 @@ class Obfuscator:
             s = self.settings
             self._masker = build(s.technique, n=s.n, ner_model=s.ner_model, types=list(s.types) if s.types else None)
             if s.masks_identifiers:  # identifiers first, winning where they overlap the technique's spans
-                self._masker = WithIdentifiers(self._masker)
+                self._masker = WithIdentifiers(self._masker, s.protect)
         return self._masker
 
     @property
@@ -273,11 +281,29 @@ class Obfuscator:
     # --- analyze ---------------------------------------------------------------------------
 
     def find(self, text: str) -> list[Span]:
-        """The private spans of ``text`` (Presidio's analyze). Each span holds its words."""
+        """The private spans of ``text`` (Presidio's analyze), a sentence or a whole document.
+        Each span holds its words. A document's spans are in ``validation.check_document(text)``'s
+        offsets, which are the text's own unless it held invisible characters."""
+        if validation.is_document(text):
+            return self.mask(text).spans
         return self.masker.find(validation.check_text(text))
 
     def mask(self, text: str) -> Masked:
+        """``text`` with markers: a sentence, or a document of any length (``is_document``)."""
+        if validation.is_document(text):
+            doc = validation.check_document(text)
+            parts, masked = self._document_masks(doc)
+            return joined_masks(doc, parts, masked)
         return self.mask_many([validation.check_text(text)])[0]
+
+    def _document_masks(self, doc: str) -> tuple[list[tuple[int, str]], list[Masked]]:
+        """A checked document cut into pieces (masking/document.py), each masked, with every
+        recurrence of what was found anywhere in the document masked too."""
+        parts = pieces(doc)
+        texts = [validation.check_text(p, what=f"paragraph at character {at:,}") for at, p in parts]
+        with words_shared():
+            found = recurrences(parts, self.masker.find_many(texts))
+            return parts, [render(t, spans, self.settings.markers) for t, spans in zip(texts, found)]
 
     def mask_many(self, texts: Sequence[str]) -> list[Masked]:
         """Masked lines; texts must already be checked (``validation.check_text``)."""
@@ -286,14 +312,37 @@ class Obfuscator:
     # --- anonymize -------------------------------------------------------------------------
 
     def obfuscate(self, text: str) -> Result:
-        """One text, masked and filled."""
+        """One text, masked and filled: a sentence, or a document of any length."""
         return self.obfuscate_many([text])[0]
 
     def obfuscate_many(self, texts: Iterable[str], *, consistent: bool = False) -> list[Result]:
         """Many texts, masked and filled in batches. ``consistent=True`` gives one original one
-        substitute across this call and every earlier consistent call (``self.mapping``)."""
+        substitute across this call and every earlier consistent call (``self.mapping``).
+        A document (``validation.is_document``: several lines, or longer than a sentence may be)
+        keeps its paragraphs, and one original has one substitute throughout it."""
+        texts = list(texts)
+        if any(validation.is_document(t) for t in texts if isinstance(t, str)):
+            return [self.obfuscate_document(t, consistent=consistent) if isinstance(t, str) and
+                    validation.is_document(t) else self.obfuscate_many([t], consistent=consistent)[0] for t in texts]
         checked = [validation.check_text(t, what=f"text {i + 1}") for i, t in enumerate(texts)]
         return self.fill(self.mask_many(checked), consistent=consistent)
+
+    def obfuscate_document(self, text: str, *, consistent: bool = False) -> Result:
+        """A document of any length: its pieces masked and filled together under one mapping,
+        so a person, a place or a date shift is the same in every paragraph; line breaks and
+        the space between paragraphs stay as they were."""
+        doc = validation.check_document(text)
+        parts, masked = self._document_masks(doc)
+        whole = joined_masks(doc, parts, masked)
+        # One mapping per document, under the document's own subkey (named by its masked text,
+        # which holds no original): a date shift or a pseudonym reused across documents would
+        # link them. A consistent run keeps its run-wide mapping instead, as it asks.
+        mapping = self.mapping if consistent else self.new_mapping(line="document:" + whole.masked)
+        results = self.fill(masked, mapping=mapping)
+        text_out, at = _joined(doc, parts, [r.text for r in results])
+        reps = [replace(x, start=x.start + off, end=x.end + off) for r, off in zip(results, at) for x in r.replacements]
+        return Result(text_out, whole.masked, reps, next((r.filled_by for r in results if r.filled_by), None),
+                      sum(r.identifiers_passed for r in results))
 
     def replace(self, text: str, spans: Iterable[Span | tuple | dict]) -> Result:
         """Substitutes for spans found anywhere: another detector's, or spans a person edited
@@ -301,15 +350,17 @@ class Obfuscator:
         text = validation.check_text(text)
         return self.fill([render(text, self._checked_spans(text, spans), self.settings.markers)])[0]
 
-    def fill(self, masked: Sequence[Masked], *, consistent: bool = False, key: bytes | None = None) -> list[Result]:
+    def fill(self, masked: Sequence[Masked], *, consistent: bool = False, key: bytes | None = None,
+             mapping: Pseudonyms | None = None) -> list[Result]:
         """Masked lines (``mask_many``, or spans made into markers) filled and chosen; ``key``
-        draws them under a key of their own (one request's) rather than the engine's."""
+        draws them under a key of their own (one request's) rather than the engine's;
+        ``mapping`` keeps them consistent with each other (one document's pieces)."""
         for m in masked:
             validation.check_mask_count(len(m.markers), what="masked text")
         todo = [i for i, m in enumerate(masked) if m.markers]
         filled = self.propose([MaskInput(masked[i].masked, masked[i].markers) for i in todo])
         out = [Result(m.masked, m.masked) for m in masked]
-        mapping = self.mapping if consistent else None
+        mapping = mapping or (self.mapping if consistent else None)
         chosen = self.choose_many(filled, [(masked[i].original, masked[i].spans) for i in todo], mapping,
                                   masked=[masked[i].masked for i in todo], key=key)
         for i, r in zip(todo, chosen):

@@ -15,7 +15,7 @@ from recover_core.errors import RecoverError
 
 # Markers we write ([MASK], [PERSON], ...) and the one RoBERTa-style models read (<mask>).
 # Other bracketed text ("[AEDT]", "[laughter]") is not a marker: see spans.MARKER_RE.
-MARKER_RE = re.compile(spans.MARKER_RE.pattern + "|<mask>")
+MARKER_RE = spans.LivePattern(lambda: spans.MARKER_RE.pattern + "|<mask>")  # knows kinds added later
 MAX_K = 50
 
 # Characters that show nothing but split a word: a name written "Dar\u200bnell" reached the
@@ -103,6 +103,41 @@ def check_text(text: object, *, allow_markers: bool = False, what: str = "text")
     if problem:
         raise RecoverError(problem)
     return stripped
+
+
+# A document may be as long as this (a few hundred judgments' worth); the engine cuts it into
+# pieces (masking/document.py), so the limit only keeps one call's memory bounded.
+MAX_DOCUMENT_CHARS = 5_000_000
+_BINARY = re.compile(r"[\x00-\x08\x0e-\x1f\x7f]")
+
+
+def is_document(text: object) -> bool:
+    """Whether ``text`` goes through the engine as a document: several lines, or longer than
+    one sentence may be (MAX_CHARS). A document keeps its line breaks."""
+    if not isinstance(text, str):
+        return False
+    stripped = text.strip()
+    return len(stripped) > MAX_CHARS or "\n" in stripped or "\r" in stripped
+
+
+def check_document(text: object, *, what: str = "document") -> str:
+    """``text`` normalised (``normalise``, and Windows line ends as "\n"), or a RecoverError
+    saying what is wrong: not text, empty, binary, or too long. Not stripped: a span's offsets
+    are the document's own."""
+    if isinstance(text, (bytes, bytearray)):
+        raise RecoverError(f"The {what} is bytes: decode it as UTF-8 text first.")
+    if not isinstance(text, str):
+        raise RecoverError(f"The {what} must be a string, not {type(text).__name__}.")
+    doc = normalise(text.replace("\r\n", "\n").replace("\r", "\n"))
+    if not doc.strip():
+        raise RecoverError(f"The {what} is empty: nothing to obfuscate.")
+    if _BINARY.search(doc):
+        raise RecoverError(f"The {what} holds control characters (such as NUL): it looks like a binary file, "
+                           "not text.")
+    if len(doc) > MAX_DOCUMENT_CHARS:
+        raise RecoverError(f"The {what} has {len(doc):,} characters; the limit is {MAX_DOCUMENT_CHARS:,} per call. "
+                           "Split it into documents.")
+    return doc
 
 
 def count_masks(text: str) -> int:

@@ -1,0 +1,93 @@
+"""Quasi-identifiers and whole documents (issue 74), through the engine as a Python user calls it."""
+from __future__ import annotations
+
+import re
+from datetime import date
+
+import pytest
+
+from recover_core import Obfuscator
+from recover_core.errors import RecoverError
+from recover_core.pseudonyms.quasi import _month_index
+
+KEY = b"q" * 32
+DEMO = "On 14 March 2021 the patient, a 47-year-old Nigerian woman named Grace Okafor, paid EUR 5,000."
+
+DOCUMENT = """PROCEDURE
+
+1. The case originated in an application (no. 36110/97) against the Republic of Turkey lodged with the Court on 29 November 1996 by Mr Arvid Lindqvist, a Swedish national.
+
+2. Mr Lindqvist was arrested on 14 March 1997. He was released on 17 June 1999, and on 3 July 1999 Lindqvist's lawyer, Mr. M. Wojtunik, lodged a complaint with the Uppsala District Court.
+
+3. On 2 February 2000 the Government replied. Mr Lindqvist paid the fine in March 2000."""
+
+_FULL_DATE = re.compile(r"\b(\d{1,2}) ([A-Z][a-z]+) (\d{4})\b")
+
+
+@pytest.fixture(scope="module")
+def quasi() -> Obfuscator:
+    return Obfuscator(protect="quasi", key=KEY)
+
+
+def test_quasi_masks_what_direct_keeps(quasi):
+    kept = {s.text for s in Obfuscator(key=KEY).find(DEMO)}
+    found = {s.text: s.label for s in quasi.find(DEMO)}
+    assert "14 March 2021" not in kept and "47-year-old" not in kept
+    assert found["14 March 2021"] == "EVENT_DATE" and found["47-year-old"] == "AGE"
+    assert found["EUR 5,000"] == "AMOUNT" and found["Nigerian"] in ("NATIONALITY", "NORP")
+    r = quasi.obfuscate(DEMO)
+    assert not {"14 March 2021", "47", "Nigerian", "Grace", "Okafor", "5,000"} & set(re.findall(r"[\w,]+(?: \w+ \d{4})?", r.text))
+    assert re.search(r"\b\d{1,2} [A-Z][a-z]+ \d{4}\b", r.text) and re.search(r"\b\d{2}-year-old\b", r.text)
+
+
+def _dates(text: str) -> list[date]:
+    return [date(int(y), _month_index(m) or 0, int(d)) for d, m, y in _FULL_DATE.findall(text)]
+
+
+def test_a_documents_dates_move_together_in_their_own_format(quasi):
+    r = quasi.obfuscate(DOCUMENT)
+    before, after = _dates(DOCUMENT), _dates(r.text)
+    assert len(after) == len(before) == 5
+    assert not set(_FULL_DATE.findall(DOCUMENT)) & set(_FULL_DATE.findall(r.text))  # none kept
+    shifts = {(a - b).days for a, b in zip(after, before)}
+    assert len(shifts) == 1 and 0 not in shifts  # one shift: order and intervals hold
+    assert re.search(r"in [A-Z][a-z]+ \d{4}\.$", r.text) and "March 2000" not in r.text
+    # another document gets another shift (one reused would link them and give the rest away)
+    other = quasi.obfuscate(DOCUMENT.replace("PROCEDURE", "THE FACTS"))
+    assert {(a - b).days for a, b in zip(_dates(other.text), before)} != shifts
+
+
+def test_a_name_is_masked_wherever_it_recurs_in_a_document(quasi):
+    r = quasi.obfuscate(DOCUMENT)
+    assert "Lindqvist" not in r.text and "Wojtunik" not in r.text and "Arvid" not in r.text
+    surnames = {x.substitute.split()[-1].removesuffix("'s") for x in r.replacements
+                if x.label == "PERSON" and "Lindqvist" in x.original}
+    assert len(surnames) == 1  # one substitute in every paragraph, possessive included
+    assert "the Government" in r.text and "the Republic of Turkey" in r.text  # public bodies stay
+    assert r.text.count("\n\n") == DOCUMENT.count("\n\n")  # paragraphs kept
+
+
+def test_a_long_document_goes_through_in_one_call(news_sentences):
+    paragraphs, size = [], 0
+    while size < 100_000:
+        para = " ".join(news_sentences[len(paragraphs) * 8:(len(paragraphs) + 1) * 8])
+        paragraphs.append(para)
+        size += len(para) + 2
+    doc = "\n\n".join(paragraphs)
+    m = Obfuscator(technique="allowList", protect="quasi", key=KEY).mask(doc)
+    assert len(doc) >= 100_000 and m.spans and all(doc[s.start:s.end] == s.text for s in m.spans)
+    assert m.masked.count("\n\n") == doc.count("\n\n")
+
+
+@pytest.mark.parametrize("bad, says", [("   \n\n  ", "empty"), (b"Tom met Ann.\n", "bytes"),
+                                       ("Tom\x00met\nAnn" * 300, "binary")])
+def test_bad_documents_get_a_clear_message(quasi, bad, says):
+    with pytest.raises(RecoverError, match=says):
+        quasi.obfuscate(bad)
+
+
+def test_a_profile_is_checked():
+    with pytest.raises(RecoverError, match="protection profile"):
+        Obfuscator(protect="everything")
+    with pytest.raises(RecoverError, match="rules='ours'"):
+        Obfuscator(protect="quasi", rules="paper")
