@@ -19,6 +19,7 @@ from dataclasses import replace
 from typing import Sequence
 
 from recover_core.lexicons import everyday
+from recover_core.shapes import MONTHS
 from recover_core.masking.name_cues import TITLES
 from recover_core.masking.public_bodies import is_public_body
 from recover_core.spans import Span, merge
@@ -100,9 +101,23 @@ def recurrences(parts: Sequence[tuple[int, str]], found: Sequence[list[Span]]) -
 _APOSTROPHE_NAME = re.compile(r" ((?:[A-Z][a-z]?)['’][A-Z][\w-]+)")
 
 
+_MONTH_NAMES = frozenset(MONTHS)
+
+
+def _is_date_month(text: str, s: Span) -> bool:
+    """A month name written as part of a date ("17 June 1999", "June 17", "June 1999"), which a
+    tagger may read as a person ("released on 17 Shelly 1999")."""
+    if s.text.lower() not in _MONTH_NAMES:
+        return False
+    return bool(re.search(r"\d(?:st|nd|rd|th)?(?: of)? $", text[max(0, s.start - 8):s.start]) or
+                re.match(r",? \d", text[s.end:s.end + 3]))
+
+
 def completed_names(text: str, spans: list[Span]) -> list[Span]:
     """Person spans widened to the initials right before them (``with_initials``) and to an
-    apostrophe surname right after them ("Colin Joseph O’Brien")."""
+    apostrophe surname right after them ("Colin Joseph O’Brien"); a month in a date is never a
+    person."""
+    spans = [s for s in spans if not (s.label == "PERSON" and _is_date_month(text, s))]
     out: list[Span] = []
     for s in with_initials(text, spans):
         if s.label == "PERSON":

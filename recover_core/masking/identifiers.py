@@ -21,7 +21,7 @@ from recover_core.errors import RecoverError
 from recover_core.masking import quasi
 from recover_core.masking.base import Masker
 from recover_core.masking.document import completed_names
-from recover_core.masking.public_bodies import without_public_bodies
+from recover_core.masking.public_bodies import whole_bodies, without_public_bodies
 from recover_core.masking.recognizers import (DIGIT_WORD_RE, Address, CreditCard, DateOfBirth, Email, Handle, Iban,
                                               IdNumber, IpAddress, NumberWithContext, Phone, Postcode, Recognizer,
                                               SpokenDigits, Ssn, Url)
@@ -179,8 +179,14 @@ class WithIdentifiers(Masker):
         # The technique's spans less the public bodies ("the Government", "the Court of
         # Cassation": public_bodies.py), persons completed (an initial before, "O’Brien" after),
         # then the identifiers of the profile on top.
-        return [merge_with(find(t, protect=self.protect), completed_names(t, without_public_bodies(spans, t)))
-                for t, spans in zip(texts, self.inner.find_many(texts))]
+        # Under "quasi", an organisation tied to a place is masked as one whole name.
+        out = []
+        for t, spans in zip(texts, self.inner.find_many(texts)):
+            spans = completed_names(t, without_public_bodies(spans, t))
+            if self.protect == "quasi":
+                spans = whole_bodies(spans, t)
+            out.append(merge_with(find(t, protect=self.protect), spans))
+        return out
 
     def __getattr__(self, attr: str):
         # The technique's own attributes (entityTagger's ``nlp``, ``path``) stay reachable.

@@ -266,6 +266,13 @@ MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|a
          r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?")
 
 
+_MONTH_BEFORE = re.compile(MONTH + r",? $", re.I)
+# Words that make "... Court" a court of law rather than a street ("Lemon Tree Court").
+_COURT_WORDS = frozenset("""state security district regional administrative criminal civil labour labor supreme
+    constitutional appeal appeals high assize magistrates magistrate county crown family military commercial
+    juvenile first instance provincial municipal city""".split())
+
+
 class DateOfBirth(Recognizer):
     label = "DATE_OF_BIRTH"
     strength = 1
@@ -361,6 +368,12 @@ class Address(Recognizer):
             return (m.group("rtype")[:1].isupper() and not caseless) or (caseless and cue)
         if m.group("english"):
             name = m.group("name").split()
+            # "5 August 1996 the İzmir State Security Court": a year after a month, then a court
+            # (TAB's judgments are full of them), is a date and an institution, not a house.
+            before = m.string[max(0, m.start() - 12):m.start()].lower()
+            if _MONTH_BEFORE.search(before) or (m.group().lower().rstrip(".").endswith(("court", "courts")) and
+                                                 any(w.lower() in _COURT_WORDS for w in name)):
+                return False
             if caseless:
                 return len(name) <= 3 and cue
             return all(w[:1].isupper() or w.lower() in ("of", "the", "de", "la") for w in name)

@@ -6,7 +6,7 @@
   month or year moves as its middle day does, so order holds at every precision.
 * AGE: another age in the same band (child, teen, 18-29, 30-44, 45-64, 65-89, 90+: HIPAA
   groups ages over 89), in the original's wording.
-* AMOUNT: the same currency and the same number of digits, in the same layout.
+* AMOUNT and DURATION: the same currency or unit and the same number of digits, in the same layout.
 * NATIONALITY: another nationality, adjective for adjective, plural for plural.
 * CASE_NUMBER has no operator of its own: it is redrawn character by character (a digit for
   a digit, a letter for a letter), which is its shape.
@@ -280,4 +280,5 @@ def nationality(original: str, rng: random.Random, helpers: object) -> str:
     return word.upper() if original.isupper() and len(original) > 1 else word
 
 
-OPERATORS: dict[str, Callable] = {"EVENT_DATE": event_date, "AGE": age, "AMOUNT": amount, "NATIONALITY": nationality}
+OPERATORS: dict[str, Callable] = {"EVENT_DATE": event_date, "AGE": age, "AMOUNT": amount, "DURATION": amount,
+                                   "NATIONALITY": nationality}
