@@ -6,6 +6,7 @@ from datetime import date
 
 import pytest
 
+import cli_run
 from recover_core import Obfuscator
 from recover_core.errors import RecoverError
 from recover_core.pseudonyms.quasi import _month_index
@@ -91,3 +92,17 @@ def test_a_profile_is_checked():
         Obfuscator(protect="everything")
     with pytest.raises(RecoverError, match="rules='ours'"):
         Obfuscator(protect="quasi", rules="paper")
+
+
+def test_the_command_line_obfuscates_a_document_file_whole(tmp_path):
+    src, out = tmp_path / "judgment.txt", tmp_path / "out.txt"
+    src.write_text(DOCUMENT, encoding="utf-8")
+    p = cli_run.run("obfuscate", "--document", "--protect", "quasi", src, "-o", out, "--quiet")
+    text = out.read_text(encoding="utf-8")
+    assert p.returncode == 0 and cli_run.summary(p.stderr)["documents"] == 1
+    assert text.count("\n\n") == DOCUMENT.count("\n\n") and "Lindqvist" not in text
+    assert len(_dates(text)) == 5 and not set(_FULL_DATE.findall(DOCUMENT)) & set(_FULL_DATE.findall(text))
+    bad = tmp_path / "bad.txt"
+    bad.write_bytes(b"\xff\xfe not text")
+    p = cli_run.run("obfuscate", "--document", bad, "-o", tmp_path / "bad_out.txt", check=False)
+    assert p.returncode == 2 and "not UTF-8" in p.stderr and not (tmp_path / "bad_out.txt").exists()

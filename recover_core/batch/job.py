@@ -59,6 +59,7 @@ class Job:
     rules: str = "ours"  # ours: the pseudonym rules; paper: vats2024's plain procedure (obfuscator.RULES)
     choice: str = "prior"  # ours: drawn as real names occur (prior), or the filler's best acceptable candidate (rank)
     identifiers: bool | None = None  # None: identifiers masked under our rules (--no-identifiers: False)
+    protect: str = "direct"  # direct | quasi: what is private beside the technique (obfuscator.Settings)
     # one original -> one substitute across the whole run (--consistent), kept across runs
     # in a mode-600 file (--mapping FILE, which implies --consistent)
     consistent: bool = False

@@ -228,7 +228,7 @@ def engine_settings(job: Job) -> Settings:
         technique=job.technique or "entityTagger", n=job.n, ner_model=job.ner_model, types=job.types,
         markers=job.markers, filler=job.filler or "mlm", model=job.model, method=job.method, k=job.k,
         sampling=job.sampling, type_check=job.type_check, one_pass=job.one_pass, rules=job.rules, choice=job.choice, seed=job.seed,
-        identifiers=job.identifiers,
+        identifiers=job.identifiers, protect=job.protect,
         # `fill` has no masking technique: its keep-list is the one named, or none
         keep_list=(job.keep_list or "none") if job.command == "fill" else None).check()
 

@@ -52,3 +52,11 @@ def positive(v: str) -> int:
     if i < 1:
         raise argparse.ArgumentTypeError("must be at least 1")
     return i
+
+
+def protect_arg(p: argparse.ArgumentParser) -> None:
+    """--protect, as mask, obfuscate and obfuscate-audio take it (obfuscator.Settings.protect)."""
+    p.add_argument("--protect", choices=["direct", "quasi"], default="direct",
+                   help="direct (default): names and identifiers; quasi: also dates of events (each document's "
+                        "shifted by one secret offset), ages, case numbers, sums, durations, nationalities and "
+                        "organisations tied to a place (TAB's quasi-identifiers)")

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import IO
 
 from recover_core import atomic
-from recover_core.cli.common import positive
+from recover_core.cli.common import positive, protect_arg
 from recover_core.errors import RecoverError
 
 MANIFEST = "manifest.jsonl"
@@ -36,7 +36,8 @@ def _settings(args):
                     sampling=args.sampling, k=args.k,
                     mode=args.mode, voice=args.voice, seed=args.seed, review_below=args.review_below,
                     second_pass=not args.no_second_pass, retries=0 if args.no_second_pass else args.retries,
-                    respeak=not args.no_respeak, identifiers=not args.no_identifiers).check()
+                    respeak=not args.no_respeak, identifiers=not args.no_identifiers,
+                    protect=args.protect).check()
 
 
 def _fingerprint(settings, args) -> dict:
@@ -201,6 +202,7 @@ def add_parser(sub) -> None:
     p.add_argument("--no-respeak", action="store_true",
                    help="substitute mode: cut the name alone (by default a 'to' or 'at' spoken into the name is "
                         "said again with the substitute, since a cut through it loses it)")
+    protect_arg(p)
     p.add_argument("--no-identifiers", action="store_true",
                    help="leave spoken digit strings, phone and card numbers ... alone (by default each is replaced "
                         "by one of its shape, or bleeped, like a name)")

@@ -17,14 +17,14 @@ from typing import Iterator
 from tqdm import tqdm
 
 from recover_core import env, validation
-from recover_core.batch.pipeline import decode_record
-from recover_core.cli.common import chunks, is_jsonl, positive, read_records
+from recover_core.batch.pipeline import decode_record, engine_settings
+from recover_core.cli.common import atomic_output, chunks, is_jsonl, positive, protect_arg, read_records
 from recover_core.corpora import CORPORA
 from recover_core.errors import RecoverError
 from recover_core.filling import DEFAULT_K, KINDS, METHODS
 from recover_core.filling.base import DEFAULT_SAMPLING, SAMPLINGS
 from recover_core.masking import build, identifiers, mask_many, name_shape, names
-from recover_core.obfuscator import RULES
+from recover_core.obfuscator import RULES, Obfuscator
 from recover_core.pseudonyms import CHOICES
 
 
@@ -58,7 +58,6 @@ def _masker(args):
 def _job(args, command: str):
     """The batch job the arguments describe, checked by the engine before any model is loaded."""
     from recover_core.batch.job import Job
-    from recover_core.batch.pipeline import engine_settings
 
     fill = command != "mask"
     if fill and (args.consistent or args.mapping):
@@ -76,9 +75,12 @@ def _job(args, command: str):
         type_check=not args.no_type_check if fill else False, keep_list=getattr(args, "keep_list", None),
         one_pass=fill and args.one_pass, rules=args.rules if fill else "ours", choice=args.choice if fill else CHOICES[0],
         identifiers=False if getattr(args, "no_identifiers", False) else None,
+        protect=getattr(args, "protect", "direct"),
         consistent=fill and (args.consistent or args.mapping is not None),
         mapping=str(args.mapping.resolve()) if fill and args.mapping else None,
         key=_key(args) if fill else None,
+        # the progress record names this file instead of copying its key (issue 75)
+        key_file=str(args.key_file.resolve()) if fill and args.key_file else None,
     )
     engine_settings(job)  # every setting checked here, with the API's messages
     return job
@@ -207,6 +209,8 @@ def _with_passed_through(summary: dict, n: int) -> dict:
 
 
 def cmd_mask(args) -> None:
+    if args.document:
+        return _run_documents(args, "mask")
     _run_batch(args, "mask")
 
 
@@ -216,7 +220,65 @@ def cmd_fill(args) -> None:
 
 def cmd_obfuscate(args) -> None:
     """mask then fill in one pass: the originals stay in memory, so leaks can be counted."""
+    if args.document:
+        return _run_documents(args, "obfuscate")
     _run_batch(args, "obfuscate")
+
+
+def _run_documents(args, command: str) -> None:
+    """--document: a .txt input is one document, and each record of a .jsonl input holds one
+    (its text field, line breaks kept). Each document goes through the engine in one call
+    (Obfuscator.obfuscate_document), so a person's substitute and the date shift are the same
+    in every paragraph. The output is written whole or not at all (mode 600 until complete)."""
+    if args.resume or args.restart or args.workers != 1 or args.engine != "local" or \
+            getattr(args, "mapping", None) or getattr(args, "keep_originals", False):
+        raise RecoverError("--document runs whole documents in this process: --resume, --restart, --workers, "
+                           "--engine ray, --mapping and --keep-originals are for line-by-line runs.")
+    job = _job(args, command)
+    if job.in_jsonl != job.out_jsonl:
+        raise RecoverError("--document writes what it reads: a .txt document to a .txt file, .jsonl records to "
+                           ".jsonl (give --out-format to say otherwise).")
+    docs = list(_documents(args.input, job.in_jsonl, job.field))
+    key = _key(args) if command != "mask" else None
+    engine = Obfuscator(engine_settings(job), key=bytes.fromhex(key) if key else None)
+    counts = {"documents": len(docs), "characters": sum(len(d) for d in docs), "masked": 0}
+    with atomic_output(args.output) as f:
+        for doc in tqdm(docs, desc=command, unit="doc", disable=args.quiet or len(docs) < 2):
+            if command == "mask":
+                m = engine.mask(doc)
+                counts["masked"] += len(m.spans)
+                out, rec = m.masked, m.public()
+            else:
+                r = engine.obfuscate_document(doc, consistent=args.consistent)
+                counts["masked"] += len(r.replacements)
+                counts["leaks"] = counts.get("leaks", 0) + r.leaks
+                out, rec = r.text, r.public(candidates=args.candidates)
+            f.write(json.dumps(rec) + "\n" if job.out_jsonl else out)
+    _summary(counts, args)
+
+
+def _documents(path: Path, jsonl: bool, field: str) -> Iterator[str]:
+    """The documents of an input file: the whole of a text file, or one per JSONL record."""
+    if not path.is_file():
+        raise RecoverError(f"Input file {str(path)!r} does not exist.")
+    raw = path.read_bytes()
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise RecoverError(f"{path} is not UTF-8 text. Nothing was written.") from None
+    if not jsonl:
+        yield validation.check_document(text, what=f"document {path.name}")
+        return
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError:
+            raise RecoverError(f"{path} line {n} is not JSON. Nothing was written.") from None
+        if not isinstance(rec, dict) or not isinstance(rec.get(field), str):
+            raise RecoverError(f"{path} line {n}: a record is an object with a {field!r} string.")
+        yield validation.check_document(rec[field], what=f"document on line {n}")
 
 
 def cmd_mask_rates(args) -> None:
@@ -299,6 +361,11 @@ def _masking_args(p) -> None:
     p.add_argument("--no-identifiers", action="store_true",
                    help="do not mask card numbers, e-mails, phones, IBANs, IDs, addresses, spoken digits ... "
                         "(masked by default under --rules ours; never under --rules paper)")
+    protect_arg(p)
+    p.add_argument("--document", action="store_true",
+                   help="whole documents: a .txt input is one document, each .jsonl record's text one; each "
+                        "goes through in one call, of any length, paragraphs kept, a name and the date shift "
+                        "the same throughout it")
 
 
 def _filling_args(p) -> None:

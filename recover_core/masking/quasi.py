@@ -82,7 +82,9 @@ class Age(Recognizer):
     strength = 2
     pattern = re.compile(
         r"(?<![\w-])(?:\d{1,3}|[a-z]+(?:-[a-z]+)?)[- ]years?[- ]old(?![\w-])"
-        r"|(?<!\w)(?:aged|age|at the age of|age of)(?: about)? \d{1,3}(?!\d)", re.I)
+        r"|(?<!\w)(?:aged|age|at the age of|age of)(?: about)? \d{1,3}(?!\d)"
+        # "Grace Okafor, 47, flew": a number set off by commas right after a capitalised name
+        r"|(?<=[a-z], )\d{1,2}(?=,)", re.I)
     _NUMBER_WORD = re.compile(r"(?i)(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|"
                               r"fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|"
                               r"sixty|seventy|eighty|ninety)(?:-(?:one|two|three|four|five|six|seven|eight|nine))?")

@@ -135,7 +135,7 @@ class SpeechObfuscator:
                                  key=key,  # text's secret key draws speech's substitutes too
                                  # spoken digit strings, phone and card numbers ...: replaced
                                  # (or bleeped) like a name, each by one of its own shape
-                                 identifiers=s.identifiers)
+                                 identifiers=s.identifiers, protect=s.protect)
 
     @property
     def masker(self):

@@ -59,6 +59,8 @@ class Settings:
     # "five five five one two", "double four", phone and card numbers), each replaced by a
     # substitute of its shape, or bleeped, like a name
     identifiers: bool = True
+    # direct | quasi: under quasi, dates of events, ages, sums ... said in the recording too
+    protect: str = "direct"
     # preiss2023's choice, the engine's rules="preiss": the filler's candidates first, checked
     # against the name lists, a draw where none fits ("rank"); "prior" chooses as text
     # obfuscation does by default, the engine's rules="ours" (pseudonyms.CHOICES)
