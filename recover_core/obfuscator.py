@@ -249,8 +249,12 @@ class Obfuscator:
         if self._masker is None:
             s = self.settings
             self._masker = build(s.technique, n=s.n, ner_model=s.ner_model, types=list(s.types) if s.types else None)
-            if s.masks_identifiers:  # identifiers first, winning where they overlap the technique's spans
-                self._masker = WithIdentifiers(self._masker, s.protect)
+            # Our rules (and preiss2023's) read the technique's spans as a reader would: public
+            # bodies stay, a person's initials and "O’Brien" go with the name, a month in a date is
+            # no person; identifiers first, winning where they overlap. vats2024's procedure
+            # (rules="paper") masks what the paper masked.
+            if s.rules != "paper" or s.masks_identifiers:
+                self._masker = WithIdentifiers(self._masker, s.protect, identifiers=s.masks_identifiers)
         return self._masker
 
     @property

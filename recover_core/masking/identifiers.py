@@ -164,13 +164,16 @@ def is_identifier(span: Span) -> bool:
 
 
 class WithIdentifiers(Masker):
-    """A technique plus the identifier recognizers; its name and keep-list are the technique's."""
+    """A technique as our rules read it: its spans less the public bodies, persons completed,
+    and the identifier recognizers of the profile on top (``identifiers=False``: none, as the
+    grid's typed cells ask). Its name and keep-list are the technique's."""
 
-    def __init__(self, inner: Masker, protect: str = "direct"):
+    def __init__(self, inner: Masker, protect: str = "direct", identifiers: bool = True):
         self.inner = inner
         self.name = inner.name  # type: ignore[misc]
         self.keep = inner.keep
         self.protect = protect
+        self.identifiers = identifiers
 
     def find(self, text: str) -> list[Span]:
         return self.find_many([text])[0]
@@ -185,7 +188,7 @@ class WithIdentifiers(Masker):
             spans = completed_names(t, without_public_bodies(spans, t))
             if self.protect == "quasi":
                 spans = whole_bodies(spans, t)
-            out.append(merge_with(find(t, protect=self.protect), spans))
+            out.append(merge_with(find(t, protect=self.protect), spans) if self.identifiers else spans)
         return out
 
     def __getattr__(self, attr: str):

@@ -34,13 +34,23 @@ def _country_words() -> frozenset[str]:
     return frozenset(w.lower() for c in lexicons.geonames().countries for w in re.findall(r"[\w’'-]+", c))
 
 
+@functools.lru_cache(maxsize=1)
+def _country_names() -> frozenset[str]:
+    return frozenset(c.lower() for c in lexicons.geonames().countries)
+
+
+def _is_country(text: str) -> bool:
+    low = re.sub(r"^the ", "", text.strip().lower())
+    return low in _country_names() or low in ("united states of america", "usa", "uk", "britain", "great britain")
+
+
 def is_public_body(text: str) -> bool:
     """Whether ``text`` names a public body or a state as a whole: at least one institution
     word, and nothing but institution words, function words and country names."""
     words = [w.lower().rstrip("’'s") if w.lower().endswith(("’s", "'s")) else w.lower()
              for w in re.findall(r"[\w’'-]+", text)]
-    if not any(w in INSTITUTION_WORDS for w in words):
-        return False
+    if not any(w in INSTITUTION_WORDS for w in words) or _is_country(text):
+        return False  # "United States" is a country, not a body: masked as a place
     countries = _country_words()
     return all(w in INSTITUTION_WORDS or w in FUNCTION_WORDS or w in countries for w in words)
 
