@@ -2,6 +2,7 @@
 ``consistent_many`` for many, whose drawn people and places the tagger checks together."""
 from __future__ import annotations
 
+import re
 from typing import Callable, Sequence
 
 from recover_core.filling.base import Fill, Filled
@@ -136,7 +137,8 @@ class _Text:
                 pseudonyms.attempt = attempt
                 before = set(pseudonyms.mapping)
                 if label == "PERSON":
-                    word = " ".join(pseudonyms.person(original.split(), prefer, after_title(filled.text, f.start), scores))
+                    word = " ".join(pseudonyms.person(original.split(), prefer, after_title(filled.text, f.start), scores,
+                                                      gender_cue(filled.text, f.start, f.end)))
                 else:
                     word = pseudonyms.other(original, label, prefer, scores)
                     if label not in IDENTIFIER_LABELS:  # "tom@example.com" stays lower case
@@ -158,6 +160,24 @@ class _Text:
             self.fills.append(Fill(start_at, start_at + len(word), label, word, f.candidates, f.fallback, f.source))
             self.at = f.end
         return Filled("".join(pieces) + filled.text[self.at:], list(self.fills), filled.fallback)
+
+
+MALE_TITLES = frozenset("mr mister sir lord monsieur herr senor señor signor".split())
+FEMALE_TITLES = frozenset("mrs ms miss madam madame lady dame mme frau senora señora signora".split())
+_PRONOUN = re.compile(r"\b(he|him|his|himself|she|her|hers|herself)\b", re.I)
+
+
+def gender_cue(text: str, start: int, end: int) -> str:
+    """"m" or "f" as the title right before ``text[start:end]`` says ("Mr", "Mrs"), else as the
+    first personal pronoun in the next sentence or so does; "" where neither says."""
+    before = text[:start].split()[-1:]
+    title = bare(before[0]).rstrip(".") if before else ""
+    if title in MALE_TITLES or title in FEMALE_TITLES:
+        return "m" if title in MALE_TITLES else "f"
+    m = _PRONOUN.search(text, end, end + 160)
+    if not m:
+        return ""
+    return "m" if m.group(1).lower() in ("he", "him", "his", "himself") else "f"
 
 
 def after_title(text: str, start: int) -> bool:

@@ -144,11 +144,13 @@ class Pseudonyms:
         return word
 
     def person(self, tokens: Sequence[str], candidates: Sequence[str], title_before: bool = False,
-               scores: dict[str, float] | None = None) -> list[str]:
+               scores: dict[str, float] | None = None, gender_cue: str = "") -> list[str]:
         """A substitute for each word of a name: titles stay. "prior": each name drawn as
         people bear it, a free one of the slot's role and gender, the filler's ``scores``
         (bare word -> score) tilting the draw. "rank": the first name slot takes the filler's
-        best acceptable candidate; other slots (and a slot with none) are drawn."""
+        best acceptable candidate; other slots (and a slot with none) are drawn. A first name the
+        census gives no gender takes ``gender_cue`` ("m"/"f": the title or pronouns around the
+        name), so "Mr Arvid Lindqvist ... he" does not become "Mr Krystina Gardner"."""
         out = []
         offered = list(candidates)
         for token, role in zip(tokens, roles(tokens, title_before)):
@@ -157,7 +159,7 @@ class Pseudonyms:
                 out.append(token)
                 continue
             if key not in self.mapping:
-                gender = genders().get(key, "") if role == "first" else ""
+                gender = (genders().get(key, "") or gender_cue) if role == "first" else ""
                 if self.choice == "prior":
                     pick = self._draw(role, gender, key, scores or {})
                     self._take(key, pick)
