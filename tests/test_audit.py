@@ -72,3 +72,69 @@ def test_the_canary_job_masks_every_code_and_its_records_become_rows(tmp_path):
     assert missing.returncode != 0 and "does not exist" in missing.stderr
     nojob = run("audit", "--canaries-import", tmp_path / "records.json", check=False)
     assert nojob.returncode != 0 and "needs --job" in nojob.stderr
+
+
+# --- issue 75: the attacks a real attacker makes (replay, membership, name_exposure) ---------
+
+def test_the_replay_attacker_rebuilds_the_masked_line_from_the_public_output():
+    from recover_core.audit import replay as R
+
+    public = {"text": "Steinlager won, Valda Ruiz said; write to ab.cd@example.org.",
+              "fills": [{"start": 16, "end": 26, "label": "PERSON", "word": "Valda Ruiz"},
+                        {"start": 42, "end": 59, "label": "EMAIL", "word": "ab.cd@example.org"}]}
+    item = R.rebuild(public)
+    # a two-word name was two markers (the masker marks word by word); an identifier was one
+    assert item.text == "Steinlager won, [MASK] [MASK] said; write to [MASK]."
+    assert [(m.start, m.end, m.label) for m in item.markers] == [(16, 22, "PERSON"), (23, 29, "PERSON"),
+                                                                 (45, 51, "EMAIL")]
+    assert not R._visible("Kubilay Kofanova", public) and R._visible("Ruiz Smith", {**public, "fills": []})
+    line = "Yes, Kubilay Kofanova said."
+    spans = [R.Span(5, 12, "Kubilay", "PERSON"), R.Span(13, 21, "Kofanova", "PERSON")]
+    cand = "Jo Nong"
+    moved = R._moved(spans, 5, "Kubilay Kofanova", cand, "Yes, Jo Nong said.")
+    assert [s.text for s in moved] == ["Jo", "Nong"]
+
+
+def test_replay_and_membership_run_through_the_engine_and_merge_their_rows(tmp_path):
+    """A tiny run: the rows carry the metric names the issue asks for, secret and leaked key
+    side by side, with chance; membership's precision beside its base rate."""
+    out = tmp_path / "audit.csv"
+    out.write_text("dataset,masking,method,metric,value,model,scale,seed,command,repetitions\n"
+                   "census-lines,entityTagger,default,reidentified,0.01,pseudonyms,x,0,cmd,\n")
+    shown = run("audit", "--replay", "--victims", "2", "--candidates", "20", "--membership", "--members", "6",
+                "--csv", out, "--quiet")
+    assert "secret key" in shown.stdout and "leaked key" in shown.stdout and "base rate" in shown.stdout
+    rows = list(csv.DictReader(out.open()))
+    got = {(r["metric"], r["method"]): float(r["value"]) for r in rows}
+    assert got[("replay", "chance")] == 0.5
+    assert got[("replay", "secret key")] <= got[("replay", "leaked key")] <= 1
+    # both victims are attacked or counted as missed; with the key, the replay finds each
+    assert got[("replay", "leaked key")] == 1.0
+    assert 0 <= got[("membership", "consistent mapping: precision")] <= 1
+    assert [r["metric"] for r in rows].count("reidentified") == 1  # other rows stay
+    bad = run("audit", "--replay", "--candidates", "5", check=False)
+    assert bad.returncode != 0 and "--candidates" in bad.stderr
+
+
+def test_name_canaries_are_hard_for_a_masker_and_their_records_become_rows(tmp_path):
+    from recover_core.audit import exposure as E
+
+    cs = E.canaries(1)
+    assert {c.kind for c in cs} == set(E.KINDS) and len(cs) == len(E.KINDS) * len(E.LEVELS)
+    assert len({c.name for c in cs}) == len(cs)
+    lower = next(c for c in cs if c.kind == "lower")
+    assert lower.name == lower.name.lower() and "@" in next(c for c in cs if c.kind == "email").name
+    alts = E.alternatives(cs[0])
+    assert alts[0] == cs[0].name and len(set(alts)) == E.ALTERNATIVES + 1 == 1000
+    job = {"seed": 0, "rank": 8, "epochs": 3.0, "limit": 16, "per_level": 1, "canaries": [vars(c) for c in cs],
+           "name_word_kept": {k: 0 for k in E.KINDS}, "canaries_per_kind": len(E.LEVELS),
+           "corpora": {"oracle": "oracle.txt", "entityTagger/engine": "engine.txt"}}
+    (tmp_path / E.JOB_FILE).write_text(json.dumps(job))
+    exp = {str(i): (9.0 if c.insertions == 16 else 1.0) for i, c in enumerate(cs)}
+    E.records_file(tmp_path, "oracle").write_text(json.dumps({"exposure": exp}))
+    out = tmp_path / "audit.csv"
+    shown = run("audit", "--name-exposure", tmp_path, "--no-train", "--csv", out)
+    assert "oracle" in shown.stdout
+    rows = [r for r in csv.DictReader(out.open()) if r["metric"] == "name_exposure"]
+    mean = {(r["method"], r["repetitions"]): float(r["value"]) for r in rows}
+    assert mean[("oracle", "16")] == 9.0 and mean[("oracle", "0")] == 1.0 and mean[("oracle sd", "0")] == 0.0

@@ -19,6 +19,10 @@ COLUMNS = ["dataset", "masking", "method", "metric", "value", "model", "scale", 
 def cmd_audit(args) -> None:
     if args.canaries_job or args.canaries_import:
         return _canaries(args)
+    if args.name_exposure:
+        return _name_exposure(args)
+    if args.replay or args.membership:
+        return _attacks(args)
     from recover_core.audit.inversion import attack, settings_audited
 
     if args.size < 20 or args.victims < 1:
@@ -77,6 +81,89 @@ def _canaries(args) -> None:
                    and (row["masking"], row["method"]) in ran)
 
 
+def _command(default: str) -> str:
+    return "python -m recover_core audit " + " ".join(shlex.quote(str(a)) for a in sys.argv[2:]) \
+        if sys.argv[1:2] == ["audit"] else default
+
+
+def _attacks(args) -> None:
+    """replay and membership: attacks on the released text through the real engine."""
+    from recover_core.obfuscator import Obfuscator
+
+    if args.victims < 1 or args.candidates < 20:
+        raise RecoverError("--victims must be at least 1 line and --candidates at least 20 names.")
+    rows, scale_seed = [], args.seed
+
+    def row(metric: str, method: str, value: float, scale: str, command: str) -> dict:
+        return {"dataset": "news-heldout-names", "masking": "entityTagger", "method": method, "metric": metric,
+                "value": round(value, 4), "model": "pseudonyms", "repetitions": "", "seed": scale_seed,
+                "scale": scale, "command": command}
+
+    if args.replay:
+        from recover_core.audit import heldout, replay
+
+        r = replay.attack(lambda key: Obfuscator(key=key), victims=args.victims, candidates=args.candidates,
+                          seed=args.seed, progress=not args.quiet)
+        command = _command(f"python -m recover_core audit --replay --victims {args.victims} "
+                           f"--candidates {args.candidates}")
+        scale = (f"{r.victims} victim lines (news test sentences with a {heldout.source()} name); "
+                 f"{r.candidates} candidate names each; re-identified within {replay.MAX_CANDIDATES}")
+        print(f"replay: {r.victims} victims, {r.candidates} candidates each; masker missed {r.missed:.1%}; "
+              f"re-identified within {replay.MAX_CANDIDATES}: secret key {r.secret:.1%}, leaked key {r.leaked:.1%} "
+              f"(the true name among any matches {r.leaked_any:.1%}), chance {r.chance:.1%}; masked line rebuilt "
+              f"exactly {r.rebuilt:.1%}", flush=True)
+        rows += [row("replay", m, v, scale, command) for m, v in (
+            ("secret key", r.secret), ("leaked key", r.leaked), ("leaked key, any number of matches", r.leaked_any),
+            ("chance", r.chance), ("masker missed", r.missed))]
+    if args.membership:
+        from recover_core.audit import membership
+
+        command = _command(f"python -m recover_core audit --membership --members {args.members}")
+        for m in membership.attack(lambda key: Obfuscator(key=key), members=args.members, seed=args.seed,
+                                   progress=not args.quiet):
+            print(f"membership ({m.setting}): precision {m.precision:.1%} against a base rate of "
+                  f"{m.base_rate:.1%} ({m.guessed} guessed of {m.population}); the commonest quarter only: "
+                  f"{m.common_precision:.1%} against {m.common_base_rate:.1%} ({m.common_guessed} guessed)", flush=True)
+            scale = (f"{m.population} census names, {m.members} of them originals in {m.lines} lines obfuscated "
+                     f"with consistent=True; guess: a name never released as a substitute was an original")
+            rows += [row("membership", f"{m.setting}: precision", m.precision, scale, command),
+                     row("membership", f"{m.setting}: base rate", m.base_rate, scale, command),
+                     row("membership", f"{m.setting}: precision, commonest quarter", m.common_precision, scale,
+                         command),
+                     row("membership", f"{m.setting}: base rate, commonest quarter", m.common_base_rate, scale,
+                         command)]
+    if args.csv:
+        ran = {r["metric"] for r in rows}
+        write_rows(args.csv, rows, replace=lambda row: row["metric"] in ran)
+
+
+def _name_exposure(args) -> None:
+    """name_exposure: the job folder made here (once), its LMs adapted and attacked on this
+    machine's CPU (resumable), and the rows merged into --csv."""
+    import json
+
+    from recover_core.audit import exposure as E
+
+    job_file = args.name_exposure / E.JOB_FILE
+    if job_file.is_file():
+        job = json.loads(job_file.read_text(encoding="utf-8"))
+    else:
+        job = E.build(args.name_exposure, limit=args.limit or 256, per_level=args.per_level, epochs=args.epochs,
+                      seed=args.seed, progress=not args.quiet)
+    print(f"name canaries: the masker kept a name word in {job['name_word_kept']} "
+          f"of {job['canaries_per_kind']} per kind", flush=True)
+    conditions = args.conditions.split(",") if args.conditions else E.CONDITIONS
+    if bad := [c for c in conditions if c not in E.CONDITIONS]:
+        raise RecoverError(f"--conditions: {bad[0]!r} is not one of {', '.join(E.CONDITIONS)}.")
+    records = E.load_records(args.name_exposure) if args.no_train else \
+        E.run(args.name_exposure, threads=args.threads, conditions=conditions, progress=not args.quiet)
+    for cond, levels in E.summary(job, records).items():
+        print(f"{cond:22s} " + "  ".join(f"x{lv}: {m:.2f} (sd {sd:.2f}, n {n})" for lv, (m, sd, n) in levels.items()))
+    rows = E.rows(job, records, _command(f"python -m recover_core audit --name-exposure {args.name_exposure}"))
+    if args.csv and rows:
+        write_rows(args.csv, rows, replace=lambda row: row["metric"] == "name_exposure")
+
+
 def write_rows(path: Path, rows: list[dict], replace) -> None:
     """Merge ``rows`` into the CSV at ``path`` (the rows ``replace`` picks are dropped first),
     atomically."""
@@ -107,4 +194,24 @@ def add_parser(sub) -> None:
                         "the conditions it holds replace their rows, other conditions' rows stay")
     p.add_argument("--job", type=Path, default=None, help="the folder --canaries-job wrote")
     p.add_argument("--command", default=None, help="the command recorded in the rows")
+    p.add_argument("--replay", action="store_true",
+                   help="replay: the leaked-key attacker rebuilds each victim's masked line from the output and "
+                        "replays the engine over --candidates held-out names (and with a guessed key)")
+    p.add_argument("--candidates", type=int, default=1000, help="replay: candidate names per victim")
+    p.add_argument("--membership", action="store_true",
+                   help="membership: which census names were originals, guessed from the substitutes released "
+                        "under consistent=True")
+    p.add_argument("--members", type=int, default=300, help="membership: originals in the simulation")
+    p.add_argument("--name-exposure", type=Path, default=None, metavar="DIR",
+                   help="name_exposure: name canaries (census, lower case, held-out world names, inside an "
+                        "e-mail) in the first --limit news lines (default 256), SmolLM2 + LoRA adapted here on "
+                        "the clean corpus (Oracle) and on the engine's output; DIR keeps the job and its records "
+                        "(a second call resumes)")
+    p.add_argument("--per-level", type=int, default=2, help="name_exposure: canaries per kind and level")
+    p.add_argument("--epochs", type=float, default=3.0, help="name_exposure: LoRA epochs of every LM")
+    p.add_argument("--threads", type=int, default=1, help="name_exposure: torch threads")
+    p.add_argument("--conditions", default=None,
+                   help="name_exposure: the LMs to adapt here, comma-separated (default: oracle,entityTagger/engine; "
+                        "two processes may each take one)")
+    p.add_argument("--no-train", action="store_true", help="name_exposure: only turn DIR's records into rows")
     p.set_defaults(fn=cmd_audit)
