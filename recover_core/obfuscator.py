@@ -39,8 +39,8 @@ from recover_core.filling.candidates import ner_type_check
 from recover_core.filling.base import (DEFAULT_K, DEFAULT_SAMPLING, Candidate, Filled, Filler, MaskInput,
                                        check_method, check_sampling)
 from recover_core.masking import Masked, build, mask_many, names as technique_names
-from recover_core.masking.identifiers import PROFILES, WithIdentifiers, find as find_identifiers
-from recover_core.masking.document import pieces, recurrences
+from recover_core.masking.identifiers import PROFILES, WithIdentifiers, passed_identifiers
+from recover_core.masking.document import joined, joined_masks, pieces, recurrences
 from recover_core.masking.mask import render
 from recover_core.pseudonyms import CHOICES, Pseudonyms, bare, consistent_many as apply_rules, sound
 from recover_core.pseudonyms.key import as_key, subkey
@@ -343,7 +343,7 @@ class Obfuscator:
         # link them. A consistent run keeps its run-wide mapping instead, as it asks.
         mapping = self.mapping if consistent else self.new_mapping(line="document:" + whole.masked)
         results = self.fill(masked, mapping=mapping)
-        text_out, at = _joined(doc, parts, [r.text for r in results])
+        text_out, at = joined(doc, parts, [r.text for r in results])
         reps = [replace(x, start=x.start + off, end=x.end + off) for r, off in zip(results, at) for x in r.replacements]
         return Result(text_out, whole.masked, reps, next((r.filled_by for r in results if r.filled_by), None),
                       sum(r.identifiers_passed for r in results))
@@ -352,7 +352,7 @@ class Obfuscator:
         """Substitutes for spans found anywhere: another detector's, or spans a person edited
         (Presidio's anonymize). Every substitute rule applies as for ``obfuscate``."""
         text = validation.check_text(text)
-        return self.fill([render(text, self._checked_spans(text, spans), self.settings.markers)])[0]
+        return self.fill([render(text, validation.check_spans(text, spans), self.settings.markers)])[0]
 
     def fill(self, masked: Sequence[Masked], *, consistent: bool = False, key: bytes | None = None,
              mapping: Pseudonyms | None = None) -> list[Result]:
@@ -453,74 +453,8 @@ class Obfuscator:
 
     # --- checks ----------------------------------------------------------------------------
 
-    @staticmethod
-    def _checked_spans(text: str, spans: Iterable[Span | tuple | dict]) -> list[Span]:
-        out = []
-        for s in spans:
-            if isinstance(s, dict):
-                s = (s.get("start"), s.get("end"), s.get("label", s.get("entity_type", "MASK")))
-            if isinstance(s, tuple):
-                if len(s) not in (2, 3):
-                    raise RecoverError(f"A span is (start, end) or (start, end, label); got {s!r}.")
-                start, end, label = (*s, "MASK")[:3]
-                if not (isinstance(start, int) and isinstance(end, int) and 0 <= start < end <= len(text)):
-                    raise RecoverError(f"Span ({start!r}, {end!r}) is not inside the text (0 to {len(text)}).")
-                s = Span(start, end, text[start:end], str(label))
-            if not isinstance(s, Span):
-                raise RecoverError(f"A span is a Span, a (start, end, label) tuple or a dict; got {type(s).__name__}.")
-            if s.end > len(text) or text[s.start : s.end] != s.text:
-                raise RecoverError(f"Span {s.start}-{s.end} does not match the text there.")
-            if s.label not in ("MASK", "WORD", "NUMBER", *ENTITY_LABELS, *IDENTIFIER_LABELS):
-                raise RecoverError(f"Unknown span label {s.label!r}. Known: MASK, NUMBER, "
-                                   f"{', '.join(ENTITY_LABELS + IDENTIFIER_LABELS)}.")
-            out.append(s)
-        out.sort(key=lambda s: s.start)
-        for a, b in zip(out, out[1:]):
-            if b.start < a.end:
-                raise RecoverError(f"Spans {a.start}-{a.end} and {b.start}-{b.end} overlap.")
-        return out
-
-
 class IdentifierWarning(UserWarning):
     """Identifiers passed through unmasked (rules="paper" with identifiers left at its default)."""
-
-
-def passed_identifiers(original: str, spans: Sequence[Span]) -> int:
-    """How many identifiers in ``original`` the masked ``spans`` do not wholly cover."""
-    ordered = sorted(spans, key=lambda s: s.start)
-    n = 0
-    for ident in find_identifiers(original):
-        at = ident.start  # walk the masked spans over the identifier: covered if they reach its end
-        for s in ordered:
-            if s.start <= at < s.end:
-                at = s.end
-        n += at < ident.end
-    return n
-
-
-def _joined(doc: str, parts: Sequence[tuple[int, str]], texts: Sequence[str]) -> tuple[str, list[int]]:
-    """``doc`` with each piece (offset, text) replaced by its new text, and where each new text
-    starts: what lies between pieces (line breaks, indentation) stays as it was."""
-    out: list[str] = []
-    starts, at, length = [], 0, 0
-    for (off, piece), new in zip(parts, texts):
-        out.append(doc[at:off])
-        length += off - at
-        starts.append(length)
-        out.append(new)
-        length += len(new)
-        at = off + len(piece)
-    out.append(doc[at:])
-    return "".join(out), starts
-
-
-def joined_masks(doc: str, parts: Sequence[tuple[int, str]], masked: Sequence[Masked]) -> Masked:
-    """One document's masked pieces as one Masked, spans in the document's offsets and markers
-    in the masked document's."""
-    text, starts = _joined(doc, parts, [m.masked for m in masked])
-    spans = [replace(s, start=s.start + off, end=s.end + off) for m, (off, _) in zip(masked, parts) for s in m.spans]
-    markers = [replace(s, start=s.start + at, end=s.end + at) for m, at in zip(masked, starts) for s in m.markers]
-    return Masked(doc, text, spans, markers, sum(m.n_words for m in masked))
 
 
 def private_words(originals: Iterable[str]) -> tuple[frozenset[str], frozenset[str]]:
@@ -563,5 +497,4 @@ def obfuscate(text: str, **settings) -> Result:
     return Obfuscator(**settings).obfuscate(text)
 
 
-__all__ = ["Obfuscator", "Result", "Replacement", "Settings", "obfuscate", "line_id", "RULES", "IdentifierWarning",
-           "passed_identifiers"]
+__all__ = ["Obfuscator", "Result", "Replacement", "Settings", "obfuscate", "line_id", "RULES", "IdentifierWarning"]

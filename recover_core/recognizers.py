@@ -16,6 +16,7 @@ for more than a pattern: override ``find`` or ``validate``.
 from __future__ import annotations
 
 from recover_core.masking.identifiers import add, names, registered, remove
-from recover_core.masking.recognizers import CONTEXT_WINDOW, Pattern, Recognizer
+from recover_core.masking.pattern import Pattern
+from recover_core.masking.recognizers import CONTEXT_WINDOW, Recognizer
 
 __all__ = ["add", "remove", "names", "registered", "Pattern", "Recognizer", "CONTEXT_WINDOW"]

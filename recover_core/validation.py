@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from typing import Iterable
 from pathlib import Path
 
 from recover_core.env import MAX_CHARS, MAX_MASKS
@@ -182,3 +183,32 @@ def read_lines(path: Path, what: str = "Input file") -> list[str]:
         return [ln.strip() for ln in path.read_text(encoding="utf-8").splitlines() if ln.strip()]
     except UnicodeDecodeError:
         raise RecoverError(f"{path} is not UTF-8 text.") from None
+
+
+def check_spans(text: str, given: Iterable[spans.Span | tuple | dict]) -> list[spans.Span]:
+    """Spans given by a caller (another detector's, or a person's edit), checked against the
+    text: inside it, matching it, of a known label, not overlapping; sorted."""
+    out = []
+    for s in given:
+        if isinstance(s, dict):
+            s = (s.get("start"), s.get("end"), s.get("label", s.get("entity_type", "MASK")))
+        if isinstance(s, tuple):
+            if len(s) not in (2, 3):
+                raise RecoverError(f"A span is (start, end) or (start, end, label); got {s!r}.")
+            start, end, label = (*s, "MASK")[:3]
+            if not (isinstance(start, int) and isinstance(end, int) and 0 <= start < end <= len(text)):
+                raise RecoverError(f"Span ({start!r}, {end!r}) is not inside the text (0 to {len(text)}).")
+            s = spans.Span(start, end, text[start:end], str(label))
+        if not isinstance(s, spans.Span):
+            raise RecoverError(f"A span is a Span, a (start, end, label) tuple or a dict; got {type(s).__name__}.")
+        if s.end > len(text) or text[s.start : s.end] != s.text:
+            raise RecoverError(f"Span {s.start}-{s.end} does not match the text there.")
+        if s.label not in ("MASK", "WORD", "NUMBER", *spans.ENTITY_LABELS, *spans.IDENTIFIER_LABELS):
+            raise RecoverError(f"Unknown span label {s.label!r}. Known: MASK, NUMBER, "
+                               f"{', '.join(spans.ENTITY_LABELS + spans.IDENTIFIER_LABELS)}.")
+        out.append(s)
+    out.sort(key=lambda s: s.start)
+    for a, b in zip(out, out[1:]):
+        if b.start < a.end:
+            raise RecoverError(f"Spans {a.start}-{a.end} and {b.start}-{b.end} overlap.")
+    return out

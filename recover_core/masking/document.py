@@ -18,10 +18,12 @@ import re
 from dataclasses import replace
 from typing import Sequence
 
+from recover_core import lexicons
 from recover_core.lexicons import everyday
 from recover_core.shapes import MONTHS
 from recover_core.masking.name_cues import TITLES
-from recover_core.masking.public_bodies import is_public_body
+from recover_core.masking.public_bodies import INSTITUTION_WORDS, is_public_body
+from recover_core.masking.mask import Masked
 from recover_core.spans import Span, merge
 
 # Short enough that a dense paragraph's masks stay well under env.MAX_MASKS, long enough that
@@ -78,6 +80,8 @@ def recurrences(parts: Sequence[tuple[int, str]], found: Sequence[list[Span]]) -
                 by_word.setdefault(whole, label)
     if not by_word:
         return [list(s) for s in found]
+    people = {w for w, label in by_word.items() if label == "PERSON"}
+    found = [as_persons(list(spans), people) for spans in found]
     # One pass over each piece: the longest mentions first, so "Arvid Lindqvist" is one span.
     alternatives = "|".join(re.escape(w) for w in sorted(by_word, key=len, reverse=True))
     pattern = re.compile(rf"(?<![\w’'])(?:{_INITIALS})?(?:{alternatives})(?:['’]s)?(?![\w])")
@@ -116,8 +120,11 @@ def _is_date_month(text: str, s: Span) -> bool:
 def completed_names(text: str, spans: list[Span]) -> list[Span]:
     """Person spans widened to the initials right before them (``with_initials``) and to an
     apostrophe surname right after them ("Colin Joseph O’Brien"); a month in a date is never a
-    person."""
+    person; a word the text names as a person elsewhere is a person here too ("Grace Okafor
+    ... Grace paid": spaCy may read the second as an organisation)."""
     spans = [s for s in spans if not (s.label == "PERSON" and _is_date_month(text, s))]
+    spans = _named_like_people(text, spans)
+    spans = as_persons(spans, {w for s in spans if s.label == "PERSON" for w in _name_words(s.text, common=True)})
     out: list[Span] = []
     for s in with_initials(text, spans):
         if s.label == "PERSON":
@@ -126,6 +133,45 @@ def completed_names(text: str, spans: list[Span]) -> list[Span]:
                 s = replace(s, end=m.end(), text=text[s.start:m.end()])
         out.append(s)
     return out
+
+
+# Words that make a name an organisation's even where it starts with a first name ("Grace
+# Hospital", "Morgan Bank"): what companies and bodies call themselves.
+_ORG_WORDS = INSTITUTION_WORDS | frozenset("""inc ltd llc plc corp corporation company co group bank hospital
+    university college school academy church club party press news times airlines airways motors foods
+    holdings partners associates foundation trust fund association society union centre center clinic hotel
+    restaurant cafe store stores shop market media studios records team fc united city""".split())
+
+
+def _named_like_people(text: str, spans: list[Span]) -> list[Span]:
+    """An ORG mention of two or three capitalised words that starts with a first name and holds
+    no organisation word ("Grace Okafor, 47, flew", which spaCy reads as an organisation) is a
+    person: its substitute must be a person's name, the same as the name's other mentions."""
+    out, i = list(spans), 0
+    while i < len(out):
+        j = i
+        while j + 1 < len(out) and out[j + 1].label == out[i].label and not text[out[j].end:out[j + 1].start].strip():
+            j += 1
+        group = out[i:j + 1]
+        if out[i].label == "ORG":
+            words = text[group[0].start:group[-1].end].split()
+            if 2 <= len(words) <= 3 and all(w[:1].isupper() for w in words) and \
+                    words[0].lower() in lexicons.first_names() and not any(w.lower().strip(".,") in _ORG_WORDS for w in words):
+                out[i:j + 1] = [replace(s, label="PERSON") for s in group]
+        i = j + 1
+    return out
+
+
+def as_persons(spans: list[Span], person_words: set[str]) -> list[Span]:
+    """Spans of another entity label made of nothing but a person's name words, relabelled
+    PERSON: one person, one kind of substitute ("Solomon Inc." for a second "Grace" breaks it)."""
+    if not person_words:
+        return spans
+    def named(s: Span) -> bool:
+        words = _name_words(s.text, common=True)
+        return bool(words) and len(words) == len(s.text.split()) and all(w in person_words for w in words)
+    return [replace(s, label="PERSON") if s.label in _REPEATED_KINDS and s.label != "PERSON" and named(s) else s
+            for s in spans]
 
 
 def with_initials(piece: str, spans: list[Span]) -> list[Span]:
@@ -153,14 +199,39 @@ def _mentions(piece: str, spans: Sequence[Span]) -> list[tuple[str, str]]:
     return [(label, piece[a:b]) for label, a, b in out]
 
 
-def _name_words(name: str) -> list[str]:
+def _name_words(name: str, common: bool = False) -> list[str]:
     """The words of a person's name that identify on their own: not titles, initials or
     everyday words ("Mr", "M.", "Rose" stays, "Mark" stays: both are names, "Will" is not)."""
     out = []
     for w in re.split(r"[\s]+", name):
         w = re.sub(r"['’]s$", "", w.strip(".,;:()"))
         low = w.lower()
-        if len(w) < 3 or not w[:1].isupper() or low in TITLES or everyday(low):
+        if len(w) < 3 or not w[:1].isupper() or low in TITLES or (not common and everyday(low)):
             continue
         out.append(w)
     return out
+
+
+def joined(doc: str, parts: Sequence[tuple[int, str]], texts: Sequence[str]) -> tuple[str, list[int]]:
+    """``doc`` with each piece (offset, text) replaced by its new text, and where each new text
+    starts: what lies between pieces (line breaks, indentation) stays as it was."""
+    out: list[str] = []
+    starts, at, length = [], 0, 0
+    for (off, piece), new in zip(parts, texts):
+        out.append(doc[at:off])
+        length += off - at
+        starts.append(length)
+        out.append(new)
+        length += len(new)
+        at = off + len(piece)
+    out.append(doc[at:])
+    return "".join(out), starts
+
+
+def joined_masks(doc: str, parts: Sequence[tuple[int, str]], masked: Sequence[Masked]) -> Masked:
+    """One document's masked pieces as one Masked, spans in the document's offsets and markers
+    in the masked document's."""
+    text, starts = joined(doc, parts, [m.masked for m in masked])
+    spans = [replace(s, start=s.start + off, end=s.end + off) for m, (off, _) in zip(masked, parts) for s in m.spans]
+    markers = [replace(s, start=s.start + at, end=s.end + at) for m, at in zip(masked, starts) for s in m.markers]
+    return Masked(doc, text, spans, markers, sum(m.n_words for m in masked))

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from typing import Sequence
 
 from recover_core.errors import RecoverError
 from recover_core.masking import quasi
@@ -196,3 +197,16 @@ class WithIdentifiers(Masker):
         if attr == "inner":
             raise AttributeError(attr)
         return getattr(self.inner, attr)
+
+
+def passed_identifiers(original: str, spans: Sequence[Span]) -> int:
+    """How many identifiers in ``original`` the masked ``spans`` do not wholly cover."""
+    ordered = sorted(spans, key=lambda s: s.start)
+    n = 0
+    for ident in find(original):
+        at = ident.start  # walk the masked spans over the identifier: covered if they reach its end
+        for s in ordered:
+            if s.start <= at < s.end:
+                at = s.end
+        n += at < ident.end
+    return n
