@@ -474,6 +474,8 @@ def main() -> None:
             t.start()
         for t in threads:
             t.join()
+    # The app's own figures first (the reference, in this process, takes minutes on a busy machine).
+    print("app, one user (update, answer, first, all):", single, "\nusers:", results, flush=True)
     ref = None if args.no_reference else reference(list(range(1, args.repeats + 1)))
     p50 = {k: statistics.median(r[k] for r in single) for k in ("update", "answer", "first", "all")}
     print(f"\none user, p50 of {args.repeats} (idle):")
