@@ -183,12 +183,11 @@ class WithIdentifiers(Masker):
         # The technique's spans less the public bodies ("the Government", "the Court of
         # Cassation": public_bodies.py), persons completed (an initial before, "O’Brien" after),
         # then the identifiers of the profile on top.
-        # Under "quasi", an organisation tied to a place is masked as one whole name.
+        # An organisation tied to a place ("the Beyoğlu Court of First Instance") is masked as
+        # one whole name: half of it still points to the place, and TAB counts it direct.
         out = []
         for t, spans in zip(texts, self.inner.find_many(texts)):
-            spans = completed_names(t, without_public_bodies(spans, t))
-            if self.protect == "quasi":
-                spans = whole_bodies(spans, t)
+            spans = whole_bodies(completed_names(t, without_public_bodies(spans, t)), t)
             out.append(merge_with(find(t, protect=self.protect), spans) if self.identifiers else spans)
         return out
 

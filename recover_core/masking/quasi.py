@@ -121,6 +121,17 @@ class CaseNumber(Recognizer):
         return self.in_context(text, start, window=16) and sum(c.isdigit() for c in item) >= 2
 
 
+class ApplicationNumber(CaseNumber):
+    """A case or application number named as one ("application no. 29537/95", "(no. 36110/97)",
+    "case no. K-12/98"): it points to one case, and so to its parties, on its own (TAB marks it
+    a direct identifier), so every profile masks it."""
+
+    profile = "direct"
+
+    def validate(self, item: str, text: str, start: int) -> bool:
+        return self.in_context(text, start, window=24) and super().validate(item, text, start)
+
+
 _CURRENCY_CODE = r"(?:EUR|USD|GBP|TRL|TRY|PLN|RUB|UAH|CHF|SEK|DKK|NOK|HUF|CZK|HRK|BGN|RON|ISK|MKD|RSD|BAM|GEL|AMD|AZN|MDL)"
 _CURRENCY_WORD = (r"(?:euros?|dollars?|pounds?(?: sterling)?|francs?|liras?|lira|zlotys?|roubles?|rubles?|hryvnias?|"
                   r"kunas?|korunas?|forints?|lei|leu|levs?|leva|marks?|kroner|kronor|krona|krone|dinars?|drachmas?|"
@@ -193,4 +204,5 @@ def _is_everyday(low: str) -> bool:
     return everyday(low)
 
 
-RECOGNIZERS: tuple[Recognizer, ...] = (EventDate(), Age(), CaseNumber(), Amount(), Duration(), Nationality())
+RECOGNIZERS: tuple[Recognizer, ...] = (EventDate(), Age(), ApplicationNumber(), CaseNumber(), Amount(), Duration(),
+                                       Nationality())
