@@ -478,7 +478,8 @@ def main() -> None:
     print("app, one user (update, answer, first, all):", single, "\nusers:", results, flush=True)
     ref = None if args.no_reference else reference(list(range(1, args.repeats + 1)))
     p50 = {k: statistics.median(r[k] for r in single) for k in ("update", "answer", "first", "all")}
-    print(f"\none user, p50 of {args.repeats} (idle):")
+    print(f"\none user, p50 of {args.repeats} (1-min load now {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores: "
+          "the goals are for an idle machine):")
     for k, what in (("update", "first update (the masks)"), ("answer", "the engine's answer"),
                     ("first", "first column"), ("all", "all six columns")):
         goal = GOALS.get(k)
