@@ -106,7 +106,7 @@ def _attacks(args) -> None:
                           seed=args.seed, progress=not args.quiet)
         command = _command(f"python -m recover_core audit --replay --victims {args.victims} "
                            f"--candidates {args.candidates}")
-        scale = (f"{r.victims} victim lines (news test sentences with a {heldout.source()} name); "
+        scale = (f"{r.victims} victim lines (news sentences with a {heldout.source()} name); "
                  f"{r.candidates} candidate names each; re-identified within {replay.MAX_CANDIDATES}")
         print(f"replay: {r.victims} victims, {r.candidates} candidates each; masker missed {r.missed:.1%}; "
               f"re-identified within {replay.MAX_CANDIDATES}: secret key {r.secret:.1%}, leaked key {r.leaked:.1%} "
