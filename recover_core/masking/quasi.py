@@ -19,7 +19,7 @@ import re
 
 from recover_core import lexicons
 from recover_core.lexicons import everyday
-from recover_core.masking.recognizers import MONTH, Recognizer, _context_re
+from recover_core.masking.recognizers import MONTH, DateOfBirth, Recognizer, _context_re
 
 QUASI = "quasi"
 
@@ -33,6 +33,9 @@ _NUMERIC = r"\d{1,2}[/.]\d{1,2}[/.](?:\d{4}|\d{2})|\d{4}-\d{1,2}-\d{1,2}"
 _SEASON = r"(?:(?:early|late|mid|the (?:spring|summer|autumn|fall|winter|end|beginning|middle) of)[- ]|(?:spring|summer|autumn|fall|winter) )"
 _WEEKDAY = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
 _TIME = r"\d{1,2}(?:[.:]\d{2})(?: ?[ap]\.?m\.?)?|\d{1,2} ?[ap]\.m\.|\d{1,2} ?o'clock"
+
+
+_BIRTH = re.compile(r"(?i)\b(?:born|birth|dob|d\.o\.b\.?|birthday|birthdate)\b")
 
 
 class EventDate(Recognizer):
@@ -66,6 +69,8 @@ class EventDate(Recognizer):
         return a, b
 
     def validate(self, item: str, text: str, start: int) -> bool:
+        if _BIRTH.search(text, max(0, start - 40), start) and DateOfBirth.pattern.fullmatch(item):
+            return False  # a whole birth date: DATE_OF_BIRTH's, shifted on its own ("born in 1952" stays ours)
         low = item.lower()
         if re.fullmatch(rf"{_YEAR}", item) and re.match(r"\s*(?:%|per|percent|euros?|dollars?|pounds?|km|kg|people|persons|cases)\b", text[start + len(item):start + len(item) + 12], re.I):
             return False  # "2000 euros", "1800 km": an amount or a count, not a year
@@ -115,6 +120,8 @@ class CaseNumber(Recognizer):
                           r"register|application|applications|docket|complaint|decision|judgment")
 
     def validate(self, item: str, text: str, start: int) -> bool:
+        if re.search(r"(?<!\d)\d{1,2}/\d{1,2}/(?:\d{4}|\d{2})$", item):
+            return False  # "DOB 02/11/1961": a date, for the date recognizers
         if "/" in item and re.fullmatch(r"(?:[A-Z]{1,4}[ .-]?)?\d{1,7}/\d{1,4}(?:[-/]\d{1,4})?", item):
             return not re.fullmatch(r"\d{1,2}/\d{1,2}", item)  # "3/4": a fraction, not a file
         # Otherwise only right after a word that names a number ("no. 2003-12", "file K-12")

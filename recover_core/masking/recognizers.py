@@ -258,7 +258,12 @@ class IdNumber(Recognizer):
         return m.start(), m.end()
 
     def validate(self, item: str, text: str, start: int) -> bool:
+        if _DATE_TAIL.search(item):
+            return False  # "DOB 02/11/1961": a birth date, the date recognizers' (shifted, not scrambled)
         return sum(c.isdigit() for c in item) >= 4 and self.in_context(text, start, window=36)
+
+
+_DATE_TAIL = re.compile(r"(?<!\d)\d{1,2}[/.-]\d{1,2}[/.-](?:\d{4}|\d{2})$")
 
 
 MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|"
