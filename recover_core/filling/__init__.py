@@ -35,7 +35,7 @@ def _get_filler(kind: str, model: str | None = None) -> Filler:
     if kind == "instruct" and (Path(model) / "adapter_config.json").exists():  # a finetune-llm OUT/adapter
         from recover_core.filling.instruct import InstructFiller
 
-        return InstructFiller(model)
+        return InstructFiller(model, infill=lambda m: get_filler("infill", m))
     bundle = bundles.get(model)
     if bundle.kind != KINDS[kind]:
         raise RecoverError(
@@ -49,7 +49,7 @@ def _get_filler(kind: str, model: str | None = None) -> Filler:
     if kind == "instruct":
         from recover_core.filling.instruct import InstructFiller
 
-        return InstructFiller(model)
+        return InstructFiller(model, infill=lambda m: get_filler("infill", m))
     from recover_core.filling.infill import InfillFiller
 
     return InfillFiller(model)

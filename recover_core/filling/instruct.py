@@ -17,7 +17,7 @@ import functools
 import math
 import re
 from collections import Counter
-from typing import Container, Sequence
+from typing import Callable, Container, Sequence
 
 import torch
 
@@ -27,7 +27,7 @@ from recover_core.filling.base import (
     DEFAULT_K, DEFAULT_SAMPLING, MARKER_RE, Candidate, Filled, Filler, MaskInput, Method, Sampling, TopOnePath,
     choose, item_ids, merge_consecutive, rng_for,
 )
-from recover_core.filling.infill import Prefixes
+from recover_core.filling.infill import InfillFiller, Prefixes
 from recover_core.spans import GENERIC_LABELS
 
 INSTRUCTION = "Predict the [MASK] tokens in the given sentence."
@@ -173,12 +173,16 @@ def _ws(text: str) -> str:
 class InstructFiller(Filler):
     name = "instruct"
 
-    def __init__(self, model: str = "smollm2-fill", beams: int = 8, fallback_model: str = "smollm2-135m"):
+    def __init__(self, model: str = "smollm2-fill", beams: int = 8, fallback_model: str = "smollm2-135m",
+                 infill: Callable[[str], InfillFiller] | None = None):
         self.model_name = model
         self.model, self.tok = _load(model)
         self.forward_path = kernels.pack_linears(self.model)  # same outputs, faster on most CPUs
         self.beams = beams
         self.fallback_model = fallback_model
+        # The causal filler it falls back on, from the registry that built this one (filling's
+        # get_filler, which shares one per model): passed in, so this file imports no registry.
+        self._infill_of = infill or InfillFiller
         self.stats: Counter = Counter()  # sentences generated / validated / sent to the infill filler
 
     @torch.inference_mode()
@@ -286,9 +290,7 @@ class InstructFiller(Filler):
         return sentence.filled()
 
     def _infill(self):
-        from recover_core.filling import get_filler
-
-        return get_filler("infill", self.fallback_model)
+        return self._infill_of(self.fallback_model)
 
 
 class _Hopeless:

@@ -2,10 +2,9 @@
 from __future__ import annotations
 
 from recover_core import lexicons
-from recover_core.masking.base import KeepListMasker, register
+from recover_core.masking.base import KeepListMasker
 
 
-@register
 class AllowList(KeepListMasker):
     name = "allowList"
 

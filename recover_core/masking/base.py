@@ -4,11 +4,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import Callable, ClassVar, Container, Iterable, Mapping
 
-from recover_core.errors import RecoverError
 from recover_core.spans import Span, words
-
-_REGISTRY: dict[str, type["Masker"]] = {}
-
 
 class Masker(ABC):
     """Finds private words. Subclasses are small and registered by name."""
@@ -25,28 +21,6 @@ class Masker(ABC):
     def find_many(self, texts: list[str]) -> list[list[Span]]:
         """Batch form; NER overrides it to stream through spaCy's pipe."""
         return [self.find(t) for t in texts]
-
-
-def register(cls: type[Masker]) -> type[Masker]:
-    _REGISTRY[cls.name] = cls
-    return cls
-
-
-def names() -> list[str]:
-    _load_all()
-    return sorted(_REGISTRY)
-
-
-def get(name: str) -> type[Masker]:
-    _load_all()
-    if name not in _REGISTRY:
-        raise RecoverError(f"Unknown masking technique {name!r}. Known: {', '.join(sorted(_REGISTRY))}.")
-    return _REGISTRY[name]
-
-
-def _load_all() -> None:
-    # Importing the modules runs their @register decorators.
-    from recover_core.masking import allow_list, entity_tagger, vocab_thres  # noqa: F401
 
 
 def number_label(word: str) -> str:

@@ -22,9 +22,10 @@ from typing import Iterable
 
 from recover_core import bundles, lexicons
 from recover_core.errors import RecoverError
-from recover_core.masking.base import Masker, register
+from recover_core.masking.base import Masker
 from recover_core.lexicons import everyday
 from recover_core.masking import name_shape
+from recover_core.masking.name_cues import known_first_names as _first_names
 from recover_core.masking.name_cues import (PLACE_CUES, RELATIONS, TITLES, cue_spans_strength, is_capitalised,
                                             org_cue_spans)
 from recover_core.masking.truecase import is_caseless, truecase_with_names
@@ -37,7 +38,6 @@ NUMERIC_TYPES = {"DATE", "TIME", "PERCENT", "MONEY", "QUANTITY", "ORDINAL", "CAR
 CASES = ("auto", "cased", "caseless")
 
 
-@register
 class EntityTagger(Masker):
     name = "entityTagger"
 
@@ -223,13 +223,6 @@ def _entity_groups(spans: list[Span]) -> list[list[int]]:
         else:
             groups.append([j])
     return groups
-
-
-@functools.lru_cache(maxsize=1)
-def _first_names() -> frozenset[str]:
-    """Census first names, and the world's where they are not everyday words ("An", "Bao")."""
-    world = {w for w in lexicons.world_first_names() if len(w) > 2 and not everyday(w)}
-    return lexicons.first_names() | frozenset(world)
 
 
 @functools.lru_cache(maxsize=1)

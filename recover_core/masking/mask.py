@@ -5,7 +5,8 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from recover_core import validation
-from recover_core.masking.base import AllOf, Masker, get, names
+from recover_core.masking.base import AllOf, Masker
+from recover_core.masking.techniques import get, names
 from recover_core.spans import Span, apply, merge, outside_brackets, shift, words, words_shared
 
 MarkerStyle = Literal["mask", "class"]

@@ -5,6 +5,8 @@ in false positives.
 """
 from __future__ import annotations
 
+import functools
+
 from recover_core import lexicons
 from recover_core.lexicons import everyday
 from recover_core.spans import Span, words
@@ -97,19 +99,24 @@ def org_slot_any_word(prev: list[str]) -> bool:
     return any(tuple(prev[-len(cue):]) == cue for cue in ORG_BEFORE_ANY_WORD)
 
 
+@functools.lru_cache(maxsize=1)
+def known_first_names() -> frozenset[str]:
+    """Census first names, and the world's where they are not everyday words ("An", "Bao")."""
+    world = {w for w in lexicons.world_first_names() if len(w) > 2 and not everyday(w)}
+    return lexicons.first_names() | frozenset(world)
+
+
 def org_cue_spans(text: str, source: str = "orgCue") -> list[Span]:
     """ORG spans for a run of up to four capitalised words after an organisation cue ("works
     at Berkshire Hathaway", "joined Unilever"), or after a person and "at" ("ask Keiko at
     Seagate Technology"), unless the run starts with a known first name ("joined Maria for
     lunch") or an everyday word that names no organisation."""
-    from recover_core.masking.entity_tagger import _first_names
-
     toks = words(text)
     low = [w.text.lower() for w in toks]
     out: list[Span] = []
     for i, w in enumerate(toks):
         if not w.text[:1].isupper() or low[i] in NOT_ORGS or low[i] in ORG_STOPS \
-                or low[i] in lexicons.FUNCTION_WORDS or low[i] in _first_names():
+                or low[i] in lexicons.FUNCTION_WORDS or low[i] in known_first_names():
             continue
         if not (org_slot(low[max(0, i - 3): i]) or (person_at(toks, i, text) and not everyday(low[i]))):
             continue

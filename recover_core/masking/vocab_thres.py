@@ -3,13 +3,12 @@ from __future__ import annotations
 
 from recover_core import lexicons
 from recover_core.errors import RecoverError
-from recover_core.masking.base import KeepListMasker, RankedKeep, register
+from recover_core.masking.base import KeepListMasker, RankedKeep
 
 DEFAULT_N = 10_000
 MAX_N = lexicons.MAX_RANKED
 
 
-@register
 class VocabThres(KeepListMasker):
     name = "vocabThres"
 
