@@ -129,7 +129,7 @@ def test_a_hub_only_model_explains_itself_in_its_own_columns(client):
 
 @pytest.mark.parametrize("text,msg", [
     ("", "empty"),
-    ("x" * 2001, "limit"),
+    ("Tom met Ann.\n\x00\x01\x02", "binary"),  # a document of any length is taken; a binary one is not
     ("Tell [MASK] now.", "already contains the marker"),
     ("Привет, Анна.", "Latin script"),
     ("Nice 😀 day", "Emoji"),

@@ -69,7 +69,8 @@ def test_a_space_resolves_bert_base_uncased_from_the_hub_cache(space_url):
     # only (the page's first step): the causal ones do not read the MLM's hub cache.
     out = client.predict("The zorblax moved slowly.", "allowList", 10000, "mask", 5, 0,
                          "bert-base-uncased", "smollm2-135m", "smollm2-fill", api_name="/fill_mlm")
-    cols = {COLUMNS[i].title: out[2 + 3 * j : 5 + 3 * j] for j, i in enumerate(app.MLM_COLUMNS)}
+    # outputs: the engine's answer, its note, the masked text, the status, then the columns
+    cols = {COLUMNS[i].title: out[4 + 3 * j : 7 + 3 * j] for j, i in enumerate(app.MLM_COLUMNS)}
     filled, header, table = cols["MLM · Top-1"]
     assert "bert-base-uncased" in header and "cannot reach" not in header, header
     assert text_of(filled).lower() == f"the {STAND_IN_WORD} moved slowly."
