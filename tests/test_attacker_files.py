@@ -250,3 +250,16 @@ def test_the_speech_commands_write_probe_goes_through_no_planted_link(tmp_path):
     with pytest.raises(RecoverError, match="other settings"):  # stops before any model loads
         args.fn(args)
     assert victim.read_text() == "the user's own file" and mode(out / "manifest.jsonl") == 0o600
+
+
+def test_the_command_lines_key_file_reaches_the_progress_record_instead_of_the_key(tmp_path):
+    from recover_core.cli import parser
+    from recover_core.cli.text import _job
+
+    src, key_file = tmp_path / "in.txt", tmp_path / "run.key"
+    src.write_text("Tom met Ann.\n", encoding="utf-8")
+    key = write_key_file(key_file)
+    args = parser().parse_args(["obfuscate", str(src), "-o", str(tmp_path / "out.txt"), "--key-file", str(key_file)])
+    job = _job(args, "obfuscate")
+    assert job.key_file == str(key_file.resolve())
+    assert key.hex() not in json.dumps(job.to_dict())
