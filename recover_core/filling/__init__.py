@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import functools
+import sys
 import threading
 from pathlib import Path
 
@@ -24,7 +25,14 @@ def get_filler(kind: str, model: str | None = None) -> Filler:
         return _get_filler(kind, model)
 
 
-get_filler.cache_clear = lambda: _get_filler.cache_clear()  # type: ignore[attr-defined]
+def _clear_fillers() -> None:
+    _get_filler.cache_clear()
+    infill = sys.modules.get("recover_core.filling.infill")  # only if loaded: clearing imports nothing
+    if infill is not None:
+        infill._shared_fillers.cache_clear()
+
+
+get_filler.cache_clear = _clear_fillers  # type: ignore[attr-defined]
 
 
 @functools.lru_cache(maxsize=8)
@@ -50,9 +58,9 @@ def _get_filler(kind: str, model: str | None = None) -> Filler:
         from recover_core.filling.instruct import InstructFiller
 
         return InstructFiller(model, infill=lambda m: get_filler("infill", m))
-    from recover_core.filling.infill import InfillFiller
+    from recover_core.filling.infill import shared
 
-    return InfillFiller(model)
+    return shared(model)
 
 
 __all__ = ["DEFAULT_K", "METHODS", "Candidate", "Fill", "Filled", "Filler", "MaskInput", "get_filler", "KINDS"]

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import threading
 from typing import Container, Sequence
 
 import torch
@@ -321,3 +322,19 @@ def _repeat(past, n: int):
     c = copy.deepcopy(past)
     c.batch_repeat_interleave(n)
     return c
+
+
+_SHARED_LOCK = threading.Lock()
+
+
+@functools.lru_cache(maxsize=8)
+def _shared_fillers(model: str) -> InfillFiller:
+    return InfillFiller(model)
+
+
+def shared(model: str) -> InfillFiller:
+    """One infill filler per model for all who ask: the registry (``get_filler``) and the
+    instruct filler's fallback, so a model is loaded once, built once even when two requests
+    ask at the same moment."""
+    with _SHARED_LOCK:
+        return _shared_fillers(model)

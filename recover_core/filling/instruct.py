@@ -27,7 +27,7 @@ from recover_core.filling.base import (
     DEFAULT_K, DEFAULT_SAMPLING, MARKER_RE, Candidate, Filled, Filler, MaskInput, Method, Sampling, TopOnePath,
     choose, item_ids, merge_consecutive, rng_for,
 )
-from recover_core.filling.infill import InfillFiller, Prefixes
+from recover_core.filling.infill import InfillFiller, Prefixes, shared as shared_infill
 from recover_core.spans import GENERIC_LABELS
 
 INSTRUCTION = "Predict the [MASK] tokens in the given sentence."
@@ -182,7 +182,7 @@ class InstructFiller(Filler):
         self.fallback_model = fallback_model
         # The causal filler it falls back on, from the registry that built this one (filling's
         # get_filler, which shares one per model): passed in, so this file imports no registry.
-        self._infill_of = infill or InfillFiller
+        self._infill_of = infill or shared_infill
         self.stats: Counter = Counter()  # sentences generated / validated / sent to the infill filler
 
     @torch.inference_mode()
