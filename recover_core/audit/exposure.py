@@ -21,7 +21,8 @@ average, a memorised one up to log2 R = 9.97.
 LMs: SmolLM2-135M + LoRA rank 8 (the grid's recipe, ``epochs`` passes) adapted on the clean
 corpus (Oracle: the positive control, which must show exposure or the audit has no power) and
 on the product's default output (``Obfuscator()``, a fresh secret key). ``run`` works on one
-CPU thread; its records are rewritten after every canary, so a run stopped halfway resumes.
+CPU thread; each LM's LoRA adapter is saved once adapted and its records are rewritten after
+every canary, so a run stopped halfway resumes without adapting again.
 """
 from __future__ import annotations
 
@@ -154,9 +155,34 @@ def _write(path: Path, lines: list[str]) -> None:
 
 def exposure(lm, c: NameCanary, seed: int = 0, pools=None) -> float:
     names = alternatives(c, seed, pools)
-    scores = lm.logprob_shared([c.with_name(n) for n in names])
-    rank = 1 + sum(s >= scores[0] for s in scores[1:])
+    rank = 1 + sum(s >= 0.0 for s in _rivals(lm, [c.with_name(n) for n in names]))
     return math.log2(len(names)) - math.log2(rank)
+
+
+def _rivals(lm, texts: list[str], margin: float = 1e-3) -> list[float]:
+    """Each alternative's log-probability minus the true text's (``texts[0]``), exact for
+    every alternative that could tie or beat it. The others are left out unscored: a text's
+    log-probability is at most that of its first token after the shared start (the rest adds
+    log-probabilities <= 0), and that bound is read off the start's logits for free. A name
+    the LM has memorised leaves almost every alternative out; an unseen one, few."""
+    import torch
+
+    true = lm.logprob_shared(texts[:2])[0]
+    rows = [lm.encode(t)[0] for t in texts]
+    L = 0  # tokens every text starts with, one left over for each
+    while L < min(map(len, rows)) - 1 and all(r[L] == rows[0][L] for r in rows):
+        L += 1
+    if L >= 2:
+        dev = next(lm.model.parameters()).device
+        with torch.inference_mode():
+            logits = lm.model(input_ids=torch.tensor([rows[0][:L]], device=dev)).logits[0].float()
+        lp = torch.log_softmax(logits, -1)  # [L, V]
+        shared = sum(lp[t - 1, rows[0][t]].item() for t in range(1, L))
+        keep = [i for i in range(1, len(texts)) if shared + lp[L - 1, rows[i][L]].item() >= true - margin]
+    else:
+        keep = list(range(1, len(texts)))
+    scores = lm.logprob_shared([texts[0]] + [texts[i] for i in keep]) if keep else [true]
+    return [s - scores[0] for s in scores[1:]]
 
 
 def records_file(src: Path, cond: str) -> Path:
@@ -174,8 +200,9 @@ def load_records(src: Path) -> dict:
 
 def run(src: Path, *, threads: int = 1, conditions=CONDITIONS, progress: bool = True) -> dict:
     """Adapt and attack each condition's LM; its records (``records_file``) are rewritten
-    after each canary, and a second call goes on where the first stopped (the LM is adapted
-    again). Conditions run as separate processes write separate files."""
+    after each canary and its adapter is saved beside them (``adapter-COND``), so a second
+    call goes on where the first stopped without adapting again. Conditions run as separate
+    processes write separate files."""
     import torch
 
     from recover_core.lm.pretrained import AdaptConfig, PretrainedLM
@@ -192,12 +219,19 @@ def run(src: Path, *, threads: int = 1, conditions=CONDITIONS, progress: bool = 
         if len(rec["exposure"]) == len(cs):
             continue
         t0 = time.time()
-        lm = PretrainedLM.load()
-        texts = (src / job["corpora"][cond]).read_text(encoding="utf-8").splitlines()
-        stats = lm.adapt(texts, AdaptConfig(seed=job["seed"], rank=job["rank"], epochs=job["epochs"]),
-                         desc=f"adapt {cond}", progress=progress)
-        rec["adapt"] = {"steps": stats["steps"], "seconds": stats["seconds"]}
-        print(f"{cond}: adapted, {stats['steps']} steps, {stats['seconds']} s", file=sys.stderr, flush=True)
+        adapter = src / f"adapter-{cond.replace('/', '-')}"
+        if (adapter / "adapter_config.json").is_file():  # adapted by an earlier call: not again
+            lm = PretrainedLM.load(adapter=adapter)
+            print(f"{cond}: the adapter of an earlier call", file=sys.stderr, flush=True)
+        else:
+            lm = PretrainedLM.load()
+            texts = (src / job["corpora"][cond]).read_text(encoding="utf-8").splitlines()
+            stats = lm.adapt(texts, AdaptConfig(seed=job["seed"], rank=job["rank"], epochs=job["epochs"]),
+                             desc=f"adapt {cond}", progress=progress)
+            lm.save(adapter)
+            rec["adapt"] = {"steps": stats["steps"], "seconds": stats["seconds"]}
+            atomic.write_text(path, json.dumps(rec))
+            print(f"{cond}: adapted, {stats['steps']} steps, {stats['seconds']} s", file=sys.stderr, flush=True)
         for i in order:
             if str(i) in rec["exposure"]:
                 continue
