@@ -189,7 +189,11 @@ def attack(make: Callable[[bytes], Obfuscator], *, victims: int = 200, candidate
         words = {w.lower() for w in name.split()}
         target = [j for j, r in enumerate(released[i].replacements) if words & {w.lower() for w in r.original.split()}]
         hits_l = attack_line(leaked, public, lines[i], masked[i].spans, starts[i], name, target, cands)
-        hits_s = attack_line(guessed, public, lines[i], masked[i].spans, starts[i], name, target, cands)
+        # Under a guessed key the true name rarely gives the substitute back, and then no
+        # other candidate can make it re-identified: the others are replayed only if it does.
+        hits_s = attack_line(guessed, public, lines[i], masked[i].spans, starts[i], name, target, [name])
+        if hits_s:
+            hits_s = attack_line(guessed, public, lines[i], masked[i].spans, starts[i], name, target, cands)
         leak += name in hits_l and len(hits_l) <= MAX_CANDIDATES
         anyhow += name in hits_l
         secret += name in hits_s and len(hits_s) <= MAX_CANDIDATES
