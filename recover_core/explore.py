@@ -7,7 +7,6 @@ app.py only hands these to Gradio.
 """
 from __future__ import annotations
 
-import contextlib
 import functools
 from dataclasses import dataclass
 
@@ -225,19 +224,25 @@ def fill_steps(text, technique, n, markers, k, seed, models: dict, which: list[i
     if answer:
         yield head, no_answer("**Obfuscated** · the engine is choosing substitutes…"), f"{said} Obfuscating…", columns
         got = answer_of(text, technique, n, markers, protect)
-    # Top-1 and Top-K share the causal fillers' work, for this request only. Only events of
-    # the models group open the memo (one at a time); the MLM columns have nothing to share.
-    causal = any(COLUMNS[i].kind != "mlm" for i in which)
-    with memo.request() if causal else contextlib.nullcontext():
+    # Top-1 and Top-K share the causal fillers' work, for this request only: its own memo,
+    # current only while a column fills (each step of this generator may run on another
+    # thread, and other requests' columns fill at the same time). The MLM columns have
+    # nothing to share.
+    book = memo.book() if any(COLUMNS[i].kind != "mlm" for i in which) else None
+    try:
         for i in which:
             col = COLUMNS[i]
             yield head, got, f"{said} Filling: {col.title}…", columns
             model = models[col.kind]
             try:
-                r = fill(m, col, model, k, seed, technique, n, markers, key=key, protect=protect)
+                with memo.using(book):
+                    r = fill(m, col, model, k, seed, technique, n, markers, key=key, protect=protect)
                 note = fallback_note(r)
                 columns[i] = [highlighted(r.text, r.replacements), f"**{col.title}** · {model}{note}",
                               candidates_table(r)]
             except RecoverError as e:  # one unavailable model must not blank the other columns
                 columns[i] = no_column(f"**{col.title}** · {model}: {e}")
+    finally:
+        if book is not None:
+            book.clear()  # the request's text goes with it, even when the client went away
     yield head, got, said, columns

@@ -17,10 +17,10 @@ def test_top1_and_topk_share_the_infill_work_within_a_request_and_only_there(tin
     alone = both()
     n_alone = len(calls)
     calls.clear()
-    with memo.request():
+    with memo.request() as held:
         shared = both()
-        assert memo._memo  # the work is held during the request
-    assert memo._memo is None  # and dropped at its end
+        assert held  # the work is held during the request
+    assert not held and memo.current() is None  # and dropped at its end
     assert [f.text for f in shared] == [f.text for f in alone]
     assert [[c.word for x in f.fills for c in x.candidates] for f in shared] == \
         [[c.word for x in f.fills for c in x.candidates] for f in alone]
@@ -47,10 +47,31 @@ def test_a_drawn_topk_word_never_changes_the_next_masks_context(tiny_llama, monk
 
 def test_a_failed_request_drops_the_memo():
     try:
-        with memo.request():
+        with memo.request() as held:
             memo.reuse("k", lambda: ["Maria"])
             raise ValueError
     except ValueError:
         pass
-    assert memo._memo is None
+    assert not held and memo.current() is None
     assert memo.reuse("k", lambda: ["fresh"]) == ["fresh"]
+
+
+def test_concurrent_requests_each_read_their_own_memo():
+    """Requests run side by side (their passes shared): each reads its own answers only."""
+    import threading
+
+    got = {}
+
+    def request(name: str, ready: threading.Barrier) -> None:
+        with memo.request():
+            memo.reuse("k", lambda: [name])
+            ready.wait()  # both memos are filled before either reads
+            got[name] = memo.reuse("k", lambda: ["recomputed"])
+
+    ready = threading.Barrier(2)
+    runs = [threading.Thread(target=request, args=(n, ready)) for n in ("a", "b")]
+    for t in runs:
+        t.start()
+    for t in runs:
+        t.join()
+    assert got == {"a": ["a"], "b": ["b"]}

@@ -22,7 +22,7 @@ import torch
 from transformers import DynamicCache
 
 from recover_core import bundles
-from recover_core.filling import candidates as cand_rules, kernels, memo
+from recover_core.filling import candidates as cand_rules, kernels, memo, scheduler
 from recover_core.filling.base import (
     DEFAULT_K, DEFAULT_SAMPLING, Candidate, Filled, Filler, MaskInput, Method, Sampling, TopOnePath, choose,
     item_ids, merge_consecutive, rng_for,
@@ -37,6 +37,7 @@ class InfillFiller(Filler):
         self.model_name = model
         self.model, self.tok = bundles.load_causal(model)
         self.forward_path = kernels.pack_linears(self.model)  # same outputs, faster on most CPUs
+        scheduler.share(self.model)  # concurrent requests' rows share passes: same words
         self.n_first, self.n_score, self.max_pieces = n_first, n_score, max_pieces
         toks = self.tok.convert_ids_to_tokens(list(range(len(self.tok))))
         special = set(self.tok.all_special_ids)

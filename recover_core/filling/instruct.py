@@ -22,7 +22,7 @@ from typing import Callable, Container, Sequence
 import torch
 
 from recover_core import bundles, lexicons
-from recover_core.filling import candidates as cand_rules, kernels, memo
+from recover_core.filling import candidates as cand_rules, kernels, memo, scheduler
 from recover_core.filling.base import (
     DEFAULT_K, DEFAULT_SAMPLING, MARKER_RE, Candidate, Filled, Filler, MaskInput, Method, Sampling, TopOnePath,
     choose, item_ids, merge_consecutive, rng_for,
@@ -178,6 +178,7 @@ class InstructFiller(Filler):
         self.model_name = model
         self.model, self.tok = _load(model)
         self.forward_path = kernels.pack_linears(self.model)  # same outputs, faster on most CPUs
+        scheduler.share(self.model)  # concurrent requests' rows share passes: same words
         self.beams = beams
         self.fallback_model = fallback_model
         # The causal filler it falls back on, from the registry that built this one (filling's
