@@ -1,0 +1,117 @@
+"""What issue 75's fixes cost the batch path (goal: no more than 3% slower than before them).
+
+The batch path is ``obfuscate FILE -o OUT`` with the default settings (entityTagger, MLM
+Top-1, the prior's choice, identifiers, 1 worker in this process, chunks of 64 lines,
+checkpointed). The fixes that run on it, each toggled off here to give the path before them:
+
+- finding 3: ``validation.normalise`` (invisible characters dropped, NFKC) on every line;
+  before, ``check_text`` only stripped the line;
+- finding 5: each line draws under its masked line's subkey (``obfuscator.masked_line`` and
+  one HMAC, ``subkey``); before, every line's mapping drew under the run's key.
+
+What is not toggled, and why: finding 2's atomic writes (the progress record was already
+written, fsynced and renamed once a chunk; now through ``mkstemp``: one file a chunk,
+timed apart below), finding 10's identifier substitutes (a keyed draw from a word list
+instead of random letters, a shift per birth date: a few draws on identifier lines only),
+finding 1 (it looks for identifiers under ``--rules paper`` only), findings 4, 9, 11-13 (not
+on this path).
+
+Both paths run in this process on the same input, in ``--rounds`` interleaved rounds (the
+order alternating), after a warm-up run; each run's CPU time (``time.process_time``, all
+threads: a loaded machine moves it far less than the wall clock) and wall time. Prints each
+round's ratio now / before and the median.
+
+    python bench/fix_cost.py [--lines 512] [--corpus wiki] [--rounds 4]
+
+wiki by default: 7% of its lines are not plain ASCII, so normalise runs past its ASCII fast path
+(news and fortunes are all ASCII).
+"""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import statistics
+import sys
+import tempfile
+import time
+import timeit
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+
+@contextlib.contextmanager
+def before_fixes():
+    """The batch path as it was before issue 75's findings 3 and 5."""
+    from recover_core import obfuscator, validation
+
+    saved = validation.normalise, obfuscator.subkey, obfuscator.masked_line
+    validation.normalise = lambda text: text
+    obfuscator.subkey = lambda key, label: key
+    obfuscator.masked_line = lambda filled: ""
+    try:
+        yield
+    finally:
+        validation.normalise, obfuscator.subkey, obfuscator.masked_line = saved
+
+
+def run_batch(src: Path, out: Path, key: str) -> tuple[float, float]:
+    """One ``obfuscate`` run of ``src`` into ``out``: (CPU seconds, wall seconds)."""
+    from recover_core import batch
+    from recover_core.batch.job import Job
+
+    job = Job(command="obfuscate", input=src, output=out, in_jsonl=False, out_jsonl=False, quiet=True,
+              technique="entityTagger", filler="mlm", key=key)
+    out.unlink(missing_ok=True)
+    c0, w0 = time.process_time(), time.perf_counter()
+    batch.run(job, restart=True)
+    return time.process_time() - c0, time.perf_counter() - w0
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--lines", type=int, default=512)
+    ap.add_argument("--corpus", default="wiki")
+    ap.add_argument("--rounds", type=int, default=4)
+    args = ap.parse_args()
+
+    import torch
+
+    from recover_core import atomic
+    from recover_core.corpora import CORPORA
+    from recover_core.pseudonyms.key import new_key
+
+    torch.set_num_threads(1)
+    lines = [ln.replace("\n", " ") for ln in CORPORA[args.corpus]()][: args.lines]
+    key = new_key().hex()
+    with tempfile.TemporaryDirectory(prefix="fix-cost-") as tmp:
+        src = Path(tmp) / "in.txt"
+        src.write_text("".join(ln + "\n" for ln in lines), encoding="utf-8")
+        run_batch(src, Path(tmp) / "warm.txt", key)  # models loaded, caches warm
+        now, pre = [], []
+        for r in range(args.rounds):
+            order = ("now", "pre") if r % 2 == 0 else ("pre", "now")
+            for which in order:
+                with before_fixes() if which == "pre" else contextlib.nullcontext():
+                    t = run_batch(src, Path(tmp) / f"{which}.txt", key)
+                (now if which == "now" else pre).append(t)
+            print(f"round {r + 1}: now {now[-1][0]:.2f} CPU s ({now[-1][1]:.1f} s wall), before the fixes "
+                  f"{pre[-1][0]:.2f} CPU s ({pre[-1][1]:.1f} s wall): ratio {now[-1][0] / pre[-1][0]:.3f} CPU, "
+                  f"{now[-1][1] / pre[-1][1]:.3f} wall", flush=True)
+        record = Path(tmp) / "record.json"
+        write = min(timeit.repeat(lambda: atomic.write_bytes(record, b"{}" * 200, mode=atomic.PRIVATE, fsync=True),
+                                  number=20, repeat=3)) / 20
+    ascii_share = sum(ln.isascii() for ln in lines) / max(len(lines), 1)
+    cpu = [a[0] / b[0] for a, b in zip(now, pre)]
+    wall = [a[1] / b[1] for a, b in zip(now, pre)]
+    chunks = -(-len(lines) // 64)
+    print(f"{len(lines)} lines of {args.corpus} ({ascii_share:.0%} plain ASCII), default obfuscate, 1 worker, "
+          f"1 torch thread, {args.rounds} rounds")
+    print(f"now / before issue 75's fixes: median ratio {statistics.median(cpu):.3f} CPU "
+          f"(rounds {min(cpu):.3f}-{max(cpu):.3f}), {statistics.median(wall):.3f} wall (goal: at most 1.03)")
+    print(f"one atomic record write (mkstemp, fchmod, fsync, rename): {write * 1e3:.2f} ms, {chunks} a run: "
+          f"{chunks * write / statistics.median(c for c, _ in now):.2%} of its CPU time if it were all CPU")
+
+
+if __name__ == "__main__":
+    main()
