@@ -388,7 +388,10 @@ def grid_markdown(df: pd.DataFrame, dataset: str) -> str:
 # --- the privacy audit (recover_core/audit; `python -m recover_core audit`) ----------------
 
 AUDIT_METRICS = ("reidentified", "reidentified_chance", "same_across_runs", "exposure", "extracted", "names_extracted",
-                 "code_kept", "name_word_kept")
+                 "code_kept", "name_word_kept", "replay", "membership", "name_exposure")
+# dataset -> the attack's name in the table (issue 75: replay, membership, name_exposure)
+AUDIT_ATTACKS = {"census-lines": "inversion", "news+canaries": "canaries", "news-heldout-names": "",
+                 "news+name-canaries": "name_exposure"}
 
 
 def audit_chart(df: pd.DataFrame):
@@ -396,11 +399,16 @@ def audit_chart(df: pd.DataFrame):
     corpus (Oracle) beside each masking's obfuscated corpora, the never-inserted control at 0."""
     import plotly.express as px
 
-    rows = df[(df["metric"] == "exposure") & (df["dataset"] == "news+canaries")].copy() if "repetitions" in df else df[:0]
+    if "repetitions" not in df:
+        df = df[:0]
+    codes = (df["metric"] == "exposure") & (df["dataset"] == "news+canaries")
+    names = (df["metric"] == "name_exposure") & ~df["method"].astype(str).str.endswith(" sd")
+    rows = df[codes | names].copy()
     if rows.empty:
         return px.line(title="No canary audit yet (python -m recover_core audit --canaries-job DIR, then its GPU job)")
-    rows["LM adapted on"] = [f"{m} {meth}".strip() if m and m != ANY_MASKING else meth
-                             for m, meth in zip(rows["masking"], rows["method"])]
+    rows["LM adapted on"] = [("names: " if metric == "name_exposure" else "") +
+                             (f"{m} {meth}".strip() if m and m != ANY_MASKING else meth)
+                             for m, meth, metric in zip(rows["masking"], rows["method"], rows["metric"])]
     rows["insertions"] = rows["repetitions"].astype(float).astype(int).astype(str)
     fig = px.line(rows.sort_values("repetitions"), x="insertions", y="value", color="LM adapted on", markers=True,
                   labels={"value": "mean exposure (bits)"},
@@ -410,15 +418,18 @@ def audit_chart(df: pd.DataFrame):
 
 def audit_table(df: pd.DataFrame) -> pd.DataFrame:
     """The audit's figures: inversion (share of name words re-identified, per setting, against
-    chance), and per canary LM the secrets extracted and exposure at 16 insertions."""
+    chance), per canary LM the secrets extracted and exposure at 16 insertions, and issue 75's
+    attacks: replay (secret key, leaked key, chance), membership (precision against the base
+    rate) and name_exposure (bits at every level, 0 the never-inserted control)."""
     import pandas as pd
 
-    rows = df[df["metric"].isin(AUDIT_METRICS) & df["dataset"].isin(["census-lines", "news+canaries"])]
+    rows = df[df["metric"].isin(AUDIT_METRICS) & df["dataset"].isin(list(AUDIT_ATTACKS))]
     if rows.empty:
         return pd.DataFrame(columns=["attack", "corpus", "setting", "metric", "insertions", "value"])
-    out = pd.DataFrame({"attack": ["inversion" if d == "census-lines" else "canaries" for d in rows["dataset"]],
+    out = pd.DataFrame({"attack": [AUDIT_ATTACKS[d] or m for d, m in zip(rows["dataset"], rows["metric"])],
                         "corpus": rows["masking"].replace(ANY_MASKING, ""), "setting": rows["method"],
                         "metric": rows["metric"], "insertions": rows.get("repetitions"), "value": rows["value"]})
-    keep = (out["attack"] == "inversion") | out["insertions"].isna() | out["insertions"].astype(str).isin(
-        ["16", "16.0", "0", "0.0"]) | out["metric"].isin(["code_kept", "name_word_kept", "names_extracted"])
+    keep = out["attack"].isin(["inversion", "replay", "membership", "name_exposure"]) | out["insertions"].isna() | \
+        out["insertions"].astype(str).isin(["16", "16.0", "0", "0.0"]) | \
+        out["metric"].isin(["code_kept", "name_word_kept", "names_extracted"])
     return out[keep].reset_index(drop=True)

@@ -138,3 +138,64 @@ def test_name_canaries_are_hard_for_a_masker_and_their_records_become_rows(tmp_p
     rows = [r for r in csv.DictReader(out.open()) if r["metric"] == "name_exposure"]
     mean = {(r["method"], r["repetitions"]): float(r["value"]) for r in rows}
     assert mean[("oracle", "16")] == 9.0 and mean[("oracle", "0")] == 1.0 and mean[("oracle sd", "0")] == 0.0
+
+
+class _BigramLM:
+    """A stand-in for PretrainedLM: characters as tokens, a random bigram table as the model."""
+
+    def __init__(self, seed: int = 0):
+        import torch
+
+        g = torch.Generator().manual_seed(seed)
+        self.table = torch.randn(128, 128, generator=g) * 3  # logits of the next char given this one
+        self.end = 0
+        lm = self
+
+        class Model(torch.nn.Module):
+            def forward(self, input_ids):
+                return type("Out", (), {"logits": lm.table[input_ids]})()
+
+        self.model = Model()
+        self.model.register_parameter("p", torch.nn.Parameter(torch.zeros(1)))
+
+    def encode(self, text):
+        ids = [self.end] + [ord(c) % 127 + 1 for c in text] + [self.end]
+        return ids, list(ids)
+
+    def logprob_shared(self, texts):
+        import torch
+
+        lp = torch.log_softmax(self.table, -1)
+        return [sum(lp[a, b].item() for a, b in zip(ids, ids[1:])) for ids, _ in map(self.encode, texts)]
+
+
+def test_name_exposure_leaves_out_only_alternatives_that_cannot_tie_the_true_name():
+    """The first token's log-probability bounds a text's: the ranks are those of scoring all."""
+    from recover_core.audit import exposure as E
+
+    lm = _BigramLM()
+    for true in ("Gloria", "Zq", "Ann"):
+        texts = [f"The spare key is with {n}." for n in [true, "Anna", "Bob", "Zoe", "Quentin", "Ann", "Xu", "Gloria"]]
+        full = lm.logprob_shared(texts)
+        want = sorted(s - full[0] for s in full[1:] if s >= full[0])
+        got = E._rivals(lm, texts)
+        assert sorted(v for v in got if v >= 0) == want
+
+
+def test_the_results_tab_shows_replay_membership_and_name_exposure():
+    import pandas as pd
+
+    from recover_core import results
+
+    rows = [("news-heldout-names", "entityTagger", "secret key", "replay", 0.0, None),
+            ("news-heldout-names", "entityTagger", "chance", "replay", 0.01, None),
+            ("news-heldout-names", "entityTagger", "consistent mapping: precision", "membership", 0.52, None),
+            ("news+name-canaries", "(any)", "oracle", "name_exposure", 9.97, 16),
+            ("news+name-canaries", "entityTagger", "engine", "name_exposure", 1.1, 16),
+            ("news+name-canaries", "entityTagger", "engine sd", "name_exposure", 0.6, 16),
+            ("news+name-canaries", "entityTagger", "engine", "name_exposure", 1.4, 0)]
+    df = pd.DataFrame(rows, columns=["dataset", "masking", "method", "metric", "value", "repetitions"])
+    table = results.audit_table(df)
+    assert set(table["attack"]) == {"replay", "membership", "name_exposure"} and len(table) == len(rows)
+    lines = {d.name for d in results.audit_chart(df).data}
+    assert lines == {"names: oracle", "names: entityTagger engine"}
