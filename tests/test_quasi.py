@@ -106,3 +106,56 @@ def test_the_command_line_obfuscates_a_document_file_whole(tmp_path):
     bad.write_bytes(b"\xff\xfe not text")
     p = cli_run.run("obfuscate", "--document", bad, "-o", tmp_path / "bad_out.txt", check=False)
     assert p.returncode == 2 and "not UTF-8" in p.stderr and not (tmp_path / "bad_out.txt").exists()
+
+
+def _found(text: str, protect: str = "quasi") -> dict[str, str]:
+    from recover_core.masking import identifiers
+    return {s.text: s.label for s in identifiers.find(text, protect=protect)}
+
+
+def test_durations_sums_and_counts_in_words_are_quasi_identifiers():
+    found = _found("The tribunal gave her four years and two months’ detention, a fine of six hundred euros "
+                   "and a three-year ban; nine other defendants and 412 shareholders were heard, and the "
+                   "Tribunal sat for eleven days.")
+    assert found["four years and two months’"] == "DURATION" and found["three-year"] == "DURATION"
+    assert found["six hundred euros"] == "AMOUNT" and found["eleven days"] == "DURATION"
+    assert found["nine other defendants"] == "COUNT" and found["412 shareholders"] == "COUNT"
+    # the law's numbers and ages are not counts
+    assert _found("under Article 5 §§ 3 and 4 of the Code; he was 19 years old") == {"19 years old": "AGE"}
+
+
+def test_a_sum_takes_its_currency_code_and_its_conversion():
+    found = _found("She owed 3,210 Danish Kroner (DKK) and CZK 7,500 [approx. EUR 300], roughly USD 90.")
+    assert found == {"3,210 Danish Kroner (DKK)": "AMOUNT", "CZK 7,500 [approx. EUR 300]": "AMOUNT",
+                     "roughly USD 90": "AMOUNT"}
+
+
+def test_occupations_and_conditions_are_found_by_the_words_that_say_them_of_someone():
+    found = _found("The claimant, a retired bus driver, had worked as a hospital porter in Leeds and was "
+                   "diagnosed with chronic bronchitis. His brother was a member of the council.")
+    assert found["retired bus driver"] == "OCCUPATION" and found["hospital porter"] == "OCCUPATION"
+    assert found["chronic bronchitis"] == "HEALTH" and "member" not in " ".join(found)
+    assert _found("The claimant, a retired bus driver, lives in Leeds.", protect="direct") == {}
+
+
+def test_a_group_word_takes_the_noun_that_makes_it_a_nationality(quasi):
+    assert _found("a Moldovan national lodged it")["Moldovan national"] == "NATIONALITY"
+    r = quasi.obfuscate("The complaint was lodged by a Moldovan national in 2004.")
+    assert "Moldovan" not in r.text and re.search(r"\b[A-Z][a-z]+ national\b", r.text)
+
+
+def test_a_kind_of_court_stays_and_a_court_tied_to_a_place_is_masked(quasi):
+    text = "The Labour Court dismissed it. The Brno Regional Court and the Ostrava prison then heard the Czech Government."
+    found = {s.text: s.label for s in quasi.find(text)}
+    assert "Labour Court" not in " ".join(found) and "Czech Government" not in " ".join(found)
+    assert found.get("Brno Regional Court") == "ORG" and found.get("Ostrava prison") == "ORG"
+
+
+def test_a_title_and_initials_belong_to_the_name_and_keep_its_gender():
+    ob = Obfuscator(key=KEY)
+    text = "The applicant was represented by Mr. J.-P. Kowalczyk, and the Government by Dr Ö. Lindgren."
+    spans = {s.text for s in ob.find(text)}
+    assert {"Mr. J.-P. Kowalczyk", "Dr Ö. Lindgren"} <= spans
+    r = ob.obfuscate(text)
+    assert re.search(r"by Mr\. [A-Z]\. [A-Z][a-z]+, and the Government by Dr [A-Z]\. [A-Z][a-z]+\.$", r.text), r.text
+    assert "Kowalczyk" not in r.text and "Lindgren" not in r.text and "J.-P." not in r.text and "Ö." not in r.text

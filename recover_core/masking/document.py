@@ -33,7 +33,13 @@ _SENTENCE_END = re.compile(r"(?<=[.!?;:])[\"'’”)\]]*\s+")
 # Labels whose other mentions are masked too. A plain masked word (MASK, NUMBER: vocabThres,
 # allowList) is masked wherever it stands already; its recurrences need no search.
 _REPEATED_KINDS = frozenset({"PERSON", "ORG", "GPE", "LOC", "FAC", "NORP", "NATIONALITY"})
-_INITIALS = r"(?:[A-Z]\.\s?){1,3}"
+# Initials of any alphabet's capitals, run together or hyphenated: "M. ", "C.A. ", "C.-H. ", "İ. ".
+_UPPER = "A-ZÀ-ÖØ-ÞĀ-ſ"
+_INITIALS = rf"(?:[{_UPPER}]\.(?:-|\s)?){{1,3}}"
+# A title right before a name belongs to its mention ("Mr. Mustafa Dildar", "Dr Z. Necatigil"): TAB's
+# experts mark it with the name, and a scorer reads "Mr." as a word. The substitute keeps it
+# (pseudonyms.roles: titles stay), so it still gives the person's gender.
+_TITLE_BEFORE = re.compile(r"(?<![\w.])(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof)\.?\s$")
 SOURCE = "document"
 
 
@@ -181,8 +187,16 @@ def with_initials(piece: str, spans: list[Span]) -> list[Span]:
     for s in spans:
         if s.label == "PERSON":
             m = re.search(rf"(?<![\w.]){_INITIALS}$", piece[: s.start])
-            if m and m.end() > m.start() and not (out and out[-1].end > m.start()):
+            if m and m.end() > m.start() and out and out[-1].label == "PERSON" and out[-1].end > m.start() \
+                    and out[-1].start >= m.start() - 8:
+                # the tagger took the initial as a name of its own ("Dr [Z]. [Necatigil]"): one name
+                prev = out.pop()
+                s = replace(s, start=prev.start, text=piece[prev.start:s.end])
+            elif m and m.end() > m.start() and not (out and out[-1].end > m.start()):
                 s = replace(s, start=m.start(), text=piece[m.start():s.end])
+            t = _TITLE_BEFORE.search(piece, max(0, s.start - 6), s.start)
+            if t and not (out and out[-1].end > t.start()):
+                s = replace(s, start=t.start(), text=piece[t.start():s.end])
         out.append(s)
     return out
 

@@ -19,7 +19,7 @@ from dataclasses import replace
 from typing import Sequence
 
 from recover_core.errors import RecoverError
-from recover_core.masking import quasi
+from recover_core.masking import occupations, quasi
 from recover_core.masking.base import Masker
 from recover_core.masking.document import completed_names
 from recover_core.masking.public_bodies import whole_bodies, without_public_bodies
@@ -85,7 +85,8 @@ def _running(protect: str) -> tuple[Recognizer, ...]:
 
 
 for _r in (Email(), Url(), Handle(), CreditCard(), Iban(), IpAddress(), Ssn(), Phone(), DateOfBirth(), Address(),
-           Postcode(), IdNumber(), NumberWithContext(), SpokenDigits(), *quasi.RECOGNIZERS):
+           Postcode(), IdNumber(), NumberWithContext(), SpokenDigits(), *quasi.RECOGNIZERS,
+           *occupations.RECOGNIZERS):
     add(_r)
 
 # What each protection profile masks beside the technique: "direct", names and identifiers

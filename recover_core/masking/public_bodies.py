@@ -23,7 +23,15 @@ INSTITUTION_WORDS = frozenset("""court courts government governments republic mi
     office justice interior defence defense foreign affairs union united nations kingdom federation committee tribunal
     ombudsman registry registrar secretariat agency agencies public service police army armed forces president
     presidency prime minister military senate congress judiciary judicial legislature bar attorney-general
-    procurator procuracy inspectorate department directorate institute""".split())
+    procurator procuracy inspectorate department directorate institute section sections board boards authority
+    authorities council councils treasury bureau division gendarmerie""".split())
+# What a court or an office is, not where: "the District Court", "the Labour Court", "the Third
+# Section", "the Principal Public Prosecutor" name a kind of body; only a place word ("Warsaw
+# District Court") ties one to the person, and the place word alone decides.
+BODY_KIND_WORDS = frozenset("""district regional region social criminal civil labour labor city municipal county
+    provincial military assize assizes magistrates magistrate family commercial peace first second instance
+    first-instance security martial law chambers principal revenue inland house lords commons audit head deputy
+    legal international affairs unit service services minister ministers secretary third fourth fifth""".split())
 FUNCTION_WORDS = frozenset("the of for and on in de".split())
 # Only these labels name bodies; a person is never one.
 LABELS = frozenset({"ORG", "GPE", "NORP", "LOC", "FAC"})
@@ -52,7 +60,9 @@ def is_public_body(text: str) -> bool:
     if not any(w in INSTITUTION_WORDS for w in words) or _is_country(text):
         return False  # "United States" is a country, not a body: masked as a place
     countries = _country_words()
-    return all(w in INSTITUTION_WORDS or w in FUNCTION_WORDS or w in countries for w in words)
+    # "the Turkish Government": a state's own adjective names the state, as its name does
+    return all(w in INSTITUTION_WORDS or w in BODY_KIND_WORDS or w in FUNCTION_WORDS or w in countries
+               or w in lexicons.nationalities() for w in words)
 
 
 def without_public_bodies(spans: list[Span], text: str) -> list[Span]:
@@ -130,5 +140,35 @@ def whole_bodies(spans: list[Span], text: str) -> list[Span]:
             b = gloss.end() if gloss else b
             if len(text[a:b].split()) <= 10 and (a, b) != (s.start, s.end):
                 s = replace(s, start=a, end=b, text=text[a:b])
+        elif s.label in ("GPE", "LOC"):
+            s = _placed_body(text, s)
         out.append(s)
     return merge(out)
+
+
+# What a body is, written after a place's name, even in lower case ("the Beyoğlu court", "the
+# Edirne F-type prison"): the place ties the body, and the body the place, to the person.
+_BODY_NOUNS = INSTITUTION_WORDS | frozenset("""prison prisons centre center hospital clinic school university
+    police prosecutor prosecutors court office municipality governorship governor mayor cemetery staff station
+    detention remand commission labour""".split())
+_LOWER_NOUNS = r"(?:court|prosecutor|prison|police|hospital|cemetery|municipality|council|office|station|centre|center)s?"
+_LOWER_BODY = re.compile(rf"(?: (?:[a-z]+[- ])?(?:F-type |municipal |district |public |remand |detention |police )?"
+                         rf"{_LOWER_NOUNS})(?![\w-])")
+
+
+def _placed_body(text: str, s: Span) -> Span:
+    """A place span that starts the name of a body ("Dornbirn District Administrative Authority",
+    "Tekirdağ F-Type Prison", "the Beyoğlu court") widened to that whole name, as an ORG."""
+    a, b = _whole_bounds(text, s)
+    if a < s.start:
+        return s  # the place is not where the name starts ("the Court of Appeal in Ankara" stays a place)
+    words = [w.lower() for w in re.findall(r"[\w’'-]+", text[s.end:b])]
+    if not any(w in _BODY_NOUNS for w in words):
+        b = s.end
+        low = _LOWER_BODY.match(text, b)
+        if low is None or not re.search(rf"{_LOWER_NOUNS}$", low.group()):
+            return s
+        b = low.end()
+    if b <= s.end or len(text[a:b].split()) > 10:
+        return s
+    return replace(s, start=a, end=b, text=text[a:b], label="ORG")

@@ -6,8 +6,11 @@ Harbor's dates and ages). They run only under ``protect="quasi"`` (``Recognizer.
   "the summer of 1995", "last Tuesday", "at 10.30 a.m.");
 * AGE: "47-year-old", "aged 47", "at the age of 47";
 * CASE_NUMBER: application, case, file and registration numbers ("no. 36110/97");
-* AMOUNT: a sum with its currency ("EUR 5,000", "1,000 Turkish liras"), or a share ("30%");
-* DURATION: how long a sentence or a stay lasted ("14 years", "18 months");
+* AMOUNT: a sum with its currency ("EUR 5,000", "1,000 Turkish liras (TRL)", "five hundred
+  euros"), its conversion in brackets with it, or a share ("30%");
+* DURATION: how long a sentence or a stay lasted ("14 years", "three years and nine months");
+* COUNT: a count of things that singles a case out ("seven other persons", "79 packages");
+* occupations and health conditions said of a person: masking/occupations.py;
 
 Nationalities and groups, organisations and places come from entityTagger, whose types
 ``protect="quasi"`` widens. Each kind is substituted in its own shape (pseudonyms/quasi.py):
@@ -139,37 +142,107 @@ class ApplicationNumber(CaseNumber):
         return self.in_context(text, start, window=24) and super().validate(item, text, start)
 
 
-_CURRENCY_CODE = r"(?:EUR|USD|GBP|TRL|TRY|PLN|RUB|UAH|CHF|SEK|DKK|NOK|HUF|CZK|HRK|BGN|RON|ISK|MKD|RSD|BAM|GEL|AMD|AZN|MDL)"
-_CURRENCY_WORD = (r"(?:euros?|dollars?|pounds?(?: sterling)?|francs?|liras?|lira|zlotys?|roubles?|rubles?|hryvnias?|"
+# ISO 4217 codes, with the ones the euro replaced (ATS, DEM, FRF ...): judgments give old sums in them.
+_CURRENCY_CODE = (r"(?:EUR|USD|GBP|TRL|TRY|YTL|PLN|RUB|UAH|CHF|SEK|DKK|NOK|HUF|CZK|HRK|BGN|RON|ISK|MKD|RSD|BAM|GEL|AMD|"
+                  r"AZN|MDL|ATS|DEM|FRF|ITL|GRD|ESP|PTE|BEF|NLG|FIM|IEP|LUF|SIT|SKK|EEK|LVL|LTL|CYP|MTL|ALL|BYN|BYR|"
+                  r"KZT|JPY|CNY|INR|AUD|CAD|ROL|SUR)")
+_CURRENCY_WORD = (r"(?i:euros?|dollars?|pounds?(?: sterling)?|francs?|liras?|lira|zlotys?|roubles?|rubles?|hryvnias?|"
                   r"kunas?|korunas?|forints?|lei|leu|levs?|leva|marks?|kroner|kronor|krona|krone|dinars?|drachmas?|"
-                  r"escudos?|pesetas?|shillings?|lari|drams?|manats?|cents?)")
+                  r"escudos?|pesetas?|shillings?|schillings?|lari|drams?|manats?|cents?)")
 _AMOUNT_NUMBER = r"\d{1,3}(?:[ ,.]\d{3})+(?:[.,]\d{1,2})?|\d+(?:[.,]\d{1,2})?"
 _SCALE = r"(?: (?:million|billion|thousand))?"
+# Numbers in words: "five hundred euros", "seventy-one hearings", "Twenty three".
+_UNIT_WORD = r"(?:one|two|three|four|five|six|seven|eight|nine)"
+_NUMBER_WORD = (rf"(?:(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[- ]{_UNIT_WORD})?|{_UNIT_WORD}|ten|"
+                r"eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen)")
+_WORDS_NUMBER = rf"{_NUMBER_WORD}(?: (?:hundred|thousand)(?: and {_NUMBER_WORD})?)?"
+# Words that say a sum is rounded belong to it ("approximately EUR 1,800"; TAB leaves only "about").
+_ROUGHLY = r"(?:(?:approximately|approx\.|around|about|some|nearly|almost|roughly|over|more than|less than) )?"
+
+
+def _bracket_after(text: str, end: int, limit: int = 90) -> int:
+    """Where a bracket right after ``end`` closes, nested brackets included ("(SEK; approximately
+    27,000 euros (EUR))"), or ``end`` when none opens there or it does not close soon."""
+    at = end + (text[end:end + 1] == " ")
+    if at >= len(text) or text[at] not in "([":
+        return end
+    depth = 0
+    for i in range(at, min(len(text), at + limit)):
+        depth += text[i] in "(["
+        depth -= text[i] in ")]"
+        if depth == 0:
+            return i + 1
+    return end
 
 
 class Amount(Recognizer):
+    """A sum with its currency, in figures or words ("1,500 Austrian schillings", "ATS 10,000",
+    "five hundred euros"), with the words that round it and the conversion or code in brackets
+    right after it ("PLN 552.21 [approx. EUR 138]", "7,630,000 Turkish Liras (TRL)"): one sum."""
+
     label = "AMOUNT"
     profile = QUASI
+    needs = None  # "five hundred euros" holds no digit
     strength = 2
     pattern = re.compile(
-        rf"(?<![\w.,])(?:{_CURRENCY_CODE} ?|[€$£] ?)(?:{_AMOUNT_NUMBER}){_SCALE}(?![\w]|[.,]\d)"
-        rf"|(?<![\w.,])(?:{_AMOUNT_NUMBER}){_SCALE} (?:[A-Z][a-z]+ )?{_CURRENCY_WORD}(?: \({_CURRENCY_CODE}\))?(?!\w)"
-        rf"|(?<![\w.,])(?:{_AMOUNT_NUMBER}){_SCALE} ?{_CURRENCY_CODE}(?!\w)"
+        rf"(?<![\w.,]){_ROUGHLY}(?:{_CURRENCY_CODE} ?|[€$£] ?)(?:{_AMOUNT_NUMBER}){_SCALE}(?![\w]|[.,]\d)"
+        rf"|(?<![\w.,]){_ROUGHLY}(?:{_AMOUNT_NUMBER}|(?i:{_WORDS_NUMBER})){_SCALE} (?:(?:[A-Z][A-Za-z]+|GDR) ){{0,2}}"
+        rf"{_CURRENCY_WORD}(?!\w)"
+        rf"|(?<![\w.,]){_ROUGHLY}(?:{_AMOUNT_NUMBER}){_SCALE} ?{_CURRENCY_CODE}(?!\w)"
         # a share that singles someone out: "a 30% disability", "15 per cent of the shares"
         rf"|(?<![\w.,])\d{{1,3}}(?:[.,]\d{{1,2}})? ?(?:%|per ?cent\b)")
 
+    def bounds(self, m: re.Match[str]) -> tuple[int, int]:
+        end = m.end()
+        if not re.search(r"%|cent$", m.group()):
+            close = _bracket_after(m.string, end)
+            if re.search(rf"\d|{_CURRENCY_CODE}", m.string[end:close]):  # "(TRL)", "[approx. EUR 138]", not "(the fine)"
+                end = close
+        return m.start(), end
+
+
+_TIME_UNIT = r"(?:years?|months?|weeks?|days?|hours?|minutes?)"
+_HOW_MANY = rf"(?:\d{{1,3}}(?:[.,]\d)?|{_WORDS_NUMBER})"
+_ONE_DURATION = rf"{_HOW_MANY}(?: and a half)? {_TIME_UNIT}"
+
 
 class Duration(Recognizer):
-    """How long something lasted or was imposed: "sentenced to 14 years", "for 18 months"."""
+    """How long something lasted or was imposed: "sentenced to 14 years", "for 18 months",
+    "three years and nine months", "two and a half years", "a two-year contract"."""
 
     label = "DURATION"
     profile = QUASI
+    needs = None  # "three years" holds no digit
     strength = 2
-    pattern = re.compile(r"(?<![\w.,])\d{1,3}(?:[.,]\d)? (?:years?|months?|weeks?|days?|hours?)(?![\w-])", re.I)
+    pattern = re.compile(rf"(?<![\w.,-])(?:{_ONE_DURATION}(?:(?:,| and) {_ONE_DURATION}){{0,2}}(?:['’](?!\w))?"
+                         rf"|{_HOW_MANY}-(?:year|month|week|day|hour)(?!-old))(?![\w-])", re.I)
 
     def validate(self, item: str, text: str, start: int) -> bool:
         # "14 years" of a sentence or a stay; not "18 years old" (an age) nor "years of age"
         return not re.match(r"[- ](?:old|of age)\b", text[start + len(item):start + len(item) + 8], re.I)
+
+
+# A count of things that singles a case out: "seven other persons", "79 packages", "fifty-five
+# hearings". Not the law's numbers ("Article 6", "§ 3"), nor a year before a noun.
+_COUNT_NOT_AFTER = re.compile(r"(?i)(?:article|articles|§|§§|paragraph|paragraphs|section|sections|rule|rules|"
+                              r"protocol|no\.|nos\.|no|number|chapter|part|point|item|law|act|decree|page|pages|p\.|pp\.)\s*$")
+
+
+class Count(Recognizer):
+    label = "COUNT"
+    profile = QUASI
+    needs = None
+    strength = 1
+    pattern = re.compile(rf"(?<![\w.,§/-])(?:\d{{1,4}}|(?i:{_WORDS_NUMBER}))"
+                         rf"(?: (?:other|different|more|further|separate|additional|new|similar))? [a-z]{{3,}}s(?![\w-])")
+
+    def validate(self, item: str, text: str, start: int) -> bool:
+        head, noun = item.split()[0], item.split()[-1]
+        if head.lower() == "one" or head in ("0", "1") or re.fullmatch(r"(?:1[6-9]|20)\d\d", head):
+            return False  # one thing is no count; "1998 elections" is a year
+        if noun.endswith(("ss", "us", "is")) or re.fullmatch(_TIME_UNIT, noun):
+            return False  # "two years" is a duration's
+        return not _COUNT_NOT_AFTER.search(text[max(0, start - 14):start])
 
 
 # Words that tie a nationality or group to a person: "a Nigerian woman", "of Kurdish origin",
@@ -186,12 +259,13 @@ class Nationality(Recognizer):
     profile = QUASI
     needs = None
     strength = 1
-    pattern = re.compile(rf"(?<![\w-])(?:[A-Z][a-z]+(?:-[A-Z][a-z]+)?)(?= (?:{_PERSON_AFTER})\b)"
+    # "a Turkish national": the word after it is part of the mention (it says what the group word is)
+    pattern = re.compile(rf"(?<![\w-])(?:[A-Z][a-z]+(?:-[A-Z][a-z]+)?)(?= (?:{_PERSON_AFTER})\b)(?: (?:nationals?|citizens?)\b)?"
                          rf"|(?<=\bof )[A-Z][a-z]+(?= (?:origin|descent|nationality|extraction)\b)"
                          rf"|(?:(?<=\bis )|(?<=\bwas )|(?<=\bare )|(?<=\bwere ))[A-Z][a-z]+(?=[.,;])")
 
     def validate(self, item: str, text: str, start: int) -> bool:
-        return is_group_word(item)
+        return is_group_word(item.split()[0])
 
 
 def is_group_word(word: str) -> bool:
@@ -212,4 +286,4 @@ def _is_everyday(low: str) -> bool:
 
 
 RECOGNIZERS: tuple[Recognizer, ...] = (EventDate(), Age(), ApplicationNumber(), CaseNumber(), Amount(), Duration(),
-                                       Nationality())
+                                       Count(), Nationality())

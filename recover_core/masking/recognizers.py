@@ -380,7 +380,8 @@ class Address(Recognizer):
                 return False
             if caseless:
                 return len(name) <= 3 and cue
-            return all(w[:1].isupper() or w.lower() in ("of", "the", "de", "la") for w in name)
+            # a street's name starts with a name word: "Rule 1 of the Rules of Court" is no house
+            return name[0][:1].isupper() and all(w[:1].isupper() or w.lower() in ("of", "the", "de", "la") for w in name)
         if m.group("german"):
             words = m.group("pre").split() + [m.group("compound")]
             return (not caseless and all(w[:1].isupper() for w in words)) or (caseless and cue)

@@ -170,8 +170,9 @@ _PRONOUN = re.compile(r"\b(he|him|his|himself|she|her|hers|herself)\b", re.I)
 def gender_cue(text: str, start: int, end: int) -> str:
     """"m" or "f" as the title right before ``text[start:end]`` says ("Mr", "Mrs"), else as the
     first personal pronoun in the next sentence or so does; "" where neither says."""
-    before = text[:start].split()[-1:]
-    title = bare(before[0]).rstrip(".") if before else ""
+    # the title stands before the name, or begins the name's own span ("Mr. Mustafa Dildar")
+    before = text[:start].split()[-1:] + text[start:end].split()[:1]
+    title = next((t for t in (bare(w).rstrip(".") for w in before) if t in MALE_TITLES or t in FEMALE_TITLES), "")
     if title in MALE_TITLES or title in FEMALE_TITLES:
         return "m" if title in MALE_TITLES else "f"
     m = _PRONOUN.search(text, end, end + 160)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import random
+import re
 from typing import Sequence
 
 from recover_core import lexicons, shapes
@@ -36,6 +37,17 @@ CONTEXT_WEIGHT = 1.0
 
 def _cased(word: str, like: str) -> str:
     return word.upper() if like.isupper() and len(like) > 1 else word[:1].upper() + word[1:]
+
+
+def _initials(word: str, like: str) -> str | None:
+    """An initial for an initial ("M." -> "J.", "C.-H." -> "R."), from the drawn name, and never
+    the original's letter; None where ``like`` is no initial."""
+    if not re.fullmatch(r"(?:[^\W\d_]\.-?){1,3}", like):
+        return None
+    own = {c.lower() for c in like if c.isalpha()}
+    letter = next((c for c in word if c.isalpha() and c.lower() not in own), None) or \
+        next(c for c in "jmrsktdl" if c not in own)
+    return letter.upper() + "."
 
 
 class Pseudonyms:
@@ -163,7 +175,7 @@ class Pseudonyms:
                 if self.choice == "prior":
                     pick = self._draw(role, gender, key, scores or {})
                     self._take(key, pick)
-                    out.append(_cased(self.mapping[key], token))
+                    out.append(_initials(self.mapping[key], token) or _cased(self.mapping[key], token))
                     continue
                 # Only common census names of the right kind: the MLM's favourites include
                 # everyday words that the census also lists ("love", "man") and famous
@@ -173,7 +185,7 @@ class Pseudonyms:
                 pick = fits[0] if fits else self._draw(role, gender, key)
                 self._take(key, pick)
                 offered = [c for c in offered if bare(c) != pick]
-            out.append(_cased(self.mapping[key], token))
+            out.append(_initials(self.mapping[key], token) or _cased(self.mapping[key], token))
         return out
 
     def other(self, original: str, label: str, candidates: Sequence[str], scores: dict[str, float] | None = None) -> str:

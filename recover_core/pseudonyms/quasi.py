@@ -6,8 +6,10 @@
   month or year moves as its middle day does, so order holds at every precision.
 * AGE: another age in the same band (child, teen, 18-29, 30-44, 45-64, 65-89, 90+: HIPAA
   groups ages over 89), in the original's wording.
-* AMOUNT and DURATION: the same currency or unit and the same number of digits, in the same layout.
+* AMOUNT, DURATION and COUNT: the same currency or unit and the same number of digits, in the
+  same layout; a number in words becomes another of its order of magnitude.
 * NATIONALITY: another nationality, adjective for adjective, plural for plural.
+* OCCUPATION: another of Faker's job titles; HEALTH: a common condition.
 * CASE_NUMBER has no operator of its own: it is redrawn character by character (a digit for
   a digit, a letter for a letter), which is its shape.
 
@@ -16,6 +18,7 @@ the ``Helpers`` of the mapping; nothing here reads a seed of its own.
 """
 from __future__ import annotations
 
+import functools
 import random
 import re
 from datetime import date, datetime, time, timedelta
@@ -254,10 +257,12 @@ def age(original: str, rng: random.Random, helpers: object) -> str:
 
 
 def amount(original: str, rng: random.Random, helpers: object) -> str:
-    """The same currency and layout; each digit of the sum redrawn, its first never 0."""
+    """The same currency and layout; each digit of the sum redrawn, its first never 0. A sum,
+    duration or count in words ("three years and nine months", "seven other persons") has each
+    number word redrawn within its order of magnitude."""
     m = re.search(r"\d[\d ,.]*\d|\d", original)
     if not m:
-        raise ValueError("no sum")
+        return _words_redrawn(original, rng)
     first = True
     out = []
     for c in m.group():
@@ -266,19 +271,70 @@ def amount(original: str, rng: random.Random, helpers: object) -> str:
             first = False
         else:
             out.append(c)
-    return original[: m.start()] + "".join(out) + original[m.end():]
+    # a conversion in brackets ("[approx. EUR 138]") is a sum too: its digits are redrawn as well
+    rest = original[m.end():]
+    return original[: m.start()] + "".join(out) + (amount(rest, rng, helpers) if re.search(r"\d", rest) else rest)
+
+
+_NUMBER_WORDS = re.compile(r"(?i)\b(?:(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[- ](?:one|two|three|"
+                           r"four|five|six|seven|eight|nine))?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|"
+                           r"twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen)\b")
+
+
+def _words_redrawn(original: str, rng: random.Random) -> str:
+    """Each number word of ``original`` redrawn: 2-9 within 2-9, 10-19 within 10-19, tens within
+    20-99, in the original's case; the words around them ("years", "other persons") stay."""
+    def one(m: re.Match[str]) -> str:
+        n = _word_number(m.group().replace(" ", "-"))
+        if n is None:
+            return m.group()
+        lo, hi = (1, 9) if n < 10 else (10, 19) if n < 20 else (20, 99)
+        new = _number_word(rng.choice([x for x in range(max(lo, 2), hi + 1) if x != n]))
+        return new.capitalize() if m.group()[:1].isupper() else new
+    out = _NUMBER_WORDS.sub(one, original)
+    if out == original:
+        raise ValueError("no number")  # redrawn character by character instead
+    return out
 
 
 def nationality(original: str, rng: random.Random, helpers: object) -> str:
-    """Another nationality in the original's form: an adjective for an adjective, a plural for a plural."""
-    low = original.lower()
+    """Another nationality in the original's form: an adjective for an adjective, a plural for a
+    plural; the word after it stays ("a Turkish national" -> "a Dutch national")."""
+    word_, _, rest = original.partition(" ")
+    low = word_.lower()
     plural = low in lexicons.plural_groups()
     pool = [w for w in lexicons.GROUP_KINDS["nationality"] if w.lower() != low and w.lower() + "s" != low]
     if plural:
         pool = [p for w in pool if (p := lexicons.group_plural(w))]
     word = rng.choice(pool)
-    return word.upper() if original.isupper() and len(original) > 1 else word
+    word = word.upper() if word_.isupper() and len(word_) > 1 else word
+    return f"{word} {rest}" if rest else word
+
+
+@functools.lru_cache(maxsize=1)
+def _jobs() -> tuple[str, ...]:
+    """Faker's job titles of one to three words, in lower case ("ballet dancer" -> "dentist")."""
+    from faker.providers.job.en_US import Provider
+    return tuple(sorted({j.lower() for j in Provider.jobs if "," not in j and "/" not in j and len(j.split()) <= 3}))
+
+
+def occupation(original: str, rng: random.Random, helpers: object) -> str:
+    """Another occupation, plural for a plural ("ballet dancers" -> "dentists")."""
+    word = rng.choice([j for j in _jobs() if j != original.lower()])
+    plural = original.endswith("s") and not original.endswith("ss")
+    word = word + ("es" if word.endswith(("s", "sh", "ch")) else "s") if plural else word
+    return word.capitalize() if original[:1].isupper() else word
+
+
+# Conditions common enough to single no one out: what a health condition becomes.
+CONDITIONS = ("asthma", "diabetes", "epilepsy", "a heart condition", "chronic back pain", "hearing loss", "arthritis",
+              "migraine", "a thyroid disorder", "anaemia")
+
+
+def health(original: str, rng: random.Random, helpers: object) -> str:
+    return rng.choice([c for c in CONDITIONS if c != original.lower()])
 
 
 OPERATORS: dict[str, Callable] = {"EVENT_DATE": event_date, "AGE": age, "AMOUNT": amount, "DURATION": amount,
-                                   "NATIONALITY": nationality}
+                                   "COUNT": amount,
+                                   "NATIONALITY": nationality, "OCCUPATION": occupation, "HEALTH": health}

@@ -1,0 +1,135 @@
+"""Occupations and health conditions said of a person: quasi-identifiers (TAB's DEM).
+
+"The applicant, who is a university professor", "worked as a ballet dancer", "diagnosed with
+paranoid schizophrenia": with a town and a year of birth, a profession or an illness narrows a
+person down to a few. They are found by the words that say them of someone (a copula or "as"
+right before, "diagnosed with"), never from a list of the phrases themselves: what follows
+the cue is taken up to the first function word or punctuation, and an occupation must end in
+a noun that names a person's work (Faker's job titles' head nouns, or a word shaped like one:
+"-er", "-ist", "-ian", "-man").
+"""
+from __future__ import annotations
+
+import functools
+import re
+
+from typing import Iterator
+
+from recover_core.masking.recognizers import SOURCE, Recognizer
+from recover_core.spans import Span
+
+QUASI = "quasi"
+
+# Words that end the phrase after a cue: it is the occupation, not where or for whom.
+_STOP = frozenset("""a an the of at in on for with and or but who which that whose by from to as since until
+    when where while he she they his her their its it was is were be been had has have did does not also
+    then there this these those later previously formerly currently under over after before other rather
+    whether either neither together ever never""".split())
+# Heads that follow the cues but name no work ("was a member of", "was a minor").
+_NOT_WORK = frozenset("""member minor party holder resident citizen national victim person man woman child
+    number subject result matter order letter paper chapter corner border cover power water center centre
+    user reader viewer owner-occupier customer consumer other another user""".split())
+# Person nouns that no suffix rule reads as one, and that Faker's list lacks.
+_WORK_WORDS = frozenset("""student conscript soldier judge pensioner farmer shepherd driver electrician mechanic
+    labourer laborer servant guard watchman imam priest nurse doctor policeman journalist businessman
+    shopkeeper tradesman advocate principal captain sergeant corporal lieutenant colonel major general
+    officer clerk cook chef baker butcher tailor miner builder plumber carpenter painter dancer singer
+    actor musician athlete footballer cleaner caretaker janitor porter waiter waitress housewife mayor
+    headman muhtar notary bailiff prosecutor lawyer solicitor barrister pharmacist dentist surgeon
+    midwife veterinarian vet trainee apprentice intern volunteer executive manager director president
+    chairman editor publisher owner entrepreneur trader merchant dealer broker agent assistant servant attendant
+    accountant consultant student president""".split())
+_PERSON_SUFFIX = re.compile(r"[a-z]{3,}(?:er|or|ist|ian|man|woman|eer|ier)$")
+
+
+@functools.lru_cache(maxsize=1)
+def _job_heads() -> frozenset[str]:
+    """The last word of each of Faker's job titles ("Teacher, primary school" -> teacher)."""
+    try:
+        from faker.providers.job.en_US import Provider
+    except ImportError:  # Faker is a dependency; without it the suffix rule and the word list decide
+        return frozenset()
+    heads = set()
+    for job in Provider.jobs:
+        words = re.findall(r"[a-z-]+", job.split(",")[0].lower())
+        if words:
+            heads.add(words[-1])
+    return frozenset(heads) - _NOT_WORK
+
+
+def is_work_noun(word: str) -> bool:
+    """Whether ``word`` (lower case) names a person's work: "teacher", "electrician", "conscript"."""
+    w = word.lower().strip("-‑")
+    if w in _NOT_WORK or len(w) < 3:
+        return False
+    if w.endswith("s") and w[:-1] in _WORK_WORDS | _job_heads():
+        w = w[:-1]  # "ballet dancers"
+    return w in _WORK_WORDS or w in _job_heads() or bool(_PERSON_SUFFIX.fullmatch(w))
+
+
+_PHRASE = r"((?:[A-Za-z][\w‑-]*)(?: [a-z][\w‑-]*){0,4})"
+_CUES = re.compile(
+    r"(?i:\b(?:work(?:s|ed|ing)?|employed|emplo(?:yment)?|serv(?:es|ed|ing)|job|post|position|career|trained|"
+    r"qualified|practi[sc](?:e|es|ed|ing)|engaged|hired|appointed|recruited|promoted|retired|dismissed|"
+    r"reinstated|enrolled|registered|licen[cs]e|licen[cs]ed) as (?:a |an |the )?"
+    r"|\b(?:who|he|she|applicant|applicants|claimant|plaintiff|and) "
+    r"(?:is|was|were|are|had been|has been|became|become) (?:a |an )"
+    # "the applicant, a lorry driver,": a party in apposition (not "Mr X, a lawyer practising in", the counsel)
+    r"|\b(?:applicant|claimant|plaintiff|defendant|accused|complainant|deceased|appellant|patient|victim)s?, "
+    r"(?:who (?:is|was) )?(?:a |an )"
+    r"|\bwas (?:a |an ))" + _PHRASE)
+
+
+class Occupation(Recognizer):
+    """What a person does for a living, where the text says it of them."""
+
+    label = "OCCUPATION"
+    profile = QUASI
+    needs = None
+    strength = 1
+
+    def find(self, text: str) -> Iterator[Span]:
+        for m in _CUES.finditer(text):
+            words = m.group(1).split(" ")
+            keep = []
+            for w in words:
+                if w.lower() in _STOP or not re.fullmatch(r"[\w‑-]+", w):
+                    break
+                keep.append(w)
+            # the phrase ends at its last work noun: "primary school teacher in Izmir" -> "primary school teacher"
+            while keep and not is_work_noun(keep[-1]):
+                keep.pop()
+            if not keep:
+                continue
+            a = m.start(1)
+            b = a + len(" ".join(keep))
+            yield Span(a, b, text[a:b], self.label, SOURCE)
+
+
+# "diagnosed with paranoid schizophrenia", "suffering from a psychotic illness"
+_HEALTH = re.compile(r"(?i:\b(?:diagnosed with|suffer(?:s|ed|ing)? from|diagnosis of) (?:a |an |the )?)"
+                     r"((?:[a-z][\w‑-]*)(?: [a-z][\w‑-]*){0,3})")
+
+
+class Condition(Recognizer):
+    """A person's illness or disability, where the text says they have it."""
+
+    label = "HEALTH"
+    profile = QUASI
+    needs = None
+    strength = 1
+
+    def find(self, text: str) -> Iterator[Span]:
+        for m in _HEALTH.finditer(text):
+            keep = []
+            for w in m.group(1).split(" "):
+                if w.lower() in _STOP:
+                    break
+                keep.append(w)
+            if keep:
+                a = m.start(1)
+                b = a + len(" ".join(keep))
+                yield Span(a, b, text[a:b], self.label, SOURCE)
+
+
+RECOGNIZERS: tuple[Recognizer, ...] = (Occupation(), Condition())
