@@ -58,6 +58,12 @@ def test_truecasing_changes_only_case():
     ("victoria is coming over later", ["victoria"], []),
     # names unknown to every list, in a name slot
     ("um my name is oluwaseun and i'm calling about my order", ["oluwaseun"], []),
+    # full names in a call whose surname is an everyday word, by the words that hand the call to them
+    ("good morning this is nora street and with me is dale winter our treasurer", ["nora", "street", "dale", "winter"], []),
+    ("thank you operator i'll now turn it over to owen may", ["owen", "may"], []),
+    ("our next question comes from ralph mills with first capital please go ahead", ["ralph", "mills"], []),
+    ("okay tessa hill let me pull that up", ["tessa", "hill"], []),
+    ("we sold rich people houses and may the best bid win", [], ["rich", "people", "may"]),
 ])
 def test_caseless_sentences(tagger, text, private, kept):
     found = masked(tagger, text)

@@ -96,6 +96,8 @@ def truecase_with_names(text: str) -> tuple[str, list[Span]]:
     caps: list[bool | str] = []
     for i in range(len(low)):
         caps.append(_capitalised(i, low, caps))
+    for i in _full_names(low):  # "this is jim robo", "over to steve powers": both words a name
+        caps[i] = caps[i + 1] = "name"
     for i, w in enumerate(toks):
         # an everyday first name right before a surname that is clearly a name: "mark johnson"
         if not caps[i] and low[i] in lexicons.first_names() and low[i] not in lexicons.FUNCTION_WORDS \
@@ -116,6 +118,56 @@ def truecase_with_names(text: str) -> tuple[str, list[Span]]:
             t = w.text[:-2] if w.text[-2:] in ("'s", "’s") and len(w.text) > 3 else w.text
             names.append(Span(w.start, w.start + len(t), view[w.start: w.start + len(t)], "PERSON", "truecase"))
     return view, names
+
+
+# Where a call or a meeting hands the word to someone, the next two words are a full name even
+# when the surname is an everyday word ("turn it over to steve powers", "this is sandy brown").
+HANDOVER = tuple(tuple(c.split()) for c in (
+    "this is", "name is", "name's", "i'm", "i am", "over to", "back to", "hand it to", "pass it to", "joined by",
+    "joining me", "joining us", "joining me today", "with me is", "with me are", "with me today is", "me today is",
+    "me today are", "welcome", "thank you", "thanks", "introduce", "comes from", "question from",
+    "questions from", "line of", "hi", "hello", "good morning", "good afternoon", "good evening", "congratulations",
+    "great question", "good question"))
+# Weaker cues: a full name after them only where the phrase ends with it ("from rich anderson
+# with morgan stanley", "and pat green our cfo"), not "from rich people" or "and may the".
+LOOSE = frozenset({("from",), ("with",), ("and",), ("to",), ("ask",), ("told",), ("met",), ("call",), ("is",),
+                   ("are",), ("me",), ("by",), ("okay",), ("ok",), ("so",), ("yes",), ("well",), ("right",),
+                   ("sure",), ("alright",)})
+# Words that end a name's phrase in a call: an employer, a role, a go-ahead.
+AFTER_NAME = frozenset("""with from of at our the here who please go and will is has your for president chief
+    ceo cfo coo cto vice head director senior analyst manager on to let mentioned noted added explained agreed
+    confirmed""".split()) | AFTER | SUBJECT_VERBS
+_NOT_SURNAME = frozenset("""not just also really very so too then there here now well yeah yes no okay ok um uh
+    oh like you your yours one two three""".split())
+
+
+def _full_names(low: list[str]) -> list[int]:
+    """Indices i where words i and i + 1 of caseless ``low`` are a first name and a surname by
+    their place in the call: a known first name right after a handover cue, then a word that
+    may be a surname (the census lists it, or it is no everyday word), not a function word, not
+    an auxiliary unless the phrase ends there ("over to gary may our cfo")."""
+    firsts, lasts = lexicons.first_names(), lexicons.last_names()
+    out = []
+    for i in range(len(low) - 1):
+        first, last = low[i], low[i + 1]
+        modal = last in AUXILIARIES or last in AFTER or last in SUBJECT_VERBS
+        if first not in firsts or first in lexicons.FUNCTION_WORDS or not last.isalpha() or len(last) < 3 \
+                or (last in lexicons.FUNCTION_WORDS and not modal) or last in _NOT_SURNAME or last in PHRASE_END:
+            continue
+        if last not in lasts and everyday(last):
+            continue
+        prev = low[max(0, i - 4): i]
+        nxt = low[i + 2] if i + 2 < len(low) else None
+        ends = nxt is None or nxt in AFTER_NAME or nxt in PHRASE_END or nxt.endswith(("'s", "’s"))
+        strong = any(tuple(prev[-len(c):]) == c for c in HANDOVER)
+        # after a loose cue, one of the two words must be no everyday word ("from rich people")
+        # (the start of a line or turn is such a cue: "garrett chambers mentioned ...")
+        loose = (not prev or (prev[-1],) in LOOSE) and not (everyday(first) and everyday(last))
+        if modal:
+            strong, loose = strong and ends, False  # "over to gary may our cfo", not "thanks bill will do"
+        if strong or (loose and ends):
+            out.append(i)
+    return out
 
 
 def _store_context(i: int, low: list[str], possessive: bool) -> bool:
