@@ -39,7 +39,9 @@ _INITIALS = rf"(?:[{_UPPER}]\.(?:-|\s)?){{1,3}}"
 # A title right before a name belongs to its mention ("Mr. Mustafa Dildar", "Dr Z. Necatigil"): TAB's
 # experts mark it with the name, and a scorer reads "Mr." as a word. The substitute keeps it
 # (pseudonyms.roles: titles stay), so it still gives the person's gender.
-_TITLE_BEFORE = re.compile(r"(?<![\w.])(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof)\.?\s$")
+# A particle a tagger leaves out between the title and the name goes with them ("Mr St John Mitchard").
+_TITLE_BEFORE = re.compile(r"(?<![\w.])(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof)\.?\s"
+                           r"(?:(?:St|Ste|Van|Von|De|Di|Du|Da|Le|La|El|Al|Ben|Bin|Abu|Mac|Mc)\.?\s)?$")
 SOURCE = "document"
 
 
@@ -194,7 +196,7 @@ def with_initials(piece: str, spans: list[Span]) -> list[Span]:
                 s = replace(s, start=prev.start, text=piece[prev.start:s.end])
             elif m and m.end() > m.start() and not (out and out[-1].end > m.start()):
                 s = replace(s, start=m.start(), text=piece[m.start():s.end])
-            t = _TITLE_BEFORE.search(piece, max(0, s.start - 6), s.start)
+            t = _TITLE_BEFORE.search(piece, max(0, s.start - 12), s.start)
             if t and not (out and out[-1].end > t.start()):
                 s = replace(s, start=t.start(), text=piece[t.start():s.end])
         out.append(s)
