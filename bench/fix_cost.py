@@ -19,7 +19,9 @@ on this path).
 Both paths run in this process on the same input, in ``--rounds`` interleaved rounds (the
 order alternating), after a warm-up run; each run's CPU time (``time.process_time``, all
 threads: a loaded machine moves it far less than the wall clock) and wall time. Prints each
-round's ratio now / before and the median.
+round's ratio now / before and the median. On a loaded machine the rounds' ratios still move
+by several percent, so one more run counts the new steps' own CPU time (each wrapped in a
+per-thread timer): their share of the run is the cost, without the noise.
 
     python bench/fix_cost.py [--lines 512] [--corpus wiki] [--rounds 4]
 
@@ -38,6 +40,32 @@ import timeit
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+
+@contextlib.contextmanager
+def timing_new_steps(spent: dict):
+    """The new steps wrapped so that the CPU time inside each (this thread's) adds up in ``spent``."""
+    from recover_core import obfuscator, validation
+
+    saved = validation.normalise, obfuscator.subkey, obfuscator.masked_line
+
+    def timed(name, fn):
+        def wrapper(*a, **kw):
+            t0 = time.thread_time()
+            try:
+                return fn(*a, **kw)
+            finally:
+                spent[name] = spent.get(name, 0.0) + time.thread_time() - t0
+                spent[name + " calls"] = spent.get(name + " calls", 0) + 1
+        return wrapper
+
+    validation.normalise = timed("normalise", saved[0])
+    obfuscator.subkey = timed("subkey", saved[1])
+    obfuscator.masked_line = timed("masked_line", saved[2])
+    try:
+        yield
+    finally:
+        validation.normalise, obfuscator.subkey, obfuscator.masked_line = saved
 
 
 @contextlib.contextmanager
@@ -98,6 +126,9 @@ def main() -> None:
             print(f"round {r + 1}: now {now[-1][0]:.2f} CPU s ({now[-1][1]:.1f} s wall), before the fixes "
                   f"{pre[-1][0]:.2f} CPU s ({pre[-1][1]:.1f} s wall): ratio {now[-1][0] / pre[-1][0]:.3f} CPU, "
                   f"{now[-1][1] / pre[-1][1]:.3f} wall", flush=True)
+        spent: dict = {}
+        with timing_new_steps(spent):
+            counted = run_batch(src, Path(tmp) / "counted.txt", key)
         record = Path(tmp) / "record.json"
         write = min(timeit.repeat(lambda: atomic.write_bytes(record, b"{}" * 200, mode=atomic.PRIVATE, fsync=True),
                                   number=20, repeat=3)) / 20
@@ -109,6 +140,10 @@ def main() -> None:
           f"1 torch thread, {args.rounds} rounds")
     print(f"now / before issue 75's fixes: median ratio {statistics.median(cpu):.3f} CPU "
           f"(rounds {min(cpu):.3f}-{max(cpu):.3f}), {statistics.median(wall):.3f} wall (goal: at most 1.03)")
+    steps = sum(v for k, v in spent.items() if not k.endswith("calls"))
+    print("the new steps' own CPU time in one more run (" + ", ".join(
+        f"{k} {spent[k] * 1e3:.1f} ms in {spent[k + ' calls']} calls" for k in ("normalise", "subkey", "masked_line")
+        if k in spent) + f"): {steps:.3f} s of {counted[0]:.2f} CPU s, {steps / counted[0]:+.2%} of the run")
     print(f"one atomic record write (mkstemp, fchmod, fsync, rename): {write * 1e3:.2f} ms, {chunks} a run: "
           f"{chunks * write / statistics.median(c for c, _ in now):.2%} of its CPU time if it were all CPU")
 
