@@ -2,6 +2,7 @@
 import pytest
 
 from recover_core.errors import RecoverError
+from recover_core.experiment.config import fusion_weights
 
 
 TINY_GRID = """
@@ -34,7 +35,7 @@ def test_build_lms_makes_named_lms_with_cards(tmp_path, monkeypatch, own_cache):
     assert lms.available()[:3] == ["none", "pretrained", "oracle"]
     card = lms.card("vocabThres-baseline1")
     assert "masked by vocabThres and filled by baseline1" in card.description and card.perplexity > 1
-    assert (card.lm_weight, card.word_bonus) == build_lms.fusion_weights("adapted")
+    assert (card.lm_weight, card.word_bonus) == fusion_weights("adapted")
     lp, past = lms.load("oracle").step(torch.tensor([50256]))
     assert lp.shape[-1] == lms.load("oracle").config.vocab_size
     assert build_lms.build(["oracle"], cfg, pretrain_epochs=None, progress=False) == []  # built ones are kept
@@ -62,7 +63,7 @@ def test_the_smollm2_family_builds_the_same_conditions_with_lora(tmp_path, monke
     card = lms.card("smollm2-vocabThres-baseline1")
     assert card.family == "smollm2" and card.adapter and card.perplexity > 1
     assert "masked by vocabThres and filled by baseline1" in card.description
-    assert (card.lm_weight, card.word_bonus) == build_lms.fusion_weights("smollm2-adapted")
+    assert (card.lm_weight, card.word_bonus) == fusion_weights("smollm2-adapted")
     assert isinstance(lms.load("smollm2"), PretrainedLM)
     assert build_lms.build_smollm2(["pretrained"], cfg, progress=False, base=tiny_llama) == []
 

@@ -25,7 +25,7 @@ def run_job(job: Path, out: Path, tmp_path: Path, *extra: str) -> subprocess.Com
     # sitecustomize runs in every process, the job's spawned workers too.
     (site / "sitecustomize.py").write_text(f"import sys\nfor m in {ABSENT!r}:\n    sys.modules[m] = None\n")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), str(ROOT)])}
-    return subprocess.run([sys.executable, "-m", "recover_core.experiment.lm_job", str(job), str(out),
+    return subprocess.run([sys.executable, "-m", "recover_core.cli.jobs", "lm-job", str(job), str(out),
                            "--device", "cpu", "--threads", "1", *extra],
                           env=env, capture_output=True, text=True, timeout=600)
 
@@ -180,7 +180,7 @@ def test_grid_wer_by_rescoring_here_and_as_a_job(tmp_path, tiny_bert, tiny_llama
 
     # The same cells with a pretrained causal LM adapted per cell (SmolLM2's job; a tiny LM here).
     def smollm2_job(*extra):
-        return subprocess.run([sys.executable, "-m", "recover_core.experiment.smollm2_job", str(job),
+        return subprocess.run([sys.executable, "-m", "recover_core.cli.jobs", "smollm2-job", str(job),
                                str(tmp_path / "smol.json"), "--model", tiny_llama, "--device", "cpu", "--workers", "1",
                                *extra],
                               env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True, timeout=600)
@@ -192,12 +192,12 @@ def test_grid_wer_by_rescoring_here_and_as_a_job(tmp_path, tiny_bert, tiny_llama
         import contextlib
         import io
 
-        from recover_core.experiment import smollm2_job as command
+        from recover_core.cli import jobs, run
 
         err = io.StringIO()
         with contextlib.redirect_stderr(err):
-            command.main([str(job), str(tmp_path / "smol.json"), "--model", tiny_llama, "--device", "cpu",
-                          "--workers", "1", *extra])
+            assert run(jobs.parser(), ["smollm2-job", str(job), str(tmp_path / "smol.json"), "--model", tiny_llama,
+                                       "--device", "cpu", "--workers", "1", *extra]) == 0
         return err.getvalue()
 
     smol = smollm2_job()
@@ -258,7 +258,7 @@ def test_build_lms_cells_with_seeds_as_a_gpu_job(tmp_path, tiny_llama, monkeypat
     (site / "sitecustomize.py").write_text(f"import sys\nfor m in {gone!r}:\n    sys.modules[m] = None\n")
 
     def there(*extra):
-        return subprocess.run([sys.executable, "-m", "recover_core.experiment.smollm2_job", str(job),
+        return subprocess.run([sys.executable, "-m", "recover_core.cli.jobs", "smollm2-job", str(job),
                                str(tmp_path / "grid.json"), "--model", tiny_llama, "--device", "cpu", "--threads", "1",
                                *extra], env={**os.environ, "PYTHONPATH": os.pathsep.join([str(site), str(ROOT)])},
                               capture_output=True, text=True, timeout=300)

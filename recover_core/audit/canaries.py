@@ -114,7 +114,7 @@ def build(out: Path, seed: int = 0, limit: int | None = None, progress: bool = T
 
     from recover_core.experiment import ExperimentConfig
     from recover_core.experiment.runner import Runner
-    from recover_core.experiment.smollm2_job import write_tokenizer
+    from recover_core.experiment.job_files import write_tokenizer
     from recover_core.obfuscator import Obfuscator
 
     run = Runner(ExperimentConfig(name="audit", datasets=("news",), maskings=MASKINGS, methods=("baseline1",)),
@@ -226,7 +226,7 @@ def run(src: Path, out: Path, model: str, tokenizer: str, device: str = "auto", 
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    from recover_core.experiment.lm_job import resolve_device
+    from recover_core.experiment.job_files import resolve_device
     from recover_core.lm.pretrained import PretrainedLM
 
     t0 = time.time()
@@ -291,23 +291,3 @@ def rows(job: dict, records: dict, command: str) -> list[dict]:
         out.append(row(masking, "masker", "code_kept", m["code_kept"], ""))
         out.append(row(masking, "masker", "name_word_kept", m["name_word_kept"], ""))
     return out
-
-
-def main(argv: list[str] | None = None) -> None:
-    import argparse
-
-    p = argparse.ArgumentParser(prog="python -m recover_core.audit.canaries", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("job", type=Path, help="the folder `audit --canaries-job` wrote")
-    p.add_argument("out", type=Path, help="the records (JSON), rewritten after each condition")
-    p.add_argument("--model", required=True, help="a transformers folder of SmolLM2 (converted from the GGUF)")
-    p.add_argument("--tokenizer", default=None, help="default: the job's smollm2-tokenizer/")
-    p.add_argument("--device", default="auto")
-    p.add_argument("--deadline", type=float, default=None, help="seconds after which no new condition starts")
-    a = p.parse_args(argv)
-    r = run(a.job, a.out, a.model, a.tokenizer or str(a.job / "smollm2-tokenizer"), a.device, a.deadline)
-    print(f"{len(r['records'])} records, {r['seconds']} s on {r['device']}: {a.out}", file=sys.stderr)
-
-
-if __name__ == "__main__":
-    main()

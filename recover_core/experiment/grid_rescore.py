@@ -197,7 +197,7 @@ REFERENCE = "asr_rescore_reference.json"  # beside the cells: the pretrained LM'
 def reference(run) -> dict:
     """The pretrained LM's scores of the n-best texts, cached beside the cells of ``run`` (an
     experiment.Runner). An LM job's import writes the same file from the job's own LM."""
-    from recover_core.experiment import read_json
+    from recover_core.experiment.config import read_json
 
     path = run.root / "cells" / REFERENCE
     rec = read_json(path) if path.exists() else {}
@@ -213,7 +213,7 @@ def reference(run) -> dict:
 def rows(run, done: dict, common: dict) -> list[dict]:
     """The grid's WER rows: its pretrained LM's scores from the reference file, its cells'
     from their records (``table``)."""
-    from recover_core.experiment import read_json
+    from recover_core.experiment.config import read_json
 
     nb = run.nbest
     path = run.root / "cells" / REFERENCE

@@ -7,7 +7,7 @@ is where the hours go, and a GPU does them in minutes.
     python -m recover_core experiment --config C --corpora-only
     python -m recover_core experiment --config C --export-job DIR
     # there: torch and tokenizers only
-    python -m recover_core.experiment.lm_job DIR OUT.json --workers 8
+    python -m recover_core.cli.jobs lm-job DIR OUT.json --workers 8
     # here: each record checked against the cell's own train set, then the CSV
     python -m recover_core experiment --config C --import-cells OUT.json
 
@@ -19,7 +19,6 @@ cell, so a job stopped at its time limit still hands back every finished cell.
 """
 from __future__ import annotations
 
-import argparse
 import gzip
 import hashlib
 import json
@@ -31,22 +30,12 @@ import time
 from pathlib import Path
 
 from recover_core import atomic
+from recover_core.experiment.job_files import (JOB_FILE, nbest, pool_cells, read_lines, resolve_device, resume,
+                                               write_lines, write_tokenizer)
 
-JOB_FILE = "job.json"
 NBEST_FILE = "nbest.json.gz"
 # The settings the LM half reads; everything else in the grid's config shaped the corpora.
 LM_SETTINGS = ("preset", "pretrain_epochs", "adapt_epochs", "batch_size", "lr", "adapt_lr", "bf16")
-
-
-def _write_lines(path: Path, lines: list[str]) -> None:
-    with atomic.replacing(path) as tmp:
-        with gzip.open(tmp, "wt", encoding="utf-8") as f:
-            f.write("\n".join(lines))
-
-
-def _read_lines(path: Path) -> list[str]:
-    with gzip.open(path, "rt", encoding="utf-8") as f:
-        return f.read().split("\n")
 
 
 # -- here: export and import (these need the grid's runner) ------------------------------------
@@ -71,18 +60,18 @@ def export(runner, dest: Path, datasets: list[str] | None = None) -> Path:
     dest.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(T.tokenizer_file(), dest / "tokenizer.json")
     pretrain = usable(corpora.split(cfg.pretrain_corpus)[0])
-    _write_lines(dest / "pretrain.txt.gz", pretrain)
+    write_lines(dest / "pretrain.txt.gz", pretrain)
     tests = {}
     for d in datasets:
         tests[d] = f"test-{d}.txt.gz"
-        _write_lines(dest / tests[d], runner.split(d)[1])
+        write_lines(dest / tests[d], runner.split(d)[1])
     todo = []
     for d, m, meth, seed in (c for c in cells(cfg) if c[0] in datasets):
         texts, _ = runner.train_text(d, m, meth, seed)
         digest = texts_digest(texts)
         name = f"train-{digest[:16]}.txt.gz"  # Baseline0 and Baseline1 share one file
         if not (dest / name).exists():
-            _write_lines(dest / name, texts)
+            write_lines(dest / name, texts)
         todo.append({"dataset": d, "masking": m, "method": meth, "seed": seed, "corpus": name,
                      "train_sha": digest, "ignore_mask": meth == "baseline1"})
     settings = {k: v for k, v in asdict(cfg).items() if k in LM_SETTINGS}
@@ -96,8 +85,6 @@ def export(runner, dest: Path, datasets: list[str] | None = None) -> Path:
             with gzip.open(tmp, "wt", encoding="utf-8") as f:
                 json.dump({"dataset": runner.nbest.dataset, "sha": runner.nbest.sha, "texts": runner.nbest.texts}, f)
         job["nbest"] = {"file": NBEST_FILE, "dataset": runner.nbest.dataset, "sha": runner.nbest.sha}
-        from recover_core.experiment.smollm2_job import write_tokenizer
-
         write_tokenizer(dest)  # for smollm2_job, which scores the same texts with SmolLM2
     atomic.write_text(dest / JOB_FILE, json.dumps(job, indent=1))
     return dest
@@ -164,15 +151,7 @@ def _worker_init(src: str, base_path: str, settings: dict, deadline: float, devi
     job = json.loads((src_dir / JOB_FILE).read_text(encoding="utf-8"))
     _W.update(tok=T.from_file(src_dir / "tokenizer.json"), settings=settings, deadline=deadline, device=device,
               src=src_dir, base=torch.load(base_path, map_location=device, weights_only=True),
-              tests={d: _read_lines(src_dir / f) for d, f in job["tests"].items()}, nbest=_nbest(src_dir, job))
-
-
-def _nbest(src: Path, job: dict) -> dict | None:
-    """The n-best lists' texts, which every LM of their dataset scores (grid_rescore.py)."""
-    if not job.get("nbest"):
-        return None
-    with gzip.open(src / job["nbest"]["file"], "rt", encoding="utf-8") as f:
-        return json.load(f)
+              tests={d: read_lines(src_dir / f) for d, f in job["tests"].items()}, nbest=nbest(src_dir, job))
 
 
 def _scores(model, tok, nbest: dict | None, dataset: str) -> dict:
@@ -190,7 +169,7 @@ def _run_cell(cell: dict) -> dict | None:
     if time.time() > _W["deadline"]:
         return None  # past the job's time: left for another run, not half-done
     t0, s, tok = time.time(), _W["settings"], _W["tok"]
-    texts = _read_lines(_W["src"] / cell["corpus"])
+    texts = read_lines(_W["src"] / cell["corpus"])
     model = new_model(PRESETS[s["preset"]], tok).to(_W["device"])
     model.load_state_dict(_W["base"])
     stats = train(model, tok, texts, TrainConfig(epochs=s["adapt_epochs"], batch_size=s["batch_size"],
@@ -210,7 +189,7 @@ def _pretrain(src: Path, job: dict, device: str, tok) -> tuple[dict, dict]:
     from recover_core.lm.train import TrainConfig, new_model, train
 
     s = job["settings"]
-    sents = _read_lines(src / job["pretrain"])
+    sents = read_lines(src / job["pretrain"])
     # Deterministic kernels: two jobs of one grid (one per dataset) on the same kind of GPU
     # then start from the same pretrained LM, and ``weights_sha`` shows whether they did.
     # (The CPU kernels used here are deterministic already; the switch imports the compiler,
@@ -299,7 +278,7 @@ def run(src: Path, out: Path, workers: int = 4, deadline_s: float | None = None,
 
         model = new_model(PRESETS[job["settings"]["preset"]], tok).to(device)
         model.load_state_dict(base)
-        pre |= _scores(model, tok, _nbest(src, job), job["nbest"]["dataset"])
+        pre |= _scores(model, tok, nbest(src, job), job["nbest"]["dataset"])
     # A job cut off at a command's limit goes on here: OUT's cells are kept where this run's
     # pretrained LM has the same weights (deterministic kernels), and only the others run.
     _, kept, todo = resume(out, job["cells"], lambda old: old.get("grid_key") == job["grid_key"] and old.get(
@@ -317,94 +296,3 @@ def run(src: Path, out: Path, workers: int = 4, deadline_s: float | None = None,
     atomic.write_text(out, json.dumps(result))
     return result
 
-
-def resolve_device(device: str) -> tuple[str, str]:
-    """("cuda" or "cpu" for "auto", the device's name for the records)."""
-    import torch
-
-    if device == "auto":
-        device = "cuda" if torch.cuda.is_available() else "cpu"
-    return device, torch.cuda.get_device_name(device) if device.startswith("cuda") else "cpu"
-
-
-def resume(out: Path, cells: list[dict], same) -> tuple[dict, list[dict], list[dict]]:
-    """A job cut off at a command's limit goes on where it stopped: OUT's records are kept when
-    ``same(OUT)`` holds. Returns (OUT as read or {}, its kept records, the cells still to run)."""
-    old = json.loads(out.read_text(encoding="utf-8")) if out.is_file() else {}
-    old = old if old and same(old) else {}
-    kept = old.get("cells", [])
-    ident = ("dataset", "masking", "method", "seed")
-    done = {tuple(c[k] for k in ident) for c in kept}
-    return old, kept, [c for c in cells if tuple(c[k] for k in ident) not in done]
-
-
-def job_parser(prog: str, doc: str, out_help: str) -> argparse.ArgumentParser:
-    """The arguments every LM job takes: its folder, OUT, workers, device and deadline."""
-    p = argparse.ArgumentParser(prog=prog, description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("job", type=Path, help="the folder --export-job wrote")
-    p.add_argument("out", type=Path, help=f"the records, a JSON file (rewritten after each cell; {out_help})")
-    p.add_argument("--workers", type=int, default=4, help="processes that adapt cells side by side")
-    p.add_argument("--device", default="auto", help="auto (a CUDA GPU where there is one), cpu, cuda")
-    p.add_argument("--deadline", type=float, default=None,
-                   help="seconds from the start after which no new cell is begun")
-    return p
-
-
-def parse_job_args(p: argparse.ArgumentParser, argv: list[str] | None) -> argparse.Namespace:
-    a = p.parse_args(argv)
-    if not (a.job / JOB_FILE).is_file():
-        p.error(f"{a.job} holds no {JOB_FILE}: write one with experiment --export-job.")
-    return a
-
-
-def report(r: dict, out: Path) -> None:
-    print(f"{len(r['cells'])} cells done, {r['left']} left, {r.get('seconds', 0)} s on {r['device']}; "
-          f"records: {out}", file=sys.stderr)
-
-
-def pool_cells(cells: list[dict], run_cell, result: dict, out: Path, t0: float, workers: int, init, initargs: tuple,
-               desc: str) -> None:
-    """Run ``run_cell`` on every cell in ``workers`` spawned processes (one worker: this
-    process, which spares a second start of torch), adding each finished record to
-    ``result`` and rewriting OUT after each one (None: past the deadline, left out)."""
-    import multiprocessing as mp
-    from concurrent.futures import ProcessPoolExecutor, as_completed
-
-    from tqdm import tqdm
-
-    def keep(rec: dict | None) -> None:
-        if rec is None:
-            return
-        result["cells"].append(rec)
-        result["left"] -= 1
-        result["seconds"] = round(time.time() - t0, 1)
-        atomic.write_text(out, json.dumps(result))
-        print(f"[{time.time() - t0:.0f} s] {rec['dataset']}/{rec['masking'] or '-'}/{rec['method']}/s"
-              f"{rec['seed']}: perplexity {rec['perplexity']:.1f} in {rec.get('seconds', 0):.0f} s; "
-              f"{result['left']} left", file=sys.stderr, flush=True)
-
-    if not cells:
-        return
-    if workers == 1:
-        init(*initargs)
-        for c in tqdm(cells, desc=desc, mininterval=10):
-            keep(run_cell(c))
-        return
-    ctx = mp.get_context("spawn")  # CUDA cannot be forked
-    with ProcessPoolExecutor(workers, mp_context=ctx, initializer=init, initargs=initargs) as pool:
-        futures = [pool.submit(run_cell, c) for c in cells]
-        for f in tqdm(as_completed(futures), total=len(futures), desc=desc, mininterval=10):
-            keep(f.result())
-
-
-def main(argv: list[str] | None = None) -> None:
-    p = job_parser("python -m recover_core.experiment.lm_job", __doc__,
-                   "its cells are kept when this run's pretrained LM has the same weights")
-    p.add_argument("--threads", type=int, default=2, help="CPU threads per worker")
-    a = parse_job_args(p, argv)
-    r = run(a.job, a.out, a.workers, a.deadline, a.device, a.threads)
-    report(r, a.out)
-
-
-if __name__ == "__main__":
-    main()

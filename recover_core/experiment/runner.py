@@ -297,7 +297,7 @@ class Runner:
         if by_engine(method):
             rec["engine_tables"] = engine_tables()
         if self.needs_wer(dataset):  # now, while the adapted LM is in memory: it is not kept
-            from recover_core.experiment.build_lms import fusion_weights
+            from recover_core.experiment.config import fusion_weights
 
             rec |= self.wer.score(model.eval(), *fusion_weights("adapted"))
             rec["seconds"] = round(time.time() - t0, 1)

