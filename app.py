@@ -14,7 +14,7 @@ import sys
 import traceback
 from pathlib import Path
 
-from recover_core import env  # sets the offline environment before gradio/transformers load
+from recover_core.runtime import env  # sets the offline environment before gradio/transformers load
 
 # Uploads and outputs live in this process's own folder; folders of dead app processes go.
 if "GRADIO_TEMP_DIR" not in os.environ:
@@ -22,12 +22,16 @@ if "GRADIO_TEMP_DIR" not in os.environ:
 import gradio as gr  # noqa: E402
 import numpy as np
 
-from recover_core import bundles, claims, explore, results, threads
+from recover_core.models import bundles
+from recover_core.results.tables import claims
+from recover_core.explorer import sentence as explore
+from recover_core.results.tables import tables as results
+from recover_core.runtime import threads
 from recover_core.asr import audio as speech_audio
 from recover_core.asr import compare, lms
 from recover_core.errors import RecoverError
 from recover_core.masking.vocab_thres import DEFAULT_N, MAX_N
-from recover_core.validation import MAX_K
+from recover_core.text.validation import MAX_K
 
 # What a privacy reviewer types first: a card number, an e-mail, a phone, a date of an event,
 # an age, a sum, the same name twice; each with the protection profile it shows best.
@@ -45,6 +49,11 @@ MODELS = {"concurrency_id": "models", "concurrency_limit": 1}
 # The MLM columns: a small model and a fast group of their own (spaCy's blocks are locked
 # process-wide in bundles.spacy_zone, so the two groups never share it at once).
 FAST = {"concurrency_id": "mlm", "concurrency_limit": 1}
+# The causal columns of up to SHARED users fill side by side: their forward passes go to the
+# models thread, which runs every pending one of a model in one shared pass
+# (filling/scheduler.py): 4 users cost about one batch, not four runs in a row, same words.
+SHARED = 8
+CAUSAL = {"concurrency_id": "causal", "concurrency_limit": SHARED}
 QUEUE_SIZE = 32
 
 
@@ -128,10 +137,10 @@ ALL_COLUMNS = list(range(len(explore.COLUMNS)))
 
 
 @friendly
-@threads.on_models_thread
 def on_fill(text, technique, n, markers, k, seed, mlm_model, causal_model, instruct_model, protect="direct"):
     """All six columns in one call (the API's /fill), streamed: the masked sentence at once,
-    the engine's answer, then each column as it is filled, the MLM ones first."""
+    the engine's answer, then each column as it is filled, the MLM ones first. Off the models
+    thread, like the causal step: only the forward passes go there, shared with other users."""
     models = models_of(mlm_model, causal_model, instruct_model)
     for head, answer, status, columns in explore.fill_steps(text, technique, n, markers, k, seed, models,
                                                             explore.FILL_ORDER, protect, answer=True):
@@ -149,9 +158,9 @@ def on_fill_mlm(text, technique, n, markers, k, seed, mlm_model, causal_model, i
 
 
 @friendly
-@threads.on_models_thread
 def on_fill_causal(text, technique, n, markers, k, seed, mlm_model, causal_model, instruct_model, protect="direct"):
-    """The button's second step: the causal columns."""
+    """The button's second step: the causal columns (here, on a worker of its own; each forward
+    pass on the models thread, shared with the other users' pending rows)."""
     models = models_of(mlm_model, causal_model, instruct_model)
     for _, _, status, columns in explore.fill_steps(text, technique, n, markers, k, seed, models, CAUSAL_COLUMNS,
                                                     protect):
@@ -560,13 +569,13 @@ def build_demo() -> gr.Blocks:
         # /fill: all six columns in one call, for API clients (a hidden trigger: the page
         # itself uses the two-step events below)
         api_fill = gr.Button(visible=False)
-        api_fill.click(on_fill, fill_inputs, fill_outputs, api_name="fill", **MODELS)
+        api_fill.click(on_fill, fill_inputs, fill_outputs, api_name="fill", **CAUSAL)
         for trigger, suffix in ((fill_btn.click, ""), (text.submit, "_on_submit")):
             trigger(on_fill_mlm, fill_inputs, mlm_outputs, api_name=f"fill_mlm{suffix}", **FAST).success(
-                on_fill_causal, fill_inputs, causal_outputs, api_name=f"fill_causal{suffix}", **MODELS)
+                on_fill_causal, fill_inputs, causal_outputs, api_name=f"fill_causal{suffix}", **CAUSAL)
         resample_btn.click(on_resample, seed, seed, api_name="resample").then(
             on_fill_mlm, fill_inputs, mlm_outputs, api_name="fill_mlm_after_resample", **FAST).success(
-            on_fill_causal, fill_inputs, causal_outputs, api_name="fill_causal_after_resample", **MODELS)
+            on_fill_causal, fill_inputs, causal_outputs, api_name="fill_causal_after_resample", **CAUSAL)
     keep_built_files(demo)
     return demo.queue(max_size=QUEUE_SIZE, default_concurrency_limit=1)
 

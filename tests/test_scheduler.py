@@ -7,7 +7,7 @@ import time
 import pytest
 import torch
 
-from recover_core import threads
+from recover_core.runtime import threads
 from recover_core.filling import get_filler, scheduler
 from recover_core.filling.base import MaskInput
 
@@ -81,7 +81,12 @@ def _words(filler, sentence: str, seed: int):
 
 @pytest.mark.parametrize("kind", ["infill", "instruct"])
 def test_four_concurrent_requests_get_the_words_each_gets_alone(tiny_llama, kind, monkeypatch):
-    filler = get_filler(kind, tiny_llama)
+    if kind == "instruct":  # its fallback on the tiny model too (its default is the real SmolLM2)
+        from recover_core.filling.instruct import InstructFiller
+
+        filler = InstructFiller(tiny_llama, fallback_model=tiny_llama, infill=lambda m: get_filler("infill", m))
+    else:
+        filler = get_filler(kind, tiny_llama)
     passes = scheduler.share(filler.model)
     alone = [_words(filler, s, n) for n, s in enumerate(SENTENCES)]
     # Each drain waits a moment first, so that the other requests' calls are queued with it

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import functools
 import threading
+import time
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
@@ -33,11 +34,17 @@ from transformers import DynamicCache
 from transformers.cache_utils import DynamicLayer
 from transformers.modeling_outputs import CausalLMOutputWithPast
 
-from recover_core import threads
+from recover_core.runtime import threads
 
 # What a shared pass may hold: padded row-tokens. Beyond it, the rest waits for the next pass
 # (memory: the attention of a pass grows with rows x length).
 MAX_ROW_TOKENS = 4096
+# A pass waits at most this long for the next call of each user seen lately: between two of a
+# user's passes its thread has work of its own (scores, a beam's text), and a pass that set off
+# without it would leave it to a pass of its own. Less than a pass takes, so waiting for a user
+# who has gone costs less than the pass it may save; one user alone never waits.
+GATHER_S = 0.03
+RECENT_S = 1.0  # a user whose last call is older than this is not waited for
 # Arguments a call may have and still share a pass (what the fillers and ``generate`` pass).
 _SHAREABLE = {"input_ids", "attention_mask", "position_ids", "past_key_values", "use_cache", "logits_to_keep",
               "return_dict", "cache_position", "output_attentions", "output_hidden_states"}
@@ -80,6 +87,8 @@ class SharedPasses:
         self.forward = model.forward  # the model's own
         self._pending: list[_Call] = []
         self._lock = threading.Lock()
+        self._queued = threading.Condition(self._lock)
+        self._seen: dict[int, float] = {}  # thread id -> when it last made a call
         self.stats: Counter = Counter()  # calls, passes, shared passes (calls that shared one)
 
     def __call__(self, *args, **kwargs):
@@ -90,6 +99,8 @@ class SharedPasses:
         call = _Call(kwargs)
         with self._lock:
             self._pending.append(call)
+            self._seen[threading.get_ident()] = time.monotonic()
+            self._queued.notify_all()
         threads.run(self._drain)
         call.done.wait()  # taken by a drain on another thread (no models thread): it finishes it
         if call.error is not None:
@@ -99,6 +110,9 @@ class SharedPasses:
     def _drain(self) -> None:
         """Run every queued call, sharing passes where they can."""
         with self._lock:
+            end = time.monotonic() + GATHER_S
+            while self._pending and len(self._pending) < self._users() and (left := end - time.monotonic()) > 0:
+                self._queued.wait(left)
             batch, self._pending = self._pending, []
         with torch.inference_mode():
             for group in self._groups(batch):
@@ -115,6 +129,12 @@ class SharedPasses:
                 finally:
                     for call in group:
                         call.done.set()
+
+    def _users(self) -> int:
+        """The users (threads) that made a call lately: how many calls a pass may expect."""
+        now = time.monotonic()
+        self._seen = {t: at for t, at in self._seen.items() if now - at <= RECENT_S}
+        return len(self._seen)
 
     def _groups(self, batch: list[_Call]) -> list[list[_Call]]:
         """Calls that share a pass: those of similar length, so that at most half a pass is
@@ -152,6 +172,7 @@ class SharedPasses:
         self.stats["calls"] += len(group)
         self.stats["passes"] += 1
         self.stats["shared"] += len(group)
+        self.stats["shared_passes"] += 1
         B, S, P = sum(r.b for r in rows), max(r.s for r in rows), max(r.P for r in rows)
         ids = torch.zeros(B, S, dtype=torch.long)
         mask = torch.zeros(B, P + S, dtype=torch.long)
