@@ -33,7 +33,7 @@ demo: setup data
 browser:
 	@command -v chromium >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
-# Debian's text corpora: conversational quotes and scripture (recover_core/corpora.py); real
+# Debian's text corpora: conversational quotes and scripture (recover_core/data/corpora.py); real
 # recorded speech (pocketsphinx-testdata) and the TTS voices of the speech test set (espeak-ng, flite).
 DEB_DATA := fortunes bible-kjv pocketsphinx-testdata espeak-ng flite
 data:

@@ -23,9 +23,9 @@ import gradio as gr  # noqa: E402
 import numpy as np
 
 from recover_core.models import bundles
-from recover_core.results.tables import claims
+from recover_core.results import claims
 from recover_core.explorer import sentence as explore
-from recover_core.results.tables import tables as results
+from recover_core.results import tables as results
 from recover_core.runtime import threads
 from recover_core.asr import audio as speech_audio
 from recover_core.asr import compare, lms

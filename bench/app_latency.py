@@ -80,7 +80,7 @@ def one_request(url: str, seed: int, mlm_only: bool = False, protect: str = "dir
     from gradio_client import Client
 
     import app
-    from recover_core import explore
+    from recover_core.explorer import sentence as explore
 
     client = Client(url, verbose=False)
     args = (SENTENCE, "entityTagger", 10000, "mask", 10, seed, explore.default_model("mlm"),
@@ -130,7 +130,7 @@ def page_stream(url: str, seed: int, session: str | None = None) -> dict:
     from gradio_client.utils import apply_diff
 
     import app
-    from recover_core import explore
+    from recover_core.explorer import sentence as explore
 
     fn = Client(url, verbose=False)._infer_fn_index("/fill_mlm", None)
     data = [SENTENCE, "entityTagger", 10000, "mask", 10, seed, explore.default_model("mlm"),
@@ -200,7 +200,7 @@ def in_browser(url: str, clicks: int) -> list[float]:
 def reference(seeds: list[int]) -> float:
     """The previous, non-streaming click: the engine's answer and the six columns one after
     another, in this process, warm, shown when all is done: seconds, p50."""
-    from recover_core import explore
+    from recover_core.explorer import sentence as explore
 
     m = explore.mask(SENTENCE, "entityTagger", 10000, "mask")
     for col in explore.COLUMNS:  # warm every model once
@@ -222,7 +222,9 @@ def threads_ratio(repeats: int) -> None:
     import os
 
     import app
-    from recover_core import bundles, explore, threads
+    from recover_core.models import bundles
+    from recover_core.explorer import sentence as explore
+    from recover_core.runtime import threads
 
     threads.serve()
     models = {k: explore.default_model(k) for k in ("mlm", "infill", "instruct")}
@@ -262,7 +264,8 @@ def kernels_ratio(repeats: int) -> None:
     import torch
 
     import app
-    from recover_core import bundles, explore
+    from recover_core.models import bundles
+    from recover_core.explorer import sentence as explore
     from recover_core.filling import get_filler
 
     models = {k: explore.default_model(k) for k in ("mlm", "infill", "instruct")}
@@ -332,7 +335,8 @@ def pass_floor(repeats: int) -> None:
     import torch
 
     import app
-    from recover_core import bundles, explore
+    from recover_core.models import bundles
+    from recover_core.explorer import sentence as explore
     from recover_core.filling import get_filler
 
     models = {k: explore.default_model(k) for k in ("mlm", "infill", "instruct")}

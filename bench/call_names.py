@@ -30,8 +30,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from recover_core import lexicons  # noqa: E402
-from recover_core.lexicons import everyday  # noqa: E402
+from recover_core.data import lexicons  # noqa: E402
+from recover_core.data.lexicons import everyday  # noqa: E402
 
 SEED = 7404
 PER_TEMPLATE = 15

@@ -94,7 +94,7 @@ def obfuscate(cwd: Path, src: Path, out: Path, technique: str, filler: str, extr
 
 
 def corpus_file(path: Path, n: int, corpus: str = "news") -> Path:
-    from recover_core.corpora import CORPORA
+    from recover_core.data.corpora import CORPORA
 
     sents = list(CORPORA[corpus]())
     path.write_text("\n".join(sents[i % len(sents)] for i in range(n)) + "\n")

@@ -54,14 +54,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import pandas as pd  # noqa: E402
 from tqdm import tqdm  # noqa: E402
 
-from recover_core import bundles, corpora  # noqa: E402
+from recover_core.models import bundles  # noqa: E402
+from recover_core.data import corpora  # noqa: E402
 from recover_core.filling import MaskInput  # noqa: E402
 from recover_core.obfuscator import Obfuscator  # noqa: E402
 from recover_core.pseudonyms import after_title, bare, genders, place_kind, places_of_kind, roles  # noqa: E402
-from recover_core.lexicons import name_share  # noqa: E402
+from recover_core.data.lexicons import name_share  # noqa: E402
 from recover_core.pseudonyms.names import TEXT_FAME  # noqa: E402
-from recover_core.quality import leaks, original_spans, originals_per_fill, same_type  # noqa: E402
-from recover_core.spans import GENERIC_LABELS  # noqa: E402
+from recover_core.pseudonyms.quality import leaks, original_spans, originals_per_fill, same_type  # noqa: E402
+from recover_core.text.spans import GENERIC_LABELS  # noqa: E402
 
 SEED = 20261123
 TEMPLATES = [

@@ -53,13 +53,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import recover_core  # noqa: E402,F401  (offline environment before transformers loads)
 import torch  # noqa: E402
 
-from recover_core import env, sources  # noqa: E402
-from recover_core.corpora import news  # noqa: E402
+from recover_core.runtime import env  # noqa: E402
+from recover_core.models import sources  # noqa: E402
+from recover_core.data.corpora import news  # noqa: E402
 from recover_core.errors import RecoverError  # noqa: E402
 from recover_core.filling import MaskInput, get_filler  # noqa: E402
 from recover_core.filling.base import at_sentence_start, merge_consecutive, surface  # noqa: E402
 from recover_core.filling.candidates import acceptable  # noqa: E402
-from recover_core.spans import apply, words  # noqa: E402
+from recover_core.text.spans import apply, words  # noqa: E402
 
 DENSITIES = {"30% (allowList-like)": 0.30, "9% (entityTagger-like)": 0.09}
 MASK = "[MASK]"

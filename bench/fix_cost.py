@@ -45,7 +45,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 @contextlib.contextmanager
 def timing_new_steps(spent: dict):
     """The new steps wrapped so that the CPU time inside each (this thread's) adds up in ``spent``."""
-    from recover_core import obfuscator, validation
+    from recover_core import obfuscator
+    from recover_core.text import validation
 
     saved = validation.normalise, obfuscator.subkey, obfuscator.masked_line
 
@@ -71,7 +72,8 @@ def timing_new_steps(spent: dict):
 @contextlib.contextmanager
 def before_fixes():
     """The batch path as it was before issue 75's findings 3 and 5."""
-    from recover_core import obfuscator, validation
+    from recover_core import obfuscator
+    from recover_core.text import validation
 
     saved = validation.normalise, obfuscator.subkey, obfuscator.masked_line
     validation.normalise = lambda text: text
@@ -105,8 +107,8 @@ def main() -> None:
 
     import torch
 
-    from recover_core import atomic
-    from recover_core.corpora import CORPORA
+    from recover_core.runtime import atomic
+    from recover_core.data.corpora import CORPORA
     from recover_core.pseudonyms.key import new_key
 
     torch.set_num_threads(1)

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from anyascii import anyascii
 
-from recover_core import lexicons
+from recover_core.data import lexicons
 from recover_core.masking.entity_tagger import _first_names, _last_names
 
 LOCALES = ("az", "cs", "da", "de", "de-at", "de-ch", "el", "es", "es-mx", "et", "fi", "fr", "hr", "hu", "is",

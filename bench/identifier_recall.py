@@ -39,9 +39,10 @@ import phonenumbers  # noqa: E402
 from faker import Faker  # noqa: E402
 from stdnum import luhn  # noqa: E402
 
-from recover_core import Obfuscator, corpora  # noqa: E402
+from recover_core import Obfuscator  # noqa: E402
+from recover_core.data import corpora  # noqa: E402
 from recover_core.pseudonyms import Pseudonyms  # noqa: E402
-from recover_core.spans import Span, words  # noqa: E402
+from recover_core.text.spans import Span, words  # noqa: E402
 
 LOCALES = ("en_US", "en_GB", "de_DE", "fr_FR", "it_IT", "es_ES", "nl_NL")
 PHONE_REGION = {"en_US": "US", "en_GB": "GB", "de_DE": "DE", "fr_FR": "FR", "it_IT": "IT", "es_ES": "ES",
@@ -172,7 +173,7 @@ def presidio():
         from presidio_analyzer.nlp_engine import SpacyNlpEngine  # noqa: PLC0415
     except ImportError:
         return None
-    from recover_core import bundles
+    from recover_core.models import bundles
 
     tldextract.tldextract.TLD_EXTRACTOR = tldextract.TLDExtract(suffix_list_urls=(), cache_dir=None)
     nlp = SpacyNlpEngine(models=[{"lang_code": "en", "model_name": "en_core_web_md"}])

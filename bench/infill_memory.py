@@ -73,7 +73,8 @@ def measure(args) -> dict:
     """One variant in this process: its peak growth, time, and scores."""
     import torch
 
-    from recover_core import corpora, lexicons
+    from recover_core.data import corpora
+    from recover_core.data import lexicons
     from recover_core.filling import infill as I
 
     torch.set_num_threads(args.threads)

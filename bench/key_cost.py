@@ -38,7 +38,7 @@ def main() -> None:
 
     import torch
 
-    from recover_core.corpora import CORPORA
+    from recover_core.data.corpora import CORPORA
     from recover_core.obfuscator import Obfuscator
     from recover_core.pseudonyms.key import keyed_rng, new_key
 

@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 def main() -> None:
     import torch
 
-    from recover_core import corpora
+    from recover_core.data import corpora
     from recover_core.lm import tokenizer as T
     from recover_core.lm.model import PRESETS
     from recover_core.lm.train import TrainConfig, new_model, train

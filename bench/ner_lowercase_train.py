@@ -40,12 +40,14 @@ sys.path.insert(0, str(HERE))
 import pandas as pd  # noqa: E402
 
 import ner_recall as B  # noqa: E402
-from recover_core import bundles, corpora, lexicons  # noqa: E402
+from recover_core.models import bundles  # noqa: E402
+from recover_core.data import corpora  # noqa: E402
+from recover_core.data import lexicons  # noqa: E402
 from recover_core.masking.entity_tagger import (DEFAULT_TYPES, EntityTagger, name_list_spans,  # noqa: E402
                                                 place_list_spans)
 from recover_core.masking.name_cues import cue_spans  # noqa: E402
 from recover_core.masking.truecase import truecase, truecase_with_names  # noqa: E402
-from recover_core.spans import WORD_RE, Span, merge  # noqa: E402
+from recover_core.text.spans import WORD_RE, Span, merge  # noqa: E402
 
 CACHE = Path.home() / ".cache" / "recover" / "ner-lowercase"
 KEEP = frozenset(DEFAULT_TYPES)  # PERSON, GPE, LOC, ORG, FAC, NORP

@@ -1,7 +1,7 @@
 """PERSON-name recall of the entityTagger configurations (spaCy sm/md, with/without name list).
 
 Gold data is built from real material, with a fixed seed:
-  * real news sentences (recover_core.corpora.news()) in which neither spaCy model
+  * real news sentences (recover_core.data.corpora.news()) in which neither spaCy model
     finds a PERSON, with a census name put in: in place of a "he"/"she", or in a
     news-style frame (", X said.", "According to X, ...", "X said ...");
   * 30 hand-written conversational templates (sentence-initial, lowercase start,
@@ -36,9 +36,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import pandas as pd  # noqa: E402
 
-from recover_core import bundles, corpora, lexicons  # noqa: E402
+from recover_core.models import bundles  # noqa: E402
+from recover_core.data import corpora  # noqa: E402
+from recover_core.data import lexicons  # noqa: E402
 from recover_core.masking.entity_tagger import EntityTagger, name_list_spans  # noqa: E402
-from recover_core.spans import words  # noqa: E402
+from recover_core.text.spans import words  # noqa: E402
 
 SEED = 20240611
 N_TEMPLATE = 600  # 30 templates x 20
@@ -532,7 +534,7 @@ def lists_only(texts: list[str], types) -> list:
     from recover_core.masking.entity_tagger import place_list_spans
     from recover_core.masking.name_cues import cue_spans
     from recover_core.masking.truecase import truecase_with_names
-    from recover_core.spans import merge
+    from recover_core.text.spans import merge
 
     out = []
     for t in texts:

@@ -17,7 +17,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from recover_core import Obfuscator, corpora  # noqa: E402
+from recover_core import Obfuscator  # noqa: E402
+from recover_core.data import corpora  # noqa: E402
 
 
 def best(fn, repeat: int) -> float:

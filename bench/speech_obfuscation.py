@@ -33,7 +33,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from recover_core import env  # noqa: E402
+from recover_core.runtime import env  # noqa: E402
 
 VOICES = ("piper-joe", "flite-slt", "flite-rms", "espeak-ng-us")
 TEMPLATES = [
@@ -57,8 +57,8 @@ OUT = ROOT / "precomputed" / "ours" / "speech_obfuscation.csv"
 
 
 def name_lists(rng: random.Random):
-    from recover_core import lexicons
-    from recover_core.lexicons import census
+    from recover_core.data import lexicons
+    from recover_core.data.lexicons import census
 
     common = lexicons.allow_list()  # names that are not everyday words (as recover_core.pseudonyms)
     firsts = [n for n, _ in sorted(census("dist.male.first")[:200] + census("dist.female.first")[:200],

@@ -336,7 +336,7 @@ def load_pos_model(name: str):
     """spaCy with a tagger (POS via the attribute ruler): TAB's rule needs POS, not NER."""
     import spacy
 
-    from recover_core import bundles
+    from recover_core.models import bundles
 
     src = bundles.get(name).source()
     return spacy.load(src, exclude=["parser", "ner", "lemmatizer"]), src
@@ -347,7 +347,7 @@ def load_pos_model(name: str):
 def _normalised_with_map(piece: str) -> tuple[str, list[int]]:
     """What validation.check_text makes of ``piece`` (NFKC, invisibles dropped, stripped, and
     whitespace collapsed when it has line breaks), with each character's index in ``piece``."""
-    from recover_core.validation import normalise
+    from recover_core.text.validation import normalise
 
     chars: list[str] = []
     where: list[int] = []
@@ -377,7 +377,7 @@ def align_spans(piece: str, spans: Sequence[Any]) -> tuple[list[tuple[int, int, 
     Returns the ranges and how many spans could not be placed."""
     if all(piece[s.start:s.end] == s.text for s in spans):
         return [(s.start, s.end, s.label) for s in spans], 0
-    from recover_core.validation import check_text
+    from recover_core.text.validation import check_text
 
     norm, where = _normalised_with_map(piece)
     try:
@@ -449,7 +449,7 @@ def recover_engines(systems: Sequence[str]) -> list[RecoverRun]:
 def recover_find(run: RecoverRun, text: str) -> list[tuple[int, int, str]]:
     """recover's spans over the whole document: one find() where it takes the document, else
     paragraph by paragraph (a piece it refuses is left unmasked and counted)."""
-    from recover_core.env import MAX_CHARS
+    from recover_core.runtime.env import MAX_CHARS
     from recover_core.errors import RecoverError
 
     try:
@@ -596,7 +596,7 @@ def ratio(pair: tuple[int, int]) -> float:
 
 def tidy_rows(results: Sequence[SystemResult], views: dict[str, Sequence[str]], counts: dict[str, int],
               command: str) -> list[dict]:
-    """Rows in the project's tidy columns (recover_core/results.py TIDY_COLUMNS)."""
+    """Rows in the project's tidy columns (recover_core/results/tables.py TIDY_COLUMNS)."""
     rows = []
     for r in results:
         for view, splits in views.items():
@@ -631,8 +631,8 @@ def tidy_rows(results: Sequence[SystemResult], views: dict[str, Sequence[str]], 
 def write_csv(path: Path, rows: list[dict]) -> None:
     import csv
 
-    from recover_core import atomic
-    from recover_core.results import TIDY_COLUMNS
+    from recover_core.runtime import atomic
+    from recover_core.results.tables import TIDY_COLUMNS
 
     with atomic.writing(path, newline="") as f:
         w = csv.DictWriter(f, fieldnames=TIDY_COLUMNS)

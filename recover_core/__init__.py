@@ -10,7 +10,7 @@ The engine (recover_core/obfuscator.py) is the package's Python API:
     ob = Obfuscator(technique="entityTagger", filler="mlm", method="topk", seed=0)
     ob.obfuscate("Tom lives in Chicago with his sister Margaret.").text
 """
-from recover_core import env as _env
+from recover_core.runtime import env as _env
 
 _env.configure()
 

@@ -21,8 +21,7 @@ its place in a file or batch), and the pseudonym rules by the seed and each orig
 the secret key: a line's own subkey of it (named by the masked line) unless a run-wide
 mapping keeps the run consistent, so one name on many lines is not one substitute.
 
-The originals live in the returned ``Result`` and in a consistent run's mapping, in memory
-only: nothing here writes or logs them.
+The originals live in the returned ``Result`` and in a consistent run's mapping, in memory only.
 """
 from __future__ import annotations
 
@@ -32,7 +31,6 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import AbstractSet, Iterable, Sequence
 
-from recover_core import bundles, validation
 from recover_core.errors import RecoverError
 from recover_core.filling import KINDS, get_filler
 from recover_core.filling.candidates import ner_type_check
@@ -42,10 +40,12 @@ from recover_core.masking import Masked, build, mask_many, names as technique_na
 from recover_core.masking.identifiers import PROFILES, WithIdentifiers, passed_identifiers
 from recover_core.masking.document import joined, joined_masks, pieces, recurrences
 from recover_core.masking.mask import render
+from recover_core.models import bundles
 from recover_core.pseudonyms import CHOICES, Pseudonyms, bare, consistent_many as apply_rules, sound
 from recover_core.pseudonyms.key import as_key, subkey
-from recover_core.quality import original_spans, originals_per_fill
-from recover_core.spans import ENTITY_LABELS, IDENTIFIER_LABELS, IDENTIFIER_MASK, Span, words_shared
+from recover_core.pseudonyms.quality import original_spans, originals_per_fill
+from recover_core.text import validation
+from recover_core.text.spans import ENTITY_LABELS, IDENTIFIER_LABELS, IDENTIFIER_MASK, Span, words_shared
 
 RULES = ("ours", "paper", "preiss")
 MARKER_STYLES = ("mask", "class")

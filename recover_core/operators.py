@@ -17,7 +17,7 @@ from typing import Callable
 
 from recover_core.errors import RecoverError
 from recover_core.pseudonyms.identifiers import OPERATORS
-from recover_core.spans import IDENTIFIER_LABELS
+from recover_core.text.spans import IDENTIFIER_LABELS
 
 Operator = Callable[[str, random.Random], str]
 # The built-in kinds' operators, as they were at import: ``remove`` of a built-in label puts

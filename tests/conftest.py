@@ -31,7 +31,7 @@ def tiny_bert(tmp_path_factory) -> str:
 
 @pytest.fixture(scope="session")
 def news_sentences() -> list[str]:
-    from recover_core.corpora import news
+    from recover_core.data.corpora import news
 
     return list(news())
 
@@ -107,7 +107,7 @@ SHARED_IN_OWN_CACHE = ("smollm2-135m-instruct", "corpora")
 def own_cache(tmp_path, monkeypatch) -> Path:
     """RECOVER_CACHE set to a fresh folder for this test (its grids, LMs, kernel choices
     start empty), with ``SHARED_IN_OWN_CACHE`` linked from the machine's cache where there."""
-    from recover_core import env
+    from recover_core.runtime import env
 
     real = env.cache_path()
     own = tmp_path / "cache"

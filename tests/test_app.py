@@ -48,7 +48,7 @@ def test_mask_says_it_took_the_caseless_path(client):
 
 def columns(out) -> dict:
     """The six columns by title: (filled text, header, candidate table)."""
-    from recover_core.explore import COLUMNS
+    from recover_core.explorer.sentence import COLUMNS
 
     cols = out[4:]  # after the engine's answer (text, note), the masked sentence and the status
     assert len(cols) == 3 * len(COLUMNS)
@@ -73,7 +73,7 @@ def test_fill_gives_side_by_side_columns(client):
 
 def test_fill_streams_the_engine_answer_then_each_column(client):
     """/fill yields at once the masked sentence, then the engine's answer, then one column at a time."""
-    from recover_core.explore import COLUMNS
+    from recover_core.explorer.sentence import COLUMNS
 
     job = client.submit("Anna Kowalski moved to Denver.", "entityTagger", 10000, "mask", 5, 0, "minilm-mlm",
                         "smollm2-135m", "smollm2-fill-wiki", api_name="/fill")
@@ -166,7 +166,7 @@ def test_nothing_to_mask_is_said(client):
 
 
 def test_results_chart_holds_the_papers_numbers():
-    from recover_core import results
+    from recover_core.results import tables as results
 
     fig = results.chart(results.load(), "Perplexity", results.pair_label("Fisher", "fortunes"))
     oracle = [t for t in fig.data if t.name == "(any)"][0]
@@ -181,7 +181,7 @@ def test_the_wer_chart_never_pools_two_lm_families():
     our TransformerLM's."""
     import pandas as pd
 
-    from recover_core import results
+    from recover_core.results import tables as results
 
     df = results.load()
     ours = results._chart_rows(df[df.origin == "ours"], "WER", results.pair_label("WSJ", "news"))
@@ -227,7 +227,7 @@ def test_import_builds_without_launching():
 def test_results_tab_plots_and_filters_the_precomputed_tables(client):
     import json
 
-    from recover_core.results import pair_label
+    from recover_core.results.tables import pair_label
 
     plot = client.predict("Perplexity", pair_label("Fisher", "fortunes"), api_name="/results_chart")
     fig = json.loads(plot["plot"]) if isinstance(plot.get("plot"), str) else plot["plot"]
@@ -240,7 +240,7 @@ def test_results_tab_plots_and_filters_the_precomputed_tables(client):
 
 
 def test_results_tab_checks_the_claims(client):
-    from recover_core.results import pair_label
+    from recover_core.results.tables import pair_label
 
     # The headline, vats2024's grid with SmolLM2 on news: every claim is checked there.
     table = client.predict(pair_label("WSJ", "news"), api_name="/results_claims")
@@ -313,7 +313,7 @@ def test_two_first_requests_load_a_model_once(monkeypatch):
     import time
     from concurrent.futures import ThreadPoolExecutor
 
-    from recover_core import bundles
+    from recover_core.models import bundles
 
     loads, both_waiting = [], threading.Barrier(2)
 
@@ -341,7 +341,7 @@ def test_two_first_requests_build_a_model_once():
     import time
     from concurrent.futures import ThreadPoolExecutor
 
-    from recover_core import bundles
+    from recover_core.models import bundles
 
     builds = []
 
@@ -362,13 +362,13 @@ def test_two_first_requests_build_a_model_once():
 STARTUP = """
 import sys
 import recover_core
-from recover_core import bundles
+from recover_core.models import bundles
 
 def built(*a, **k):
     raise SystemExit("a model was built or downloaded while the app started")
 
 import huggingface_hub
-from recover_core import sources
+from recover_core.models import sources
 huggingface_hub.snapshot_download = sources.hub_snapshot = built
 bundles.Bundle.prepare = bundles.convert_gguf = bundles._merged_asset = bundles._load_hf = built
 import app
@@ -398,7 +398,8 @@ def in_a_space(monkeypatch):
     """SPACE_ID set and the hub reachable; downloads recorded instead of made."""
     import huggingface_hub
 
-    from recover_core import bundles, sources
+    from recover_core.models import bundles
+    from recover_core.models import sources
 
     monkeypatch.setenv("SPACE_ID", "someone/recover")
     monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
@@ -419,7 +420,8 @@ def in_a_space(monkeypatch):
 
 
 def test_a_space_offers_no_llama(in_a_space):
-    from recover_core import bundles, explore
+    from recover_core.models import bundles
+    from recover_core.explorer import sentence as explore
     from recover_core.errors import RecoverError
 
     assert "llama-2-7b" not in bundles.names() and "llama-2-7b" not in explore.model_choices("instruct")
@@ -430,7 +432,8 @@ def test_a_space_offers_no_llama(in_a_space):
 
 
 def test_a_space_builds_minilm_on_sentence_transformers(in_a_space):
-    from recover_core import bundles, sources
+    from recover_core.models import bundles
+    from recover_core.models import sources
 
     assert bundles.get("minilm-mlm").hub_base == bundles.get("minilm-wiki").hub_base == sources.MINILM_HUB_ID
     base = sources.minilm_base_dir()
@@ -440,7 +443,8 @@ def test_a_space_builds_minilm_on_sentence_transformers(in_a_space):
 
 
 def test_a_space_loads_spacy_from_the_hub_without_its_wheel(in_a_space):
-    from recover_core import bundles, sources
+    from recover_core.models import bundles
+    from recover_core.models import sources
 
     bundles.load_ner.cache_clear()
     try:
@@ -458,7 +462,7 @@ def test_a_space_loads_spacy_from_the_hub_without_its_wheel(in_a_space):
 def test_every_hub_revision_is_a_commit():
     import re
 
-    from recover_core import sources
+    from recover_core.models import sources
 
     assert all(re.fullmatch(r"[0-9a-f]{40}", r) for r in sources.HUB_REVISIONS.values())
 
@@ -474,10 +478,10 @@ def test_a_cleared_seed_counts_as_zero(client):
 
 def test_the_server_log_says_where_not_what(capsys):
     import app
-    from recover_core import explore
+    from recover_core.explorer import sentence as explore
 
     with pytest.raises(Exception) as e:  # int("Zorblaxia") fails inside recover_core
         app.friendly(lambda: explore.mask("Zorblaxia met Anna.", "entityTagger", "Zorblaxia", "mask"))()
     log = capsys.readouterr().err
-    assert "ValueError at recover_core/explore.py:" in log
+    assert "ValueError at recover_core/explorer/sentence.py:" in log
     assert "Zorblaxia" not in log and "Zorblaxia" not in str(e.value) and "Traceback" not in str(e.value)

@@ -9,13 +9,13 @@ import pytest
 
 from cli_run import run, summary
 from recover_core import experiment as X
-from recover_core import validation
+from recover_core.text import validation
 from recover_core.errors import RecoverError
 from recover_core.experiment.runner import GRID_KEY
 from recover_core.masking import build, mask_text
 from recover_core.obfuscator import IdentifierWarning, Obfuscator
 from recover_core.pseudonyms import write_key_file
-from recover_core.spans import Span
+from recover_core.text.spans import Span
 
 CARD, EMAIL, PHONE = "4111 1111 1111 1111", "jane.doe@example.com", "(415) 555-0132"
 IDENTIFIERS = f"Pay with card {CARD} or write to {EMAIL} today.\nCall me on {PHONE} after lunch.\n"

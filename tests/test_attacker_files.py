@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from recover_core import atomic
+from recover_core.runtime import atomic
 from recover_core.batch.checkpoint import Checkpoint, mapping_path, part_path, record_path
 from recover_core.batch.job import Job, KeyArg
 from recover_core.errors import RecoverError
@@ -214,7 +214,7 @@ def test_speech_outputs_are_numbered_not_named_after_their_inputs(tmp_path):
 # --- finding 13: the app's temp folder ------------------------------------------------------
 
 def test_the_apps_temp_folder_is_new_and_its_own_even_when_the_old_name_was_planted(tmp_path):
-    from recover_core import env
+    from recover_core.runtime import env
 
     planted = tmp_path / f"{env.APP_TEMP_PREFIX}{os.getpid()}"  # the old predictable name, made first
     planted.mkdir(mode=0o777)

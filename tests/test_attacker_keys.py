@@ -22,7 +22,7 @@ from recover_core.pseudonyms import Pseudonyms
 from recover_core.pseudonyms.identifiers import DOMAIN_HEADS, DOMAIN_TAILS
 from recover_core.pseudonyms.key import subkey
 from recover_core.pseudonyms.places import US_STATE_ZIPS
-from recover_core.spans import Span
+from recover_core.text.spans import Span
 
 NAME = "Darnell"
 # 20 different lines, one name in each: what a corpus of one person's messages looks like.

@@ -185,7 +185,7 @@ def test_name_exposure_leaves_out_only_alternatives_that_cannot_tie_the_true_nam
 def test_the_results_tab_shows_replay_membership_and_name_exposure():
     import pandas as pd
 
-    from recover_core import results
+    from recover_core.results import tables as results
 
     rows = [("news-heldout-names", "entityTagger", "secret key", "replay", 0.0, None),
             ("news-heldout-names", "entityTagger", "chance", "replay", 0.01, None),

@@ -74,7 +74,7 @@ def test_shipped_lms_are_found_with_no_build(tmp_path, monkeypatch, tiny_llama, 
     import torch
     from safetensors.torch import load_file
 
-    from recover_core import env
+    from recover_core.runtime import env
     from recover_core.asr import lms
     from recover_core.experiment import build_lms
     from recover_core.lm.pretrained import PretrainedLM
@@ -101,7 +101,7 @@ def test_shipped_lms_are_found_with_no_build(tmp_path, monkeypatch, tiny_llama, 
 def test_perplexity_rows_of_adapters_for_the_results_tab(tmp_path, monkeypatch, tiny_llama, own_cache):
     from recover_core.asr import lms
     from recover_core.experiment import build_lms
-    from recover_core.results import TIDY_COLUMNS
+    from recover_core.results.tables import TIDY_COLUMNS
 
     cfg = tmp_path / "tiny.toml"
     cfg.write_text(TINY_GRID)
@@ -129,7 +129,7 @@ def test_csv_rows_merge_by_cell_seed_and_metric(tmp_path):
     """build-lms --csv and --import-job write into the grid's one CSV, built over many commands:
     a new row replaces the same cell, seed and metric, and every other row keeps its bytes."""
     from recover_core.experiment.build_lms import perplexity_row
-    from recover_core.results import merge_rows
+    from recover_core.results.tables import merge_rows
 
     csv = tmp_path / "grid.csv"
     merge_rows(csv, [perplexity_row("vocabThres", "baseline1", 92.44, 8, 0, "first"),
@@ -154,7 +154,7 @@ def test_asr_eval_adds_an_lms_rows_to_its_file_and_refuses_another_scale(tmp_pat
     from recover_core.asr import lms, wer
     from recover_core.errors import RecoverError
     from recover_core.experiment import asr_eval
-    from recover_core.results import merge_rows
+    from recover_core.results.tables import merge_rows
 
     def rows(name, masking, hyp, scale="400 utterances"):
         card = lms.LMCard(name, "", {}, 0.5, 0.0, masking=masking, method=name.split("-", 2)[-1], family="smollm2")

@@ -125,7 +125,7 @@ def test_case_can_be_forced_for_a_corpus():
     ("Ibuprofen helps with the pain.", [], ["Ibuprofen"]),
 ])
 def test_names_no_list_holds(tagger, text, private, kept):
-    from recover_core import lexicons
+    from recover_core.data import lexicons
 
     known = lexicons.first_names() | lexicons.world_first_names() | lexicons.last_names() | lexicons.world_last_names()
     assert not any(w.lower() in known for w in private if w not in ("Industries",)), "the test needs unknown names"

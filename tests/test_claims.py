@@ -4,8 +4,8 @@ import re
 import pandas as pd
 import pytest
 
-from recover_core import claims as C
-from recover_core import results as R
+from recover_core.results import claims as C
+from recover_core.results import tables as R
 
 CLOSE = "Fine-tuned RoBERTa (ours: mlm-ft Top-K) is close to Oracle (within 5%) for vocabThres and entityTagger"
 BEST = "RoBERTa (ours: the MLM filler) is best across all maskings"
@@ -220,7 +220,7 @@ def test_claims_command(capsys):
 def test_grid_table_shows_the_mean_and_range_over_seeds():
     import pandas as pd
 
-    from recover_core.results import grid_markdown
+    from recover_core.results.tables import grid_markdown
 
     rows = [dict(dataset="fortunes", masking=m, method=meth, metric="perplexity", value=v, model="lm-cpu",
                  scale="s", seed=str(seed), command="c")

@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-from recover_core import corpora as C
+from recover_core.data import corpora as C
 from recover_core.errors import RecoverError
 
 
@@ -17,7 +17,7 @@ def test_stand_ins_install_here_and_split_the_same_way_everywhere(name, least):
 
 
 def test_a_public_corpus_is_split_once_and_read_from_the_cache_until_its_source_changes(tmp_path, monkeypatch):
-    from recover_core import env
+    from recover_core.runtime import env
 
     monkeypatch.setattr(env, "cache_dir", lambda: tmp_path / "cache")
     source = tmp_path / "quotes.txt"

@@ -125,7 +125,8 @@ def test_the_one_off_form_is_the_engine(top1):
 def test_every_path_writes_the_same_text(tmp_path, top1):
     """For one setting, seed and key, on 200 news lines: the API, the `obfuscate` command, the
     grid's fill of a cell run with the product's rules, and the Text tab's MLM Top-1 column."""
-    from recover_core import experiment as X, explore
+    from recover_core import experiment as X
+    from recover_core.explorer import sentence as explore
 
     method = "mlm:minilm-mlm:top1+typed"  # +typed: the engine with our rules
     cfg = X.ExperimentConfig(name="same", datasets=("news",), maskings=("entityTagger",), methods=(method,),

@@ -5,7 +5,7 @@ import pytest
 
 from recover_core import experiment as X
 from recover_core.errors import RecoverError
-from recover_core.results import TIDY_COLUMNS
+from recover_core.results.tables import TIDY_COLUMNS
 
 
 def write(tmp_path, text):
@@ -116,7 +116,7 @@ def test_paper_fillers_see_mask_only_and_typed_methods_see_labels(tmp_path):
 
 
 def test_cache_keys_cover_assets_versions_and_corpora(tmp_path, monkeypatch):
-    from recover_core import env
+    from recover_core.runtime import env
 
     cfg = X.ExperimentConfig(name="t", datasets=("news",), maskings=("vocabThres",), methods=("oracle",))
     base = X.settings_key(cfg, "corpus-a")
@@ -179,7 +179,7 @@ def test_the_engines_corpora_are_keyed_by_its_read_tables(tmp_path, tiny_bert, m
     """The engine's rules draw only names and places the masking NER reads as such, from
     committed tables: a rebuilt table refills the engine's corpora and cells, and leaves the
     paper's procedure, which never reads it, alone."""
-    from recover_core import env
+    from recover_core.runtime import env
     from recover_core.pseudonyms import places
 
     runner = X.Runner(X.load_config(tiny_config(tmp_path, tiny_bert)), "test", progress=False, root=tmp_path / "c")
@@ -212,7 +212,7 @@ def test_grid_wer_per_cell_on_real_speech(tmp_path, tiny_bert, recordings, monke
     import pandas as pd
 
     from conftest import PSPHINX
-    from recover_core import env
+    from recover_core.runtime import env
     from recover_core.asr import references
     from recover_core.experiment import speech_set
     from recover_core.experiment.grid_wer import GridWER

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from recover_core import lexicons
+from recover_core.data import lexicons
 from recover_core.filling import MaskInput, get_filler
 from recover_core.masking import build, mask_text
 
@@ -75,8 +75,8 @@ def test_right_context_reranks(infill):
 
 def test_substitutes_are_same_type_per_ner(infill):
     """The quality goal in small: NER re-tags most substitutes with the original's type."""
-    from recover_core import bundles
-    from recover_core.quality import same_type
+    from recover_core.models import bundles
+    from recover_core.pseudonyms.quality import same_type
 
     sents = ["Yesterday I called Sarah about the trip.", "Kevin fixed the car in his garage.",
              "We met Julia and Robert at the station.", "He flew to Berlin for the conference."]

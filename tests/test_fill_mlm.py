@@ -3,7 +3,7 @@ import re
 
 import pytest
 
-from recover_core import lexicons
+from recover_core.data import lexicons
 from recover_core.errors import RecoverError
 from recover_core.filling import MaskInput, get_filler
 from recover_core.filling.base import merge_consecutive
@@ -45,7 +45,7 @@ def test_consecutive_masks_are_merged_first(filler):
 
 
 def test_person_and_place_substitutes_come_from_name_lists(filler):
-    from recover_core import lexicons
+    from recover_core.data import lexicons
 
     f = filler.fill([MaskInput.parse(SENTS[3])])[0]
     person = [x for x in f.fills if x.label == "PERSON"]

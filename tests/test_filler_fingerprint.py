@@ -14,8 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from recover_core import corpora, env
-from recover_core.results import RETRAINED, TAINTED_FILLERS, method_parts
+from recover_core.data import corpora
+from recover_core.runtime import env
+from recover_core.results.tables import RETRAINED, TAINTED_FILLERS, method_parts
 
 ROOT = Path(__file__).resolve().parents[1]
 GRID_CORPORA = ("news", "fortunes", "scripture")  # the grid's datasets (assets/experiments/*.toml)

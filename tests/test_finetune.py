@@ -5,7 +5,7 @@ import pytest
 import torch
 
 from recover_core.errors import RecoverError
-from recover_core.adapters import load_mlm_adapter
+from recover_core.models.adapters import load_mlm_adapter
 from recover_core.training.config import FinetuneConfig
 from recover_core.training.evaluate import evaluate_mlm
 from recover_core.training.mlm import finetune_mlm

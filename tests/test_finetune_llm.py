@@ -9,8 +9,8 @@ import torch
 from recover_core.errors import RecoverError
 from recover_core.filling import MaskInput, get_filler
 from recover_core.training import evaluate_fillers as ev
-from recover_core.adapters import load_causal_adapter
-from recover_core.bundles import causal_lm
+from recover_core.models.adapters import load_causal_adapter
+from recover_core.models.bundles import causal_lm
 from recover_core.training.config import LLMConfig
 from recover_core.training.examples import encode, mask_example
 from recover_core.training.llm import finetune_llm
@@ -260,12 +260,12 @@ def test_a_mask_without_an_acceptable_word_is_filled_by_infill_and_the_others_ke
     assert [x.source for x in out.fills] == [None, "infill"]
     assert asked == [("Dr. Johnson said the results from the ", " clinic would come.", "GPE")]  # sees the LLM's word
     assert f.stats["infill_masks"] == 1 and f.stats["fallback_infill"] == 0
-    from recover_core.explore import fallback_note
+    from recover_core.explorer.sentence import fallback_note
     from recover_core.obfuscator import Obfuscator
 
     out = Obfuscator(filler="instruct").choose(out)  # what the Text tab shows: the engine's result
     assert fallback_note(out) == " · 1 of 2 masks filled by causal infill (no valid word from the LLM)"
-    from recover_core.explore import candidates_table
+    from recover_core.explorer.sentence import candidates_table
 
     assert set(candidates_table(out)["label"]) == {"PERSON", "GPE · infill"}  # the app's table says whose words
 

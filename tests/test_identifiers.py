@@ -44,7 +44,7 @@ def test_the_reviewers_sentences_keep_no_digit_run_or_address(engine):
 def test_an_identifiers_candidates_are_its_generated_substitute_only(engine):
     """The filler reads an identifier as a plain mask, but none of its words ("approved" for
     a card) can stand there: the candidate table shows the generated substitute alone."""
-    from recover_core.explore import candidates_table
+    from recover_core.explorer.sentence import candidates_table
 
     r = engine.obfuscate(REVIEWER[0])
     ids = [x for x in r.replacements if x.label in ("CREDIT_CARD", "EMAIL")]

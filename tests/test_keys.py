@@ -7,7 +7,10 @@ import stat
 import pytest
 
 from cli_run import run
-from recover_core import Obfuscator, bundles, explore, word_caches
+from recover_core import Obfuscator
+from recover_core.models import bundles
+from recover_core.explorer import sentence as explore
+from recover_core.runtime import word_caches
 from recover_core.errors import RecoverError
 from recover_core.filling.base import Candidate, Fill, Filled
 from recover_core.pseudonyms import Pseudonyms, load_pseudonyms, read_key_file, save_mapping, write_key_file
@@ -45,7 +48,7 @@ def test_no_original_nor_a_sound_alike_in_the_candidate_lists():
     """A filler never sees the original, but may propose it: the list that leaves the engine
     (public(), the CLI's jsonl, the app's table) has it taken out, and its sound-alikes too."""
     from recover_core.masking.mask import render
-    from recover_core.spans import Span
+    from recover_core.text.spans import Span
 
     ob = Obfuscator(key=os.urandom(32))
     text = "Kevin flew to Paris."
@@ -131,8 +134,8 @@ def test_speech_chooses_with_the_engines_choose_under_its_key():
     (the filler's best candidate the name lists accept, else a keyed draw), one key gives
     speech and text the same substitutes, and a recording without a kept key draws under a
     fresh one. No model is built here: the filler's output is given."""
-    from recover_core import lexicons
-    from recover_core.spans import Span
+    from recover_core.data import lexicons
+    from recover_core.text.spans import Span
     from recover_core.speech.obfuscate import SpeechObfuscator
     from recover_core.speech.plan import Settings
 

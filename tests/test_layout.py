@@ -29,16 +29,16 @@ def _imported(path: Path) -> set[str]:
 def test_models_do_not_import_their_users():
     # bundles and adapters load models; trainers, fillers and the grid use them, never the reverse.
     for name in ("bundles.py", "adapters.py", "minilm.py", "sources.py"):
-        users = {m for m in _imported(PACKAGE / name)
+        users = {m for m in _imported(PACKAGE / "models" / name)
                  if m.startswith(("recover_core.training", "recover_core.filling", "recover_core.experiment"))}
         assert not users, f"{name} imports {users}"
     # the registry finds the loaders, never the reverse
     for name in ("adapters.py", "minilm.py", "sources.py"):
-        assert not {m for m in _imported(PACKAGE / name) if m.startswith("recover_core.bundles")}, name
+        assert not {m for m in _imported(PACKAGE / "models" / name) if m.startswith("recover_core.models.bundles")}, name
 
 
 def test_loading_a_bundle_pulls_in_no_trainer():
-    code = ("import sys, recover_core.bundles, recover_core.adapters; "
+    code = ("import sys, recover_core.models.bundles, recover_core.models.adapters; "
             "print([m for m in sys.modules if m.startswith(('recover_core.training', 'recover_core.filling'))])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          cwd=PACKAGE.parent).stdout.strip()
@@ -52,7 +52,7 @@ def _graph() -> dict[str, dict[str, set[str]]]:
     def node(module: str) -> str | None:
         parts = module.split(".")
         name = parts[1] if len(parts) > 1 else ""
-        return name if (PACKAGE / name).is_dir() or (PACKAGE / f"{name}.py").exists() else None
+        return name if (PACKAGE / "models" / name).is_dir() or (PACKAGE / f"{name}.py").exists() else None
 
     out: dict[str, dict[str, set[str]]] = {}
     for path in PACKAGE.rglob("*.py"):
@@ -96,3 +96,53 @@ def test_no_recognizer_reads_the_held_out_names():
     readers = [p.relative_to(PACKAGE).as_posix() for p in PACKAGE.rglob("*.py")
                if "mimesis" in p.read_text(encoding="utf-8").lower()]
     assert not readers, f"{readers} read the held-out name source"
+
+
+def test_at_most_six_modules_at_the_top():
+    # Issue 76: the flat modules live in folders named after what they are; at the top stay the
+    # package's face: the engine, the two registries, its one error, __init__ and __main__.
+    top = sorted(p.name for p in PACKAGE.glob("*.py"))
+    assert len(top) <= 6, f"move these into folders: {top}"
+
+
+def test_argparse_only_in_the_command_line():
+    users = [p.relative_to(PACKAGE).as_posix() for p in PACKAGE.rglob("*.py")
+             if p.relative_to(PACKAGE).parts[0] != "cli"
+             and any(isinstance(n, (ast.Import, ast.ImportFrom)) and "argparse" in ast.unparse(n)
+                     or isinstance(n, ast.Attribute) and n.attr in ("add_argument", "add_parser", "parse_args")
+                     for n in ast.walk(ast.parse(p.read_text(encoding="utf-8"))))]
+    assert not users, f"argument parsing belongs in recover_core/cli/: {users}"
+
+
+def test_no_import_circle_between_files():
+    """Files, not only packages: a circle of files that import each other (function-local
+    imports included) cannot be read one file at a time. A package's __init__ is a node."""
+    def name(path: Path) -> str:
+        parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+        return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+    files = {name(p): p for p in PACKAGE.rglob("*.py")}
+    graph = {}
+    for mod, path in files.items():
+        deps = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("recover_core"):
+                deps |= {f"{node.module}.{a.name}" if f"{node.module}.{a.name}" in files else node.module
+                         for a in node.names}
+            elif isinstance(node, ast.Import):
+                deps |= {a.name for a in node.names if a.name.startswith("recover_core")}
+        graph[mod] = {d for d in deps if d in files and d != mod}
+    seen: dict[str, int] = {}
+
+    def visit(v: str, path: list[str]) -> None:
+        seen[v] = 1
+        for w in sorted(graph[v]):
+            if seen.get(w) == 1:
+                raise AssertionError("import circle: " + " -> ".join(path[path.index(w):] + [w]))
+            if w not in seen:
+                visit(w, path + [w])
+        seen[v] = 2
+
+    for v in sorted(graph):
+        if v not in seen:
+            visit(v, [v])

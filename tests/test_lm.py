@@ -74,7 +74,7 @@ def test_bf16_only_where_the_cpu_has_it(monkeypatch, capsys):
     used only where the CPU has AVX512-BF16 or AMX, and a run that asked for it is told."""
     import torch
 
-    from recover_core import env
+    from recover_core.runtime import env
 
     monkeypatch.setattr(env, "_BF16_WARNED", False)
     monkeypatch.setattr(torch.cpu, "_is_avx512_bf16_supported", lambda: False)

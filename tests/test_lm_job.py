@@ -129,7 +129,8 @@ def test_grid_wer_by_rescoring_here_and_as_a_job(tmp_path, tiny_bert, tiny_llama
     import pandas as pd
 
     from conftest import PSPHINX
-    from recover_core import bundles, env
+    from recover_core.models import bundles
+    from recover_core.runtime import env
     from recover_core.asr import references
     from recover_core.experiment import grid_rescore, speech_set
     from recover_core.experiment import lm_job
@@ -301,7 +302,7 @@ def test_build_lms_cells_with_seeds_as_a_gpu_job(tmp_path, tiny_llama, monkeypat
     with pytest.raises(RecoverError, match="other grid settings") as other:
         build_lms.import_job(run, tmp_path / "bad.json", csv, "x")
     # The job names the commit it was exported at, and the refusal says to import from there.
-    from recover_core import env
+    from recover_core.runtime import env
 
     assert spec["commit"] == out["job_commit"] == env.source_commit()
     assert out["job_commit"] is None or f"git worktree add ../at-{out['job_commit']}" in str(other.value)

@@ -1,7 +1,7 @@
 """The three techniques on the real word lists and the real spaCy models."""
 import pytest
 
-from recover_core import lexicons
+from recover_core.data import lexicons
 from recover_core.errors import RecoverError
 from recover_core.masking import build, mask_many, mask_rate, mask_text, names
 

@@ -7,7 +7,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from recover_core import bundles, explore
+from recover_core.models import bundles
+from recover_core.explorer import sentence as explore
 
 # Made-up words: no model has them in its vocabulary until a request brings them.
 NAMES = ("Zorblaxia", "Quendrick", "Plomborg")
@@ -112,7 +113,7 @@ def test_an_app_process_keeps_its_files_apart_and_sweeps_dead_ones(tmp_path):
     import os
     import subprocess
 
-    from recover_core import env
+    from recover_core.runtime import env
 
     gone = subprocess.Popen(["true"])
     gone.wait()
@@ -136,9 +137,9 @@ def test_an_app_process_that_exits_removes_its_own_folder(tmp_path):
     import sys
     from pathlib import Path
 
-    from recover_core import env
+    from recover_core.runtime import env
 
-    code = ("import sys; from pathlib import Path; from recover_core import env; "
+    code = ("import sys; from pathlib import Path; from recover_core.runtime import env; "
             "d = env.app_temp_dir(Path(sys.argv[1])); (d / 'out.wav').write_bytes(b'RIFF'); print(d)")
     out = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, check=True,
                          cwd=Path(__file__).resolve().parent.parent)
@@ -153,7 +154,7 @@ def test_an_app_process_stopped_with_sigterm_removes_its_own_folder(tmp_path):
     import sys
     from pathlib import Path
 
-    code = ("import sys, time; from pathlib import Path; from recover_core import env; "
+    code = ("import sys, time; from pathlib import Path; from recover_core.runtime import env; "
             "d = env.app_temp_dir(Path(sys.argv[1])); env.exit_on_sigterm(); (d / 'out.wav').write_bytes(b'RIFF'); "
             "print(d, flush=True); time.sleep(120)")
     p = subprocess.Popen([sys.executable, "-c", code, str(tmp_path)], stdout=subprocess.PIPE, text=True,

@@ -11,7 +11,7 @@ import pytest
 
 from cli_run import run
 from recover_core.filling.base import Candidate, Fill, Filled
-from recover_core import lexicons
+from recover_core.data import lexicons
 from recover_core.filling.candidates import acceptable
 from recover_core.pseudonyms import (Pseudonyms, agreed_labels, consistent, consistent_many, genders, place_kind,
                                      places_of_kind, sound)
@@ -135,7 +135,7 @@ def test_no_substitute_sounds_like_an_original():
 
 @pytest.fixture(scope="module")
 def app_fill():
-    from recover_core import explore
+    from recover_core.explorer import sentence as explore
 
     def fill(text: str, column: int = 0) -> str:
         m = explore.mask(text, "entityTagger", 10000, "class")
@@ -171,7 +171,7 @@ def test_obfuscate_writes_consistent_lines(tmp_path):
 def test_a_date_time_or_number_keeps_its_shape():
     import random
 
-    from recover_core import shapes
+    from recover_core.text import shapes
 
     rng = random.Random(0)
     for original in ["March 3, 1999", "10:30 pm", "Tuesday", "12/05/2001", "the 1990s", "2,500", "three weeks"]:
@@ -187,7 +187,7 @@ def test_a_date_time_or_number_keeps_its_shape():
 
 
 def test_consistent_gives_numeric_entities_their_shape_and_keeps_them_apart():
-    from recover_core import shapes
+    from recover_core.text import shapes
 
     f, _ = filled_as("On {} at {} we paid {} and {} again.", ["Paris", "noon", "London", "10"],
                      ["DATE", "TIME", "NUMBER", "NUMBER"], [["Paris"], ["noon"], ["2004", "17"], ["17", "8"]])
@@ -389,7 +389,7 @@ def test_only_names_the_tagger_reads_as_people_are_drawn():
     """The committed table is what spaCy md reads today (a sample measured again), and a
     name it misreads alone ("Smith scored twice" is not a person to md; "Daniel" rarely
     is) is never drawn."""
-    from recover_core import bundles
+    from recover_core.models import bundles
     from recover_core.pseudonyms.names import measure_reads, prior_pools, read_as_person
 
     table = read_as_person()
@@ -404,7 +404,7 @@ def test_only_names_the_tagger_reads_as_people_are_drawn():
 def test_only_places_the_tagger_reads_as_places_are_drawn():
     """Places too: the committed table is what spaCy md reads today, and a large city it reads
     as a person or a company ("Batman", "Toyota") is never drawn, under any seed."""
-    from recover_core import bundles
+    from recover_core.models import bundles
     from recover_core.pseudonyms.places import measure_reads, place_prior, read_as_place
 
     table = read_as_place()

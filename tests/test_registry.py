@@ -8,7 +8,7 @@ import pytest
 
 from recover_core import Obfuscator, operators, recognizers
 from recover_core.errors import RecoverError
-from recover_core.spans import IDENTIFIER_LABELS, MARKER_RE
+from recover_core.text.spans import IDENTIFIER_LABELS, MARKER_RE
 
 
 @pytest.fixture()

@@ -5,11 +5,11 @@ from collections import Counter
 
 import pytest
 
-from recover_core import lexicons
+from recover_core.data import lexicons
 from recover_core.filling.base import Candidate, MaskInput, choose, merge_consecutive, merged_label
 from recover_core.masking import build, mask_text
 from recover_core.masking.base import RankedKeep, clitic_parts
-from recover_core.spans import Span
+from recover_core.text.spans import Span
 
 
 def masked_words(technique, text, **kw):

@@ -11,12 +11,12 @@ import sys
 import time
 
 from recover_core import Obfuscator
-from recover_core.env import MAX_MASKS
+from recover_core.runtime.env import MAX_MASKS
 from recover_core.filling import MaskInput
 from recover_core.filling.base import MARKER_RE, merge_consecutive
 from recover_core.filling.instruct import ENTITY_EXTRA_WORDS, _ws, validate, viable
 from recover_core.masking import build, mask_many, mask_rate, mask_text
-from recover_core.spans import GENERIC_LABELS, Span
+from recover_core.text.spans import GENERIC_LABELS, Span
 
 from cli_run import ROOT, run, summary
 

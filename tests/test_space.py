@@ -61,7 +61,7 @@ def test_a_space_resolves_bert_base_uncased_from_the_hub_cache(space_url):
     from gradio_client import Client
 
     import app
-    from recover_core.explore import COLUMNS
+    from recover_core.explorer.sentence import COLUMNS
     from test_app import text_of
 
     client = Client(space_url, verbose=False)

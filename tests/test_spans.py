@@ -1,5 +1,5 @@
-from recover_core import spans
-from recover_core.spans import Span, apply, merge, shift, words, words_shared
+from recover_core.text import spans
+from recover_core.text.spans import Span, apply, merge, shift, words, words_shared
 
 
 def test_words_keep_offsets_and_inner_apostrophes():

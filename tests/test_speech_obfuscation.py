@@ -389,7 +389,7 @@ def test_speech_chooses_through_the_engine_under_the_recordings_key(obfuscators,
 def test_spans_past_the_fillers_reach_still_get_a_substitute():
     """A filler reads 512 tokens: a name after them has no fill, and would be spoken as it is.
     It gets a drawn substitute instead."""
-    from recover_core.spans import Span
+    from recover_core.text.spans import Span
 
     ob = SpeechObfuscator(Settings(), recognizer=object(), key=KEY)  # no recognizer is needed here
     text = "the meeting went on " * 160 + "and then Margaret called"
@@ -523,7 +523,7 @@ def test_spoken_identifiers_get_a_substitute_of_their_shape(transcript, label, o
     entity of its own, next to a name too, replaced by other digits as a name is by another name."""
     from recover_core.asr.alignment import Word
     from recover_core.speech.obfuscate import _digits, _layout
-    from recover_core.spans import Span
+    from recover_core.text.spans import Span
 
     ob = SpeechObfuscator(Settings(), recognizer=object(), key=KEY)
     text, where = _layout([Word(w, 0.0, 0.0, 1.0) for w in transcript.split()])

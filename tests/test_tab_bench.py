@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from recover_core.spans import Span
+from recover_core.text.spans import Span
 
 _SPEC = importlib.util.spec_from_file_location("tab_bench", Path(__file__).resolve().parent.parent / "bench" / "tab.py")
 tab = importlib.util.module_from_spec(_SPEC)

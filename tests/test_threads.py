@@ -1,4 +1,4 @@
-"""The models thread (recover_core.threads): the app's heavy handlers run their work on one
+"""The models thread (recover_core.runtime.threads): the app's heavy handlers run their work on one
 long-lived thread with every core (one while other work keeps the cores busy), and every
 other thread gets one torch thread."""
 import subprocess
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from recover_core import threads
+from recover_core.runtime import threads
 from recover_core.errors import RecoverError
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -28,7 +28,7 @@ def test_the_models_thread_runs_every_step_and_keeps_all_cores():
     """In a process of its own: serve() changes torch's thread count for the process."""
     script = textwrap.dedent('''
         import threading, torch
-        from recover_core import threads
+        from recover_core.runtime import threads
         from recover_core.errors import RecoverError
         cores = torch.get_num_threads()
         threads.os.getloadavg = lambda: (0.0, 0.0, 0.0)  # free cores (whatever runs beside this test)

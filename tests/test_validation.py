@@ -3,7 +3,7 @@ import pytest
 from recover_core.errors import RecoverError
 from recover_core.filling import MaskInput
 from recover_core.masking import build, mask_text
-from recover_core.validation import check_k, check_text
+from recover_core.text.validation import check_k, check_text
 
 
 @pytest.mark.parametrize("text,msg", [
@@ -44,8 +44,8 @@ def test_nothing_to_mask_is_not_an_error():
 
 
 def test_mask_count_limit():
-    from recover_core.env import MAX_MASKS
-    from recover_core.validation import check_mask_count, count_masks
+    from recover_core.runtime.env import MAX_MASKS
+    from recover_core.text.validation import check_mask_count, count_masks
 
     assert count_masks("[PERSON] [PERSON] met <mask> in [GPE].") == 4
     assert check_mask_count(MAX_MASKS) == MAX_MASKS

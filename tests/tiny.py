@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from recover_core.sources import package_dir
+from recover_core.models.sources import package_dir
 
 
 def make_tiny_bert(out: Path) -> Path:
@@ -32,7 +32,7 @@ def make_tiny_llama(out: Path) -> Path:
     import torch
     from transformers import AutoTokenizer, LlamaConfig, LlamaForCausalLM
 
-    from recover_core import bundles
+    from recover_core.models import bundles
 
     if (out / "config.json").exists():
         return out

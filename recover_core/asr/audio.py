@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from recover_core import atomic
+from recover_core.runtime import atomic
 from recover_core.errors import RecoverError
 
 SAMPLE_RATE = 16_000

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import torch
 
-from recover_core import env
+from recover_core.runtime import env
 from recover_core.errors import RecoverError
 
 NAME = "emformer-rnnt"

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from recover_core import atomic
+from recover_core.runtime import atomic
 from recover_core.asr import lms
 from recover_core.asr.decode import DecodeConfig, Hypothesis
 

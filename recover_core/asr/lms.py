@@ -23,7 +23,8 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from recover_core import atomic, env
+from recover_core.runtime import atomic
+from recover_core.runtime import env
 from recover_core.errors import RecoverError
 
 NONE = "none"

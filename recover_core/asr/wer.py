@@ -13,7 +13,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Sequence
 
-from recover_core import env
+from recover_core.runtime import env
 from recover_core.errors import RecoverError
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import torch
 
-from recover_core import env
+from recover_core.runtime import env
 from recover_core.errors import RecoverError
 
 HUB_ID = "openai/whisper-tiny.en"
@@ -62,7 +62,7 @@ class WhisperBundle:
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def offline_dir(self) -> Path | None:
-        from recover_core.sources import package_dir
+        from recover_core.models.sources import package_dir
 
         pkg = package_dir(PACKAGE)
         folder = pkg / "model" if pkg else None
@@ -82,7 +82,7 @@ class WhisperBundle:
         from transformers import WhisperConfig, WhisperFeatureExtractor, WhisperForConditionalGeneration
 
         from recover_core.asr.ct2_weights import whisper_state_dict
-        from recover_core.bundles import forget_words
+        from recover_core.models.bundles import forget_words
 
         folder = self.offline_dir()
         if folder is not None:

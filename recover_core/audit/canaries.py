@@ -32,7 +32,7 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from recover_core import atomic
+from recover_core.runtime import atomic
 
 TEMPLATES = (
     "The account holder {name} gave the code {code} to the bank.",
@@ -71,7 +71,7 @@ class Canary:
 
 def canaries(seed: int = 0) -> list[Canary]:
     """PER_LEVEL canaries per level: public census names (first and last), random codes."""
-    from recover_core import lexicons
+    from recover_core.data import lexicons
 
     rng = random.Random(f"canaries:{seed}")
     firsts = [n.capitalize() for n, _ in lexicons.census("dist.male.first")[:300] + lexicons.census(

@@ -35,7 +35,7 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from recover_core import atomic
+from recover_core.runtime import atomic
 
 KINDS = {  # kind -> the canary's template; the name comes last
     "census": "The spare key to the blue house is with {name}.",
@@ -70,7 +70,7 @@ class NameCanary:
 
 def _pools() -> dict[str, tuple[list[str], list[str]]]:
     """(first names, surnames) for each kind's draws."""
-    from recover_core import lexicons
+    from recover_core.data import lexicons
     from recover_core.audit import heldout
 
     first = [n for n, _ in lexicons.census("dist.male.first")[:600]] + \
@@ -123,7 +123,7 @@ def build(out: Path, *, limit: int, per_level: int, epochs: float, seed: int = 0
     product's default output of it, the canaries, and what the masker left of them."""
     from tqdm import tqdm
 
-    from recover_core import corpora
+    from recover_core.data import corpora
     from recover_core.obfuscator import Obfuscator
 
     train = corpora.split("news")[0][:limit]

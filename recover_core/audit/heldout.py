@@ -39,7 +39,7 @@ def full_names_pools() -> tuple[list[str], list[str]]:
     if mod is not None:
         p = mod.pools()
         return (sorted({n for v in p["first"].values() for n in v}), sorted({n for v in p["last"].values() for n in v}))
-    from recover_core import lexicons
+    from recover_core.data import lexicons
 
     census = lexicons.first_names() | lexicons.last_names()
     first = sorted(n.capitalize() for n in lexicons.world_first_names() if n.isalpha() and n not in census)

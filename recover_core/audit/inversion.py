@@ -23,7 +23,7 @@ import random
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
-from recover_core import lexicons
+from recover_core.data import lexicons
 from recover_core.obfuscator import Obfuscator
 from recover_core.pseudonyms import bare, new_key
 

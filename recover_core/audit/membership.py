@@ -43,7 +43,7 @@ class MembershipResult:
 def population(size: int, seed: int = 0) -> tuple[list[str], set[str]]:
     """``size`` names drawn from the 1,000 commonest census first names (500 per gender), and
     the half of them that are members."""
-    from recover_core import lexicons
+    from recover_core.data import lexicons
 
     common = list(dict.fromkeys([n for n, _ in lexicons.census("dist.male.first")[:500]] +
                                 [n for n, _ in lexicons.census("dist.female.first")[:500]]))
@@ -62,7 +62,7 @@ def attack(make: Callable[[bytes], Obfuscator], *, members: int = 300, seed: int
            progress: bool = False) -> list[MembershipResult]:
     from tqdm import tqdm
 
-    from recover_core import lexicons
+    from recover_core.data import lexicons
     from recover_core.audit.replay import SLOT, templates
 
     from recover_core.pseudonyms.names import census_share

@@ -34,7 +34,7 @@ from recover_core.filling.base import MaskInput
 from recover_core.masking.mask import MARKER
 from recover_core.obfuscator import Obfuscator, Result
 from recover_core.pseudonyms import new_key
-from recover_core.spans import Span
+from recover_core.text.spans import Span
 
 MAX_CANDIDATES = 10
 PRONOUN_RE = re.compile(r"\b([Hh]e|[Ss]he)\b")
@@ -57,8 +57,8 @@ def templates(n: int, engine: Obfuscator, seed: int = 0) -> list[str]:
     """``n`` real news sentences in which ``engine``'s masker finds nothing,
     each with a slot (SLOT) for a name: in place of "he"/"she", else "According to NAME, ..."
     or "..., NAME said."."""
-    from recover_core import corpora
-    from recover_core.validation import check_text
+    from recover_core.data import corpora
+    from recover_core.text.validation import check_text
 
     sents = [s.strip() for s in corpora.news() if 6 <= len(s.split()) <= 30 and SLOT not in s]
     rng = random.Random(f"replay-templates:{seed}")
@@ -87,7 +87,7 @@ def rebuild(public: dict) -> MaskInput:
     masker marks a name word by word and the filler fills "[MASK] [MASK]" as one name, so a
     fill of several words was as many markers, one space apart; an identifier (e-mail,
     phone, ...) was one."""
-    from recover_core.spans import IDENTIFIER_LABELS
+    from recover_core.text.spans import IDENTIFIER_LABELS
 
     text, out, markers, at, pos = public["text"], [], [], 0, 0
     for f in sorted(public["fills"], key=lambda f: f["start"]):
@@ -161,7 +161,7 @@ def attack(make: Callable[[bytes], Obfuscator], *, victims: int = 200, candidate
     victim's key (leaked) and under a guessed one (secret). ``make(key)`` builds the engine."""
     from tqdm import tqdm
 
-    from recover_core.validation import check_text
+    from recover_core.text.validation import check_text
 
     key = new_key()
     victim = make(key)

@@ -53,7 +53,7 @@ def run(job: Job, *, engine: str = "local", workers: int = 1, resume: bool = Fal
     except OSError as e:  # a full disk, an unwritable folder
         ckpt.discard_if_empty()
         raise RecoverError(f"{e.strerror or e}: {e.filename or job.output}. {_kept(ckpt)}") from None
-    except KeyboardInterrupt as e:  # Ctrl-C, or SIGTERM through cli.terminate_cleanly
+    except KeyboardInterrupt as e:  # Ctrl-C, or SIGTERM through cli.exits.terminate_cleanly
         ckpt.discard_if_empty()
         e.kept = ckpt.kept_message()  # type: ignore[attr-defined]
         raise

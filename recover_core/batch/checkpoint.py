@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
-from recover_core import atomic
+from recover_core.runtime import atomic
 from recover_core.batch.job import Job, differences
 from recover_core.errors import RecoverError
 from recover_core.pseudonyms.key import fingerprint, new_key, read_key_file

@@ -12,13 +12,14 @@ import json
 import time
 from dataclasses import dataclass, field
 
-from recover_core import pseudonyms, validation
+from recover_core import pseudonyms
+from recover_core.text import validation
 from recover_core.batch.job import Job
 from recover_core.errors import RecoverError
 from recover_core.filling.base import MaskInput
 from recover_core.masking.mask import Masked
 from recover_core.obfuscator import Obfuscator, Settings
-from recover_core.spans import Span
+from recover_core.text.spans import Span
 
 
 @dataclass

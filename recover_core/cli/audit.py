@@ -9,7 +9,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from recover_core import atomic
+from recover_core.runtime import atomic
 from recover_core.errors import RecoverError
 
 # The grid's tidy columns (results.TIDY_COLUMNS), and how many times a canary was inserted.

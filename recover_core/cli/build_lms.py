@@ -9,7 +9,7 @@ from pathlib import Path
 from recover_core.asr import lms
 from recover_core.errors import RecoverError
 from recover_core.experiment import build_lms as B
-from recover_core.results import merge_rows
+from recover_core.results.tables import merge_rows
 
 
 def add_parser(sub) -> None:

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from recover_core.claims import claim_datasets, claims_markdown
+from recover_core.results.claims import claim_datasets, claims_markdown
 from recover_core.errors import RecoverError
-from recover_core.results import SKIPPED, grid_markdown, load, read_tidy
+from recover_core.results.tables import SKIPPED, grid_markdown, load, read_tidy
 
 
 def cmd_claims(args) -> None:

@@ -6,7 +6,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
-from recover_core import atomic
+from recover_core.runtime import atomic
 from recover_core.batch.pipeline import decode_record
 from recover_core.errors import RecoverError
 

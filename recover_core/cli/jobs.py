@@ -17,6 +17,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from recover_core.cli.exits import run
 from recover_core.errors import RecoverError
 from recover_core.experiment.job_files import JOB_FILE
 
@@ -111,6 +112,4 @@ def parser() -> argparse.ArgumentParser:
 
 
 if __name__ == "__main__":
-    from recover_core.cli import run
-
     sys.exit(run(parser(), sys.argv[1:]))

@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 from typing import IO
 
-from recover_core import atomic
+from recover_core.runtime import atomic
 from recover_core.cli.common import positive, protect_arg
 from recover_core.errors import RecoverError
 

@@ -16,10 +16,11 @@ from typing import Iterator
 
 from tqdm import tqdm
 
-from recover_core import env, validation
+from recover_core.runtime import env
+from recover_core.text import validation
 from recover_core.batch.pipeline import decode_record, engine_settings
 from recover_core.cli.common import atomic_output, chunks, is_jsonl, positive, protect_arg, read_records
-from recover_core.corpora import CORPORA
+from recover_core.data.corpora import CORPORA
 from recover_core.errors import RecoverError
 from recover_core.filling import DEFAULT_K, KINDS, METHODS
 from recover_core.filling.base import DEFAULT_SAMPLING, SAMPLINGS
@@ -32,7 +33,7 @@ from recover_core.pseudonyms import CHOICES
 
 def cmd_prepare(args) -> None:
     """Convert and check every offline model once, so the first request is fast."""
-    from recover_core import bundles
+    from recover_core.models import bundles
 
     missing = []
     for name in bundles.names():
@@ -285,7 +286,7 @@ def cmd_mask_rates(args) -> None:
     """Table 2 analogue: the share of words each technique masks, per corpus."""
     import pandas as pd
 
-    from recover_core import corpora
+    from recover_core.data import corpora
 
     if not args.corpus and not args.input:
         raise RecoverError("Give an input file or --corpus news.")
@@ -412,7 +413,7 @@ def _filling_args(p) -> None:
 
 
 def cmd_models(args) -> None:
-    from recover_core import bundles
+    from recover_core.models import bundles
 
     for name in bundles.names():
         b = bundles.get(name)

@@ -12,7 +12,7 @@ import shlex
 import sys
 from pathlib import Path
 
-from recover_core import validation
+from recover_core.text import validation
 from recover_core.cli.common import positive
 from recover_core.errors import RecoverError
 from recover_core.training import llm, mlm
@@ -47,13 +47,13 @@ def cmd_finetune_mlm(args) -> None:
 def cmd_evaluate_mlm(args) -> None:
     import torch
 
-    from recover_core.minilm import minilm_mlm
+    from recover_core.models.minilm import minilm_mlm
     from recover_core.training.evaluate import evaluate_mlm, format_eval, heldout_sentences
 
     if args.threads:
         torch.set_num_threads(args.threads)
     if args.export_heldout:  # for a machine without the corpora's packages: finetune-mlm --heldout-file
-        from recover_core import atomic
+        from recover_core.runtime import atomic
 
         sents = heldout_sentences(tuple(c.strip() for c in args.corpus.split(",") if c.strip()))
         atomic.write_text(args.export_heldout, "\n".join(sents) + "\n")

@@ -15,13 +15,14 @@ from pathlib import Path
 
 import numpy as np
 
-from recover_core import atomic, env
+from recover_core.runtime import atomic
+from recover_core.runtime import env
 from recover_core.asr import audio, hypotheses, lms, wer
 from recover_core.experiment import speech_set
 from recover_core.asr.decode import DecodeConfig
 from recover_core.asr.recognize import Recognizer
 from recover_core.errors import RecoverError
-from recover_core.results import merge_rows, other_scales
+from recover_core.results.tables import merge_rows, other_scales
 
 LAMBDAS = (0.05, 0.1, 0.2, 0.3)
 BETAS = (0.0, 0.5)

@@ -20,11 +20,12 @@ import dataclasses
 import json
 from pathlib import Path
 
-from recover_core import atomic, env
+from recover_core.runtime import atomic
+from recover_core.runtime import env
 from recover_core.asr import lms
 from recover_core.errors import RecoverError
 from recover_core.experiment.config import SMOLLM2, MethodSpec, fusion_weights
-from recover_core.results import ROW_IDENTITY, merge_rows, read_rows
+from recover_core.results.tables import ROW_IDENTITY, merge_rows, read_rows
 
 CONFIG = Path("assets/experiments/cpu.toml")
 

@@ -8,7 +8,8 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from recover_core import corpora, env
+from recover_core.data import corpora
+from recover_core.runtime import env
 from recover_core.errors import RecoverError
 
 BASELINES = ("oracle", "baseline0", "baseline1")
@@ -233,7 +234,7 @@ def check_config(cfg: ExperimentConfig) -> None:
 # --- data ----------------------------------------------------------------------------------
 
 def usable(sentences) -> list[str]:
-    from recover_core import validation
+    from recover_core.text import validation
 
     out = []
     for s in sentences:

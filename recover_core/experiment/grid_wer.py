@@ -67,7 +67,7 @@ class GridWER:
 def reference(run) -> dict:
     """WER of the recognizer alone and with the pretrained LM fused, on the cells' utterances
     (Table 6's first two rows), cached beside the cells of ``run`` (an experiment.Runner)."""
-    from recover_core import atomic
+    from recover_core.runtime import atomic
     from recover_core.experiment.config import fusion_weights
     from recover_core.experiment.config import read_json
 

@@ -9,7 +9,7 @@ import sys
 import time
 from pathlib import Path
 
-from recover_core import atomic
+from recover_core.runtime import atomic
 
 JOB_FILE = "job.json"
 # This machine's SmolLM2 tokenizer, written into the job folder at export. A GGUF file leaves
@@ -34,7 +34,7 @@ def write_tokenizer(dest: Path) -> Path | None:
     """Copy this machine's SmolLM2 tokenizer into a job folder; None where SmolLM2 is absent."""
     import shutil
 
-    from recover_core import bundles
+    from recover_core.models import bundles
 
     if not bundles._smollm2_present():
         return None

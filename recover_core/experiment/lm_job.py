@@ -29,7 +29,7 @@ import sys
 import time
 from pathlib import Path
 
-from recover_core import atomic
+from recover_core.runtime import atomic
 from recover_core.experiment.job_files import (JOB_FILE, nbest, pool_cells, read_lines, resolve_device, resume,
                                                write_lines, write_tokenizer)
 
@@ -46,7 +46,8 @@ def export(runner, dest: Path, datasets: list[str] | None = None) -> Path:
     not cached yet (``--corpora-only``) is made first."""
     from dataclasses import asdict
 
-    from recover_core import corpora, env
+    from recover_core.data import corpora
+    from recover_core.runtime import env
     from recover_core.experiment.config import cells, texts_digest, usable
     from recover_core.lm import tokenizer as T
 

@@ -9,7 +9,8 @@ import sys
 import time
 from pathlib import Path
 
-from recover_core import atomic, env
+from recover_core.runtime import atomic
+from recover_core.runtime import env
 from recover_core.experiment.config import (FT_KIND, MASK_FREE, ExperimentConfig, MethodSpec, cells, dataset_split,
                                             is_public, read_json, settings_key, sha, texts_digest, usable, versions)
 from recover_core.obfuscator import Obfuscator
@@ -120,7 +121,7 @@ class Runner:
         """The train sentences the LM adapts on for this cell, and facts about them."""
         if method == MASK_FREE:
             return self.split(dataset)[0], {}
-        from recover_core.results import RETRAINED, method_parts, tainted
+        from recover_core.results.tables import RETRAINED, method_parts, tainted
 
         if why := tainted(method):
             from recover_core.errors import RecoverError
@@ -216,7 +217,7 @@ class Runner:
         import torch
         from dataclasses import asdict
 
-        from recover_core import corpora
+        from recover_core.data import corpora
         from recover_core.lm import tokenizer as T
         from recover_core.lm.model import PRESETS
         from recover_core.lm.train import TrainConfig, new_model, train
@@ -398,7 +399,7 @@ class Runner:
     def write_csv(self) -> Path:
         import pandas as pd
 
-        from recover_core.results import TIDY_COLUMNS
+        from recover_core.results.tables import TIDY_COLUMNS
 
         path = Path(self.cfg.output)
         df = pd.DataFrame(self.rows(), columns=TIDY_COLUMNS)

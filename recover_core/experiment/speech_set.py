@@ -17,7 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
-from recover_core import atomic, env
+from recover_core.runtime import atomic
+from recover_core.runtime import env
 from recover_core.errors import RecoverError
 
 VOICES = ("piper-joe", "espeak-ng-us", "flite-slt", "flite-rms")
@@ -47,7 +48,7 @@ class Utterance:
 def texts(dataset: str, max_train: int, max_test: int, dev_size: int = DEV_SIZE) -> dict[str, list[str]]:
     """test: the grid's test sentences; dev: train sentences the grid's LMs never see (those
     after the first ``max_train`` in the same hash order)."""
-    from recover_core import corpora
+    from recover_core.data import corpora
     from recover_core.experiment.config import usable
 
     train, test = corpora.split(dataset)

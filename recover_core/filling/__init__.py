@@ -6,7 +6,8 @@ import sys
 import threading
 from pathlib import Path
 
-from recover_core import bundles, env
+from recover_core.models import bundles
+from recover_core.runtime import env
 from recover_core.errors import RecoverError
 from recover_core.filling.base import DEFAULT_K, METHODS, Candidate, Fill, Filled, Filler, MaskInput
 

@@ -9,9 +9,9 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import ClassVar, Container, Literal, Sequence
 
-from recover_core import validation
+from recover_core.text import validation
 from recover_core.errors import RecoverError
-from recover_core.spans import GENERIC_LABELS, IDENTIFIER_MASK, MARKER_RE as _MARKER_RE, Span
+from recover_core.text.spans import GENERIC_LABELS, IDENTIFIER_MASK, MARKER_RE as _MARKER_RE, Span
 
 Method = Literal["top1", "topk"]
 METHODS = ("top1", "topk")

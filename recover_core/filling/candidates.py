@@ -11,10 +11,10 @@ import re
 
 from typing import Callable, Sequence
 
-from recover_core.word_caches import word_cache
-from recover_core import lexicons
+from recover_core.runtime.word_caches import word_cache
+from recover_core.data import lexicons
 from recover_core.filling.base import Candidate, surface
-from recover_core.shapes import MONTHS, WEEKDAYS
+from recover_core.text.shapes import MONTHS, WEEKDAYS
 
 # Given filled sentences with the substitute's [start, end) and the label it must carry (one
 # for all, or one per sentence), says which ones a tagger reads as that label. Built from an
@@ -138,7 +138,7 @@ def ner_type_check(nlp) -> TypeCheck:
     """A TypeCheck backed by a spaCy pipeline (preiss2023 checks substitutes against name
     lists; for organisations and nationalities there is no list, so the tagger decides)."""
     def check(filled: Sequence[tuple[str, int, int]], label: str | Sequence[str]) -> list[bool]:
-        from recover_core import bundles
+        from recover_core.models import bundles
 
         labels = [label] * len(filled) if isinstance(label, str) else label
         # The filled sentences hold user text: spaCy must forget their words afterwards.

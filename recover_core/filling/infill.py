@@ -21,13 +21,13 @@ from typing import Container, Sequence
 import torch
 from transformers import DynamicCache
 
-from recover_core import bundles
+from recover_core.models import bundles
 from recover_core.filling import candidates as cand_rules, kernels, memo, scheduler
 from recover_core.filling.base import (
     DEFAULT_K, DEFAULT_SAMPLING, Candidate, Filled, Filler, MaskInput, Method, Sampling, TopOnePath, choose,
     item_ids, merge_consecutive, rng_for,
 )
-from recover_core.spans import GENERIC_LABELS
+from recover_core.text.spans import GENERIC_LABELS
 
 
 class InfillFiller(Filler):

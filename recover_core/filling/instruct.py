@@ -21,14 +21,15 @@ from typing import Callable, Container, Sequence
 
 import torch
 
-from recover_core import bundles, lexicons
+from recover_core.models import bundles
+from recover_core.data import lexicons
 from recover_core.filling import candidates as cand_rules, kernels, memo, scheduler
 from recover_core.filling.base import (
     DEFAULT_K, DEFAULT_SAMPLING, MARKER_RE, Candidate, Filled, Filler, MaskInput, Method, Sampling, TopOnePath,
     choose, item_ids, merge_consecutive, rng_for,
 )
 from recover_core.filling.infill import InfillFiller, Prefixes, shared as shared_infill
-from recover_core.spans import GENERIC_LABELS
+from recover_core.text.spans import GENERIC_LABELS
 
 INSTRUCTION = "Predict the [MASK] tokens in the given sentence."
 ENTITY_EXTRA_WORDS = 2  # a name or place may take more words than its markers: 'New York City'
@@ -334,7 +335,7 @@ def _load(model: str):
     from pathlib import Path
 
     if (Path(model) / "adapter_config.json").exists():
-        from recover_core.adapters import load_causal_adapter
+        from recover_core.models.adapters import load_causal_adapter
 
         return load_causal_adapter(model, bundles.causal_lm)
     return bundles.load_causal(model)

@@ -26,7 +26,8 @@ import time
 import torch
 import torch.nn.functional as F
 
-from recover_core import atomic, env
+from recover_core.runtime import atomic
+from recover_core.runtime import env
 
 
 def onednn_available() -> bool:

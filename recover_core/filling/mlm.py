@@ -22,14 +22,14 @@ from typing import Callable, Container, Sequence
 
 import torch
 
-from recover_core import bundles
+from recover_core.models import bundles
 from recover_core.filling import candidates as cand_rules
 from recover_core.filling import fastpath
 from recover_core.filling.base import (
     DEFAULT_K, DEFAULT_SAMPLING, Candidate, Fill, Filled, Filler, MaskInput, Method, at_sentence_start, choose,
     Sampling, item_ids, merge_consecutive, rng_for, surface,
 )
-from recover_core.spans import GENERIC_LABELS, apply, shift
+from recover_core.text.spans import GENERIC_LABELS, apply, shift
 
 
 @dataclass

@@ -75,7 +75,7 @@ class PretrainedLM:
 
     @classmethod
     def load(cls, base: str = BASE, adapter: Path | None = None) -> "PretrainedLM":
-        from recover_core.bundles import causal_lm
+        from recover_core.models.bundles import causal_lm
 
         model, tok = causal_lm(base, "the downstream LM needs a causal LM")
         if adapter is not None:

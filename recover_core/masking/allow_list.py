@@ -1,7 +1,7 @@
 """allowList (vats2024 §3.1): mask every word that a curated keep-list does not hold."""
 from __future__ import annotations
 
-from recover_core import lexicons
+from recover_core.data import lexicons
 from recover_core.masking.base import KeepListMasker
 
 

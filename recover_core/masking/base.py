@@ -4,7 +4,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import Callable, ClassVar, Container, Iterable, Mapping
 
-from recover_core.spans import Span, words
+from recover_core.text.spans import Span, words
 
 class Masker(ABC):
     """Finds private words. Subclasses are small and registered by name."""

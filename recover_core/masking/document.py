@@ -18,13 +18,13 @@ import re
 from dataclasses import replace
 from typing import Sequence
 
-from recover_core import lexicons
-from recover_core.lexicons import everyday
-from recover_core.shapes import MONTHS
+from recover_core.data import lexicons
+from recover_core.data.lexicons import everyday
+from recover_core.text.shapes import MONTHS
 from recover_core.masking.name_cues import TITLES
 from recover_core.masking.public_bodies import INSTITUTION_WORDS, is_public_body
 from recover_core.masking.mask import Masked
-from recover_core.spans import Span, merge
+from recover_core.text.spans import Span, merge
 
 # Short enough that a dense paragraph's masks stay well under env.MAX_MASKS, long enough that
 # the fillers read whole sentences.

@@ -20,16 +20,17 @@ import functools
 from dataclasses import replace
 from typing import Iterable
 
-from recover_core import bundles, lexicons
+from recover_core.models import bundles
+from recover_core.data import lexicons
 from recover_core.errors import RecoverError
 from recover_core.masking.base import Masker
-from recover_core.lexicons import everyday
+from recover_core.data.lexicons import everyday
 from recover_core.masking import name_shape
 from recover_core.masking.name_cues import known_first_names as _first_names
 from recover_core.masking.name_cues import (PLACE_CUES, RELATIONS, TITLES, cue_spans_strength, is_capitalised,
                                             org_cue_spans)
 from recover_core.masking.truecase import is_caseless, truecase_with_names
-from recover_core.spans import ENTITY_LABELS, Span, WORD_RE, merge, words
+from recover_core.text.spans import ENTITY_LABELS, Span, WORD_RE, merge, words
 
 DEFAULT_TYPES = ("PERSON", "GPE", "LOC", "ORG", "FAC", "NORP")
 ALL_TYPES = ENTITY_LABELS

@@ -26,7 +26,7 @@ from recover_core.masking.public_bodies import whole_bodies, without_public_bodi
 from recover_core.masking.recognizers import (DIGIT_WORD_RE, Address, CreditCard, DateOfBirth, Email, Handle, Iban,
                                               IdNumber, IpAddress, NumberWithContext, Phone, Postcode, Recognizer,
                                               SpokenDigits, Ssn, Url)
-from recover_core.spans import ENTITY_LABELS, GENERIC_LABELS, IDENTIFIER_LABELS, Span
+from recover_core.text.spans import ENTITY_LABELS, GENERIC_LABELS, IDENTIFIER_LABELS, Span
 
 # name -> recognizer, in the order they run. Order matters only for ties: of two items of the
 # same strength and extent, the earlier recognizer's label.

@@ -4,10 +4,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from recover_core import validation
+from recover_core.text import validation
 from recover_core.masking.base import AllOf, Masker
 from recover_core.masking.techniques import get, names
-from recover_core.spans import Span, apply, merge, outside_brackets, shift, words, words_shared
+from recover_core.text.spans import Span, apply, merge, outside_brackets, shift, words, words_shared
 
 MarkerStyle = Literal["mask", "class"]
 MARKER = "[MASK]"

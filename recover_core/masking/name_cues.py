@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import functools
 
-from recover_core import lexicons
-from recover_core.lexicons import everyday
-from recover_core.spans import Span, words
+from recover_core.data import lexicons
+from recover_core.data.lexicons import everyday
+from recover_core.text.spans import Span, words
 
 # Words right before a name. Titles first; then introductions and greetings. Each entry is a
 # word sequence, matched lower-case against the words just before the slot. These titles

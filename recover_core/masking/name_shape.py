@@ -24,9 +24,10 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from recover_core import atomic, lexicons
-from recover_core.env import cache_dir
-from recover_core.lexicons import everyday
+from recover_core.runtime import atomic
+from recover_core.data import lexicons
+from recover_core.runtime.env import cache_dir
+from recover_core.data.lexicons import everyday
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ import re
 from typing import Iterator
 
 from recover_core.masking.recognizers import SOURCE, Recognizer
-from recover_core.spans import Span
+from recover_core.text.spans import Span
 
 QUASI = "quasi"
 

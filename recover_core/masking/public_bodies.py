@@ -12,10 +12,10 @@ from __future__ import annotations
 import functools
 import re
 
-from recover_core import lexicons
+from recover_core.data import lexicons
 from dataclasses import replace
 
-from recover_core.spans import Span, merge
+from recover_core.text.spans import Span, merge
 
 INSTITUTION_WORDS = frozenset("""court courts government governments republic ministry ministries commission
     convention cassation appeal appeals supreme constitutional state states federal national european human rights

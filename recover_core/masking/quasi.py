@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import re
 
-from recover_core import lexicons
-from recover_core.lexicons import everyday
+from recover_core.data import lexicons
+from recover_core.data.lexicons import everyday
 from recover_core.masking.recognizers import MONTH, DateOfBirth, Recognizer, _context_re
 
 QUASI = "quasi"

@@ -23,7 +23,7 @@ from stdnum import iban as _iban
 from stdnum import luhn as _luhn
 from stdnum.us import ssn as _ssn
 
-from recover_core.spans import Span
+from recover_core.text.spans import Span
 
 SOURCE = "identifiers"
 # How far before an item its context words may stand (characters).

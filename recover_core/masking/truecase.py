@@ -14,11 +14,11 @@ from __future__ import annotations
 import functools
 import re
 
-from recover_core import lexicons
-from recover_core.lexicons import everyday
+from recover_core.data import lexicons
+from recover_core.data.lexicons import everyday
 from recover_core.masking.name_cues import (AFTER, NOT_ORGS, ORG_STOPS, PLACE_CUES, org_slot, org_slot_any_word,
                                            slot_before)
-from recover_core.spans import Span, words
+from recover_core.text.spans import Span, words
 
 _PRONOUN_I = re.compile(r"^i(?:['’](?:m|ll|d|ve))?$")
 # A word no English word list knows well (wordfreq rank past this, about Zipf 3) is, in

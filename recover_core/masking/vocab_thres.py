@@ -1,7 +1,7 @@
 """vocabThres (vats2024 §3.1): keep the N most frequent words of a generic corpus, mask the rest."""
 from __future__ import annotations
 
-from recover_core import lexicons
+from recover_core.data import lexicons
 from recover_core.errors import RecoverError
 from recover_core.masking.base import KeepListMasker, RankedKeep
 

@@ -7,10 +7,10 @@ from typing import Callable, Sequence
 
 from recover_core.filling.base import Fill, Filled
 from recover_core.filling.candidates import TypeCheck, near
-from recover_core import lexicons
+from recover_core.data import lexicons
 from recover_core.pseudonyms.names import POSSESSIVES, TITLES, bare
 from recover_core.pseudonyms.policy import Pseudonyms
-from recover_core.spans import GENERIC_LABELS, IDENTIFIER_LABELS
+from recover_core.text.spans import GENERIC_LABELS, IDENTIFIER_LABELS
 
 # A drawn substitute the tagger does not read as its type ("Ernestine" read as an
 # organisation) is drawn again, this many times at most; the filler's candidates were

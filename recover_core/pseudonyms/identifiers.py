@@ -32,7 +32,7 @@ from stdnum import iban as _iban
 from stdnum import luhn as _luhn
 from stdnum.us import ssn as _ssn
 
-from recover_core import shapes
+from recover_core.text import shapes
 from recover_core.pseudonyms import quasi
 from recover_core.pseudonyms.places import US_STATE_ZIPS
 

@@ -18,7 +18,7 @@ import random
 import secrets
 from pathlib import Path
 
-from recover_core import atomic
+from recover_core.runtime import atomic
 from recover_core.errors import RecoverError
 
 KEY_BYTES = 32  # a fresh key: 256 bits

@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from recover_core import atomic
+from recover_core.runtime import atomic
 from recover_core.errors import RecoverError
 from recover_core.pseudonyms.key import as_key
 from recover_core.pseudonyms.policy import CHOICES, Pseudonyms

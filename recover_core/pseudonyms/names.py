@@ -8,9 +8,9 @@ import re
 from pathlib import Path
 from typing import Sequence
 
-from recover_core.word_caches import word_cache
-from recover_core import lexicons
-from recover_core.env import assets_dir
+from recover_core.runtime.word_caches import word_cache
+from recover_core.data import lexicons
+from recover_core.runtime.env import assets_dir
 from recover_core.pseudonyms import reads
 
 # A surname comes after these (preiss2023's rule), unless a possessive makes the title a

@@ -9,9 +9,9 @@ import re
 from pathlib import Path
 from typing import Sequence
 
-from recover_core.word_caches import word_cache
-from recover_core import lexicons
-from recover_core.env import assets_dir
+from recover_core.runtime.word_caches import word_cache
+from recover_core.data import lexicons
+from recover_core.runtime.env import assets_dir
 from recover_core.filling.candidates import fallback_word
 from recover_core.pseudonyms import reads
 

@@ -7,14 +7,15 @@ import random
 import re
 from typing import Sequence
 
-from recover_core import lexicons, shapes
+from recover_core.data import lexicons
+from recover_core.text import shapes
 from recover_core.filling.candidates import PLACE_LABELS, acceptable, fallback_word
 from recover_core.pseudonyms.key import as_key, keyed_rng
 from recover_core.pseudonyms.names import (_accept_sets, _pools, bare, census_share, genders,
                                           own_case, prior_pools, roles, sound)
 from recover_core.pseudonyms import identifiers
 from recover_core.pseudonyms.places import _kind_of, drawn_places_of_kind, named, place_kind, place_prior
-from recover_core.spans import GENERIC_LABELS, IDENTIFIER_LABELS
+from recover_core.text.spans import GENERIC_LABELS, IDENTIFIER_LABELS
 
 # How a substitute is chosen among those that pass the rules (type, gender, kind, free):
 # "prior" (the default) draws it as names and places occur, the filler's context score

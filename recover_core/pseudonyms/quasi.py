@@ -24,8 +24,8 @@ import re
 from datetime import date, datetime, time, timedelta
 from typing import Callable, Protocol
 
-from recover_core import lexicons
-from recover_core.shapes import MONTHS, WEEKDAYS
+from recover_core.data import lexicons
+from recover_core.text.shapes import MONTHS, WEEKDAYS
 
 # The year a day and month without a year are read in (a common year: no 29 February).
 REF_YEAR = 2001

@@ -13,7 +13,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable, Collection, Sequence
 
-from recover_core import atomic, lexicons
+from recover_core.runtime import atomic
+from recover_core.data import lexicons
 
 
 def count_reads(nlp, words: Sequence[str], frames: Sequence[str], labels: Collection[str]) -> dict[str, int]:
@@ -32,7 +33,7 @@ def build_table(out: Path, groups: dict[str, Sequence[str]], measure: Callable[.
                 contexts: str, n: int, what: str, rebuild: str) -> Path:
     """Measure each group's words with spaCy md (``measure(nlp, words, group)``) and write the
     committed table: a header saying what and how, then "group<TAB>word<TAB>count" rows."""
-    from recover_core import bundles
+    from recover_core.models import bundles
 
     nlp = bundles.load_ner("spacy-md")
     header = (f"# In how many of {contexts} (of {n}) spaCy en_core_web_md {nlp.meta['version']} reads each\n"

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import functools
 
-from recover_core import lexicons
-from recover_core.spans import Span, merge, words
+from recover_core.data import lexicons
+from recover_core.text.spans import Span, merge, words
 
 JOINERS = {"and", "or", ","}
 INTRODUCERS = {("my", "name", "is"), ("call",), ("ask",), ("tell",), ("meet",), ("thank",), ("thanks",),

@@ -31,7 +31,7 @@ from recover_core.speech import boundaries, splice, voices
 from recover_core.speech.plan import NEAR_S, RESPOKEN, Entity, Plan, Result, Settings
 from recover_core.pseudonyms import TITLES, Pseudonyms, bare
 from recover_core.pseudonyms.key import new_key
-from recover_core.spans import IDENTIFIER_LABELS, Span
+from recover_core.text.spans import IDENTIFIER_LABELS, Span
 
 if TYPE_CHECKING:  # torch loads with the recognizer, not on import (the app starts without it)
     from recover_core.asr.alignment import Word

@@ -9,12 +9,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from recover_core import validation
+from recover_core.text import validation
 from recover_core.errors import RecoverError
 from recover_core.filling.base import DEFAULT_SAMPLING, SAMPLINGS, Filled
 from recover_core.speech import voices
 from recover_core.pseudonyms import CHOICES, Pseudonyms
-from recover_core.spans import Span
+from recover_core.text.spans import Span
 
 if TYPE_CHECKING:  # torch loads with the recognizer, not on import (the app starts without it)
     from recover_core.asr.recognize import Transcript

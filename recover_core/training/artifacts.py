@@ -2,7 +2,7 @@
 
 OUT/model is a plain transformers folder (AutoModelForMaskedLM.from_pretrained works on
 it); OUT/adapter is the LoRA adapter, a few MB, plus for a masked LM the trained head.
-Their format is read by recover_core/adapters.py, which the shipped adapters in assets/
+Their format is read by recover_core/models/adapters.py, which the shipped adapters in assets/
 go through too. Every folder is swapped in whole (atomic.directory): a killed run never
 leaves a half-written model.
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from recover_core import atomic
+from recover_core.runtime import atomic
 from recover_core.training.lora import head_names
 
 
@@ -53,7 +53,7 @@ def save_causal_adapter(model, folder: Path, cfg, card: str) -> None:
 
 def build_minilm_mlm(out: Path) -> Path:
     """Save minilm.minilm_mlm() as a plain BertForMaskedLM folder (with its tokenizer) at ``out``."""
-    from recover_core.minilm import minilm_mlm
+    from recover_core.models.minilm import minilm_mlm
 
     model, tok = minilm_mlm()
     save_model(model, tok, Path(out))

@@ -13,7 +13,7 @@ import random
 from dataclasses import asdict
 from pathlib import Path
 
-from recover_core import atomic
+from recover_core.runtime import atomic
 from recover_core.errors import RecoverError
 from recover_core.training.lora import trainable
 

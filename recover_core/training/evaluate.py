@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
-from recover_core import validation
+from recover_core.text import validation
 from recover_core.errors import RecoverError
 from recover_core.training.config import EVAL_CORPORA
 
@@ -39,7 +39,7 @@ def heldout_for(cfg) -> list[str]:
 
 def heldout_sentences(corpora: Sequence[str] = EVAL_CORPORA) -> list[str]:
     """The default held-out set: equal numbers of held-out sentences from each corpus."""
-    from recover_core import corpora as C
+    from recover_core.data import corpora as C
 
     for c in corpora:
         if c not in C.CORPORA:
@@ -52,7 +52,7 @@ def _items(sentences: Sequence[str], tok, n_items: int, seed: int, max_length: i
 
     Only words that are one vocabulary entry (and have a letter or digit) are eligible:
     then the gold answer is one id and top-k over the vocabulary is well defined."""
-    from recover_core.lexicons import FUNCTION_WORDS
+    from recover_core.data.lexicons import FUNCTION_WORDS
 
     order = sorted(set(sentences), key=lambda s: hashlib.sha1(f"{seed}:{s}".encode()).hexdigest())
     out: list[_Item] = []
@@ -88,10 +88,10 @@ def _load_any(model_or_folder, tokenizer=None):
     if isinstance(model_or_folder, (str, Path)):
         folder = Path(model_or_folder)
         if (folder / "adapter_config.json").exists():
-            from recover_core.adapters import load_mlm_adapter
+            from recover_core.models.adapters import load_mlm_adapter
 
             return load_mlm_adapter(folder)
-        from recover_core import bundles
+        from recover_core.models import bundles
 
         b = bundles.get(str(model_or_folder))
         if b.kind != "mlm":

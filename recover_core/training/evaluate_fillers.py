@@ -30,7 +30,7 @@ class Item:
 def items(sentences: Sequence[str], n: int, seed: int = 0) -> list[Item]:
     """Up to n items, one per sentence, chosen and masked by a seeded hash (the same on
     every machine, for every filler)."""
-    from recover_core import lexicons
+    from recover_core.data import lexicons
     from recover_core.filling.candidates import ALPHA_RE
     from recover_core.training.examples import word_core
 

@@ -31,7 +31,7 @@ def mask_example(sentence: str, rng: random.Random, mask_prob: float = 0.15, max
     Capitalised words inside the sentence and content words are chosen more often than
     function words, since those are what the techniques mask. Half of the sentences use
     class markers ([PERSON], [GPE], [NUMBER]) where a name list or digits say so."""
-    from recover_core import lexicons
+    from recover_core.data import lexicons
 
     tokens = sentence.split(" ")
     spans = [(i, *word_core(t)) for i, t in enumerate(tokens)]

@@ -11,7 +11,7 @@ import json
 import sys
 from pathlib import Path
 
-from recover_core import atomic
+from recover_core.runtime import atomic
 
 
 class RunLog:

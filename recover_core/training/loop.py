@@ -92,7 +92,7 @@ def train_step(cfg, opt, params, state: dict, attn, loss_fn) -> "torch.Tensor":
     import torch
 
     t_step = time.time()
-    from recover_core import env
+    from recover_core.runtime import env
 
     gpu = cfg.device != "cpu"  # GPUs have native bfloat16; a CPU only where env says so
     with torch.autocast("cuda" if gpu else "cpu", dtype=torch.bfloat16,

@@ -21,14 +21,14 @@ def mlm_base(cfg):
     """(model, tokenizer, base name for artifacts) for a FinetuneConfig."""
     from transformers import AutoModelForMaskedLM, AutoTokenizer
 
-    from recover_core.minilm import MINILM_BASE, minilm_mlm
+    from recover_core.models.minilm import MINILM_BASE, minilm_mlm
 
     if cfg.from_minilm:  # a continued run's head (bias included) comes from --init-adapter
         model, tok = minilm_mlm(freq_bias=cfg.init_adapter is None)
         return model, tok, MINILM_BASE
     if not cfg.model:
         raise RecoverError("Give --model (a masked LM name or folder) or --from-minilm.")
-    from recover_core import bundles
+    from recover_core.models import bundles
 
     b = bundles.get(cfg.model)
     if b.kind != "mlm":
@@ -39,7 +39,7 @@ def mlm_base(cfg):
 
 def causal_base(cfg):
     """(model, tokenizer) for an LLMConfig."""
-    from recover_core.bundles import causal_lm
+    from recover_core.models.bundles import causal_lm
 
     return causal_lm(cfg.model, "finetune-llm needs a causal LM")
 
@@ -92,7 +92,7 @@ def load_init_adapter(model, cfg, base_name: str) -> None:
     from peft import set_peft_model_state_dict
     from safetensors.torch import load_file
 
-    from recover_core.adapters import load_mlm_head
+    from recover_core.models.adapters import load_mlm_head
 
     folder = Path(cfg.init_adapter)
     try:

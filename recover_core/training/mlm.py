@@ -7,7 +7,7 @@ filled by the model itself, Top-1 or Top-K (``filled``), possibly for several ro
 local masked LM or registered bundle.
 
 It also builds an MLM where no offline one exists: the MiniLM-L6 encoder that a pip
-package ships is a BertModel without MLM head. ``recover_core/minilm.py`` adds BERT's head
+package ships is a BertModel without MLM head. ``recover_core/models/minilm.py`` adds BERT's head
 (decoder tied to the word embeddings, output bias from word frequencies), and
 ``finetune-mlm --from-minilm`` trains the head plus LoRA on the encoder.
 

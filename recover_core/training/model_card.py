@@ -24,7 +24,7 @@ def run_stats(state: dict) -> dict:
 
 
 def _heldout_percent() -> int:
-    from recover_core.corpora import HELDOUT_PERCENT
+    from recover_core.data.corpora import HELDOUT_PERCENT
 
     return HELDOUT_PERCENT
 
@@ -35,7 +35,7 @@ def _resumed(state: dict) -> str:
 
 def mlm_card(cfg, base_name: str, state: dict, after: dict, stats: dict) -> str:
     """finetune-mlm's card; ``after``: evaluate.evaluate_mlm's result after training."""
-    from recover_core.minilm import MINILM_BASE
+    from recover_core.models.minilm import MINILM_BASE
 
     before = state.get("eval_before")
 
@@ -56,7 +56,7 @@ def mlm_card(cfg, base_name: str, state: dict, after: dict, stats: dict) -> str:
     lr = cfg.lr or MLM_LR["lora" if cfg.lora_r else "full"]
     loading = f'    AutoModelForMaskedLM.from_pretrained("{cfg.out / "model"}")   # merged\n'
     if cfg.lora_r:
-        loading += f'    recover_core.adapters.load_mlm_adapter("{cfg.out / "adapter"}")   # LoRA + head\n'
+        loading += f'    recover_core.models.adapters.load_mlm_adapter("{cfg.out / "adapter"}")   # LoRA + head\n'
     start = (f"\n- start: the LoRA and head of {cfg.init_adapter} (continued training; 'before' below is "
              "that adapter, and its own card tells how it was trained)") if cfg.init_adapter else ""
     return f"""# Masked LM fine-tuned by recover (vats2024 §3.2)

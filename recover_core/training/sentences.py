@@ -10,7 +10,8 @@ resumed run trains on exactly the same text.
 """
 from __future__ import annotations
 
-from recover_core import atomic, validation
+from recover_core.runtime import atomic
+from recover_core.text import validation
 from recover_core.errors import RecoverError
 from recover_core.training.evaluate import heldout_for
 
@@ -19,7 +20,7 @@ def training_sentences(cfg) -> tuple[list[str], list[str]]:
     """(mask-free sentences, masked sentences with markers), held-out sentences removed.
 
     ``cfg``: a FinetuneConfig or LLMConfig; ``cfg.corpora_used`` is set for the model card."""
-    from recover_core import corpora as C
+    from recover_core.data import corpora as C
     from recover_core.filling.base import MARKER_RE
 
     held = set(heldout_for(cfg)) if cfg.exclude_heldout else set()

@@ -7,7 +7,7 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
-from recover_core import env
+from recover_core.runtime import env
 from recover_core.errors import RecoverError
 
 # Hub revisions used in a Space, so that a model changed on the hub cannot change the Space.

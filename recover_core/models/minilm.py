@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from recover_core.sources import minilm_base_dir
+from recover_core.models.sources import minilm_base_dir
 
 if TYPE_CHECKING:
     import torch

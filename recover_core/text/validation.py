@@ -10,8 +10,8 @@ import unicodedata
 from typing import Iterable
 from pathlib import Path
 
-from recover_core.env import MAX_CHARS, MAX_MASKS
-from recover_core import spans
+from recover_core.runtime.env import MAX_CHARS, MAX_MASKS
+from recover_core.text import spans
 from recover_core.errors import RecoverError
 
 # Markers we write ([MASK], [PERSON], ...) and the one RoBERTa-style models read (<mask>).

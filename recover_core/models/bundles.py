@@ -21,8 +21,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator, Literal
 
-from recover_core import atomic, env, sources, word_caches
-from recover_core.sources import MINILM_HUB_ID, minilm_package_dir
+from recover_core.runtime import atomic
+from recover_core.runtime import env
+from recover_core.models import sources
+from recover_core.runtime import word_caches
+from recover_core.models.sources import MINILM_HUB_ID, minilm_package_dir
 from recover_core.errors import RecoverError
 
 Kind = Literal["mlm", "causal", "ner"]
@@ -296,7 +299,7 @@ def _merged_asset(asset_name: str, ready: Callable[[], bool], load_adapter: Call
 
 def _minilm_dir(asset_name: str) -> Path | None:
     """An MLM: MiniLM-L6 (minilm_base_dir) + a head and LoRA adapter trained here (finetune-mlm)."""
-    from recover_core.adapters import load_mlm_adapter
+    from recover_core.models.adapters import load_mlm_adapter
 
     return _merged_asset(asset_name, lambda: minilm_package_dir() is not None or not env.offline(), load_mlm_adapter)
 
@@ -307,7 +310,7 @@ def _minilm_present(asset_name: str) -> bool:
 
 def _smollm2_fill_dir(asset_name: str = SMOLLM2_FILL_ASSET) -> Path | None:
     """SmolLM2 with an instruction-tuned filling adapter (finetune-llm) merged in."""
-    from recover_core.adapters import load_causal_adapter
+    from recover_core.models.adapters import load_causal_adapter
 
     return _merged_asset(asset_name, lambda: _smollm2_present() or not env.offline(),
                          lambda folder: load_causal_adapter(folder, causal_lm))

@@ -12,14 +12,15 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from recover_core import bundles, validation
+from recover_core.models import bundles
+from recover_core.text import validation
 from recover_core.errors import RecoverError
 from recover_core.filling import DEFAULT_MODEL, KINDS, memo
 from recover_core.masking.identifiers import PROFILES
 from recover_core.masking.mask import Masked
 from recover_core.obfuscator import Obfuscator, Result
 from recover_core.pseudonyms.key import new_key
-from recover_core.spans import IDENTIFIER_LABELS
+from recover_core.text.spans import IDENTIFIER_LABELS
 
 CANDIDATE_COLUMNS = ["mask", "label", "candidate", "score", "chosen"]
 TECHNIQUES = ["entityTagger", "vocabThres", "allowList", "allowList+entityTagger", "vocabThres+entityTagger"]

@@ -10,9 +10,9 @@ import functools
 from pathlib import Path
 from typing import NamedTuple
 
-from recover_core.word_caches import word_cache
-from recover_core import atomic
-from recover_core.env import assets_dir
+from recover_core.runtime.word_caches import word_cache
+from recover_core.runtime import atomic
+from recover_core.runtime.env import assets_dir
 
 ALLOWLIST_FILE = "allowlist_ngsl.txt"
 
@@ -343,7 +343,7 @@ def build_allow_list(out: Path | None = None) -> Path:
         "# allowList: New General Service List 1.01 (Browne, Culligan & Phillips, 2013),\n"
         "# the core list with its inflected forms, plus the NGSL supplemental list.\n"
         "# Source: PyPI package ngsl 1.41; NGSL licence CC BY-SA 4.0.\n"
-        "# Rebuild: python -c 'from recover_core.lexicons import build_allow_list; build_allow_list()'\n"
+        "# Rebuild: python -c 'from recover_core.data.lexicons import build_allow_list; build_allow_list()'\n"
     )
     atomic.write_text(out, header + "\n".join(words) + "\n")
     return out
@@ -368,8 +368,8 @@ def build_case_counts(out: Path | None = None) -> Path:
     """Write assets/case_counts_news_wiki.tsv (run once; the file is committed)."""
     from collections import Counter
 
-    from recover_core import corpora
-    from recover_core.spans import WORD_RE
+    from recover_core.data import corpora
+    from recover_core.text.spans import WORD_RE
 
     cap: Counter[str] = Counter()
     low: Counter[str] = Counter()
@@ -388,7 +388,7 @@ def build_case_counts(out: Path | None = None) -> Path:
         "# How often each word is written Capitalised and lower-case inside a sentence (not as its\n"
         "# first word) in recover's news (gensim's Lee corpus) and wiki (gensim's Wikipedia excerpt)\n"
         "# corpora; words seen at least twice. Used to restore case before NER (masking/truecase.py).\n"
-        "# Rebuild: python -c 'from recover_core.lexicons import build_case_counts; build_case_counts()'\n"
+        "# Rebuild: python -c 'from recover_core.data.lexicons import build_case_counts; build_case_counts()'\n"
     )
     atomic.write_text(out, header + "".join(f"{w}\t{cap[w]}\t{low[w]}\n" for w in rows))
     return out

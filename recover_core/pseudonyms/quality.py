@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from recover_core.filling.base import Filled
-from recover_core.spans import GENERIC_LABELS, IDENTIFIER_LABELS
+from recover_core.text.spans import GENERIC_LABELS, IDENTIFIER_LABELS
 
 
 def leaks(filled: Filled, originals: Sequence[str]) -> int:

@@ -58,7 +58,7 @@ def cache_dir() -> Path:
 
 
 def assets_dir() -> Path:
-    return Path(__file__).resolve().parent.parent / "assets"
+    return Path(__file__).resolve().parents[2] / "assets"
 
 
 def source_commit() -> str | None:
@@ -67,7 +67,7 @@ def source_commit() -> str | None:
     shipped assets after later commits changed them."""
     import subprocess
 
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     if not (root / ".git").exists():
         return None
     try:

@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from recover_core import atomic
+from recover_core.runtime import atomic
 from recover_core.errors import RecoverError
 
 if TYPE_CHECKING:
@@ -101,7 +101,7 @@ def tainted(method: str) -> str | None:
 
 
 def precomputed_dir() -> Path:
-    return Path(__file__).resolve().parent.parent / "precomputed"
+    return Path(__file__).resolve().parents[2] / "precomputed"
 
 
 @functools.lru_cache(maxsize=1)

@@ -13,8 +13,9 @@ from importlib import metadata
 from pathlib import Path
 from typing import Callable, Iterable
 
-from recover_core import atomic, env
-from recover_core.sources import package_dir
+from recover_core.runtime import atomic
+from recover_core.runtime import env
+from recover_core.models.sources import package_dir
 from recover_core.errors import RecoverError
 
 

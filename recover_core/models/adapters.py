@@ -28,7 +28,7 @@ def load_mlm_adapter(folder: Path | str) -> tuple[Any, Any]:
     from peft import PeftModel
     from transformers import AutoModelForMaskedLM, AutoTokenizer
 
-    from recover_core.minilm import MINILM_BASE, minilm_mlm
+    from recover_core.models.minilm import MINILM_BASE, minilm_mlm
 
     folder = Path(folder)
     meta = json.loads((folder / "artifact.json").read_text())

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Literal, NamedTuple
 
-from recover_core.results import (ANY_MASKING, MASKING_ORDER, METRICS, STAND_INS, TAINTED_FILLERS, Method, aggregate,
+from recover_core.results.tables import (ANY_MASKING, MASKING_ORDER, METRICS, STAND_INS, TAINTED_FILLERS, Method, aggregate,
                                   display_method, method_parts, pair_datasets, tainted)
 
 if TYPE_CHECKING:

@@ -1,0 +1,1 @@
+"""Corpora and word lists that install here."""

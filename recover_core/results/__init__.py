@@ -1,0 +1,1 @@
+"""Tidy result tables in precomputed/ and vats2024's claims checked on them."""
