@@ -324,7 +324,9 @@ def cpu_options(fillers) -> str:
              f"{torch.backends.cpu.get_cpu_capability()}; AMX {'offered: ' + ','.join(amx) if amx else 'not offered'}"
              f"; oneDNN {'available' if kernels.onednn_available() else 'not available'}"]
     for f in fillers:
-        lines.append(f"  {f.name}: products on {getattr(f, 'forward_path', 'torch linear (unrecorded)')}")
+        shared = getattr(f.model.__dict__.get("forward"), "_shared_passes", None)
+        lines.append(f"  {f.name}: products on {getattr(f, 'forward_path', 'torch linear (unrecorded)')}; inference_mode;"
+                     f" {'passes shared between users' if shared else 'passes not shared'} (filling/scheduler.py)")
     return "\n".join(lines)
 
 
@@ -354,6 +356,7 @@ def pass_floor(repeats: int) -> None:
     passes = {k: 0 for k in fillers}
     rows_tokens = {k: 0 for k in fillers}
     sizes: list[tuple[int, int]] = []  # each pass, both fillers: (real row-tokens, rows the head must score)
+    originals = [f.model.forward for f in fillers.values()]
     for name, f in fillers.items():
         forward = f.model.forward
 
@@ -369,8 +372,8 @@ def pass_floor(repeats: int) -> None:
 
         f.model.forward = counted
     clicks = [click(1 + r) for r in range(repeats)]
-    for f in fillers.values():
-        del f.model.forward  # the instance attribute: the class's forward again
+    for f, forward in zip(fillers.values(), originals):
+        f.model.forward = forward  # the shared-passes wrapper again (filling/scheduler.py)
     n = {k: v // repeats for k, v in passes.items()}
     model = fillers["infill"].model
     with torch.inference_mode():

@@ -34,6 +34,7 @@ from transformers import DynamicCache
 from transformers.cache_utils import DynamicLayer
 from transformers.modeling_outputs import CausalLMOutputWithPast
 
+from recover_core.filling import memo
 from recover_core.runtime import threads
 
 # What a shared pass may hold: padded row-tokens. Beyond it, the rest waits for the next pass
@@ -44,7 +45,7 @@ MAX_ROW_TOKENS = 4096
 # without it would leave it to a pass of its own. Less than a pass takes, so waiting for a user
 # who has gone costs less than the pass it may save; one user alone never waits.
 GATHER_S = 0.03
-RECENT_S = 1.0  # a user whose last call is older than this is not waited for
+RECENT_S = 0.3  # a user whose last call is older than this is not waited for
 # Arguments a call may have and still share a pass (what the fillers and ``generate`` pass).
 _SHAREABLE = {"input_ids", "attention_mask", "position_ids", "past_key_values", "use_cache", "logits_to_keep",
               "return_dict", "cache_position", "output_attentions", "output_hidden_states"}
@@ -88,7 +89,7 @@ class SharedPasses:
         self._pending: list[_Call] = []
         self._lock = threading.Lock()
         self._queued = threading.Condition(self._lock)
-        self._seen: dict[int, float] = {}  # thread id -> when it last made a call
+        self._seen: dict[int, float] = {}  # a user (_user) -> when it last made a call
         self.stats: Counter = Counter()  # calls, passes, shared passes (calls that shared one)
 
     def __call__(self, *args, **kwargs):
@@ -99,7 +100,7 @@ class SharedPasses:
         call = _Call(kwargs)
         with self._lock:
             self._pending.append(call)
-            self._seen[threading.get_ident()] = time.monotonic()
+            self._seen[_user()] = time.monotonic()
             self._queued.notify_all()
         threads.run(self._drain)
         call.done.wait()  # taken by a drain on another thread (no models thread): it finishes it
@@ -131,7 +132,7 @@ class SharedPasses:
                         call.done.set()
 
     def _users(self) -> int:
-        """The users (threads) that made a call lately: how many calls a pass may expect."""
+        """The users (requests) that made a call lately: how many calls a pass may expect."""
         now = time.monotonic()
         self._seen = {t: at for t, at in self._seen.items() if now - at <= RECENT_S}
         return len(self._seen)
@@ -197,6 +198,15 @@ class SharedPasses:
             past = _own_rows(cache, r, a, P) if r.use_cache else None
             outs.append(CausalLMOutputWithPast(logits=logits, past_key_values=past))
         return outs
+
+
+def _user() -> int:
+    """Who made a call: the request (its memo, current while one of its columns fills), else
+    the thread. Not the thread alone: the app's steps of one request run on several threads
+    (Gradio hands each step of a generator to a worker), and a pass would wait for users who
+    are one and the same."""
+    book = memo.current()
+    return id(book) if book is not None else threading.get_ident()
 
 
 def _rows(kwargs: dict, model: torch.nn.Module) -> _Rows | None:
