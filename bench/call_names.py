@@ -67,7 +67,7 @@ def _pools() -> dict[str, list]:
 
     firsts = [n for n, _ in lexicons.census("dist.male.first")[:600]] + [n for n, _ in lexicons.census("dist.female.first")[:600]]
     lasts = [n for n, _ in lexicons.census("dist.all.last")[:5000]]
-    firsts = [n.lower() for n in firsts if not everyday(n.lower())]
+    firsts = [n.lower() for n in firsts]
     return {"first": sorted(set(firsts)), "everyday": sorted({n.lower() for n in lasts if everyday(n.lower())}),
             "census": sorted({n.lower() for n in lasts if not everyday(n.lower())}), "orgs": H.orgs(),
             "heldout": H}

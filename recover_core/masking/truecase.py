@@ -160,9 +160,9 @@ def _full_names(low: list[str]) -> list[int]:
         nxt = low[i + 2] if i + 2 < len(low) else None
         ends = nxt is None or nxt in AFTER_NAME or nxt in PHRASE_END or nxt.endswith(("'s", "’s"))
         strong = any(tuple(prev[-len(c):]) == c for c in HANDOVER)
-        # after a loose cue, one of the two words must be no everyday word ("from rich people")
-        # (the start of a line or turn is such a cue: "garrett chambers mentioned ...")
-        loose = (not prev or (prev[-1],) in LOOSE) and not (everyday(first) and everyday(last))
+        # after a loose cue (the start of a line or turn is one: "garrett chambers mentioned ..."),
+        # the first name must be no everyday word ("from rich people", "went to see kandis")
+        loose = (not prev or (prev[-1],) in LOOSE) and not everyday(first)
         if modal:
             strong, loose = strong and ends, False  # "over to gary may our cfo", not "thanks bill will do"
         if strong or (loose and ends):
