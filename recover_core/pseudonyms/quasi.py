@@ -306,9 +306,14 @@ def nationality(original: str, rng: random.Random, helpers: object) -> str:
     pool = [w for w in lexicons.GROUP_KINDS["nationality"] if w.lower() != low and w.lower() + "s" != low]
     if plural:
         pool = [p for w in pool if (p := lexicons.group_plural(w))]
-    word = rng.choice(pool)
+    # "a Turkish national" -> "a Dutch national", not "a American national"
+    word = rng.choice([w for w in pool if _vowel(w) == _vowel(word_)] or pool)
     word = word.upper() if word_.isupper() and len(word_) > 1 else word
     return f"{word} {rest}" if rest else word
+
+
+def _vowel(word: str) -> bool:
+    return word[:1].lower() in "aeiou"
 
 
 @functools.lru_cache(maxsize=1)
@@ -320,15 +325,18 @@ def _jobs() -> tuple[str, ...]:
 
 def occupation(original: str, rng: random.Random, helpers: object) -> str:
     """Another occupation, plural for a plural ("ballet dancers" -> "dentists")."""
-    word = rng.choice([j for j in _jobs() if j != original.lower()])
+    # the same first sound class, so that "a"/"an" before it still agrees ("a lorry driver" -> "a dentist")
+    pool = [j for j in _jobs() if j != original.lower() and _vowel(j) == _vowel(original)]
+    word = rng.choice(pool or [j for j in _jobs() if j != original.lower()])
     plural = original.endswith("s") and not original.endswith("ss")
     word = word + ("es" if word.endswith(("s", "sh", "ch")) else "s") if plural else word
     return word.capitalize() if original[:1].isupper() else word
 
 
 # Conditions common enough to single no one out: what a health condition becomes.
-CONDITIONS = ("asthma", "diabetes", "epilepsy", "a heart condition", "chronic back pain", "hearing loss", "arthritis",
-              "migraine", "a thyroid disorder", "anaemia")
+# Bare nouns: the original's article, if any, stays before the span ("with a [psychotic illness]").
+CONDITIONS = ("asthma", "diabetes", "epilepsy", "heart disease", "chronic back pain", "hearing loss", "arthritis",
+              "migraine", "thyroid disease", "anaemia")
 
 
 def health(original: str, rng: random.Random, helpers: object) -> str:
