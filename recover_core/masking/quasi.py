@@ -161,15 +161,19 @@ _ROUGHLY = r"(?:(?:approximately|approx\.|around|about|some|nearly|almost|roughl
 
 
 def _bracket_after(text: str, end: int, limit: int = 90) -> int:
-    """Where a bracket right after ``end`` closes, nested brackets included ("(SEK; approximately
-    27,000 euros (EUR))"), or ``end`` when none opens there or it does not close soon."""
+    """Where a round bracket right after ``end`` closes, nested ones included ("(SEK;
+    approximately 27,000 euros (EUR))"), or ``end`` when none opens there or it does not close
+    soon. Square brackets are left alone: the engine keeps a text's own "[...]" tags as they
+    are (spans.outside_brackets), and a span reaching into one would be dropped whole."""
     at = end + (text[end:end + 1] == " ")
-    if at >= len(text) or text[at] not in "([":
+    if at >= len(text) or text[at] != "(":
         return end
     depth = 0
     for i in range(at, min(len(text), at + limit)):
-        depth += text[i] in "(["
-        depth -= text[i] in ")]"
+        depth += text[i] == "("
+        depth -= text[i] == ")"
+        if "[" in text[i] or "]" in text[i]:
+            return end
         if depth == 0:
             return i + 1
     return end
@@ -178,7 +182,7 @@ def _bracket_after(text: str, end: int, limit: int = 90) -> int:
 class Amount(Recognizer):
     """A sum with its currency, in figures or words ("1,500 Austrian schillings", "ATS 10,000",
     "five hundred euros"), with the words that round it and the conversion or code in brackets
-    right after it ("PLN 552.21 [approx. EUR 138]", "7,630,000 Turkish Liras (TRL)"): one sum."""
+    right after it ("7,630,000 Turkish Liras (TRL)", "TRY 2,384 (approximately EUR 1,300)"): one sum."""
 
     label = "AMOUNT"
     profile = QUASI
@@ -196,7 +200,7 @@ class Amount(Recognizer):
         end = m.end()
         if not re.search(r"%|cent$", m.group()):
             close = _bracket_after(m.string, end)
-            if re.search(rf"\d|{_CURRENCY_CODE}", m.string[end:close]):  # "(TRL)", "[approx. EUR 138]", not "(the fine)"
+            if re.search(rf"\d|{_CURRENCY_CODE}", m.string[end:close]):  # "(TRL)", "(approx. EUR 138)", not "(the fine)"
                 end = close
         return m.start(), end
 
