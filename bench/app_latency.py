@@ -40,15 +40,12 @@ now is timed too.
 event stream delivers it (``page_stream``: gradio_client polls its message queue every 50
 ms; the browser does not).
 
-``--floor`` also says which CPU options were applied here (``cpu_options``): torch threads,
-the ISA, AMX and oneDNN offered, and the kernel each causal filler picked at load.
+``--floor`` also says which CPU options were applied here (``cpu_options``): torch threads, the
+ISA, AMX and oneDNN offered, each causal filler's kernel and whether its passes are shared.
 
 Run:  python bench/app_latency.py [--repeats 5] [--users 4] [--no-reference]
-      python bench/app_latency.py --first-only [--repeats 5]
-      python bench/app_latency.py --browser [--repeats 5]
-      python bench/app_latency.py --threads [--repeats 3]
-      python bench/app_latency.py --kernels [--repeats 3]
-      python bench/app_latency.py --floor [--repeats 3]
+      python bench/app_latency.py --first-only|--browser|--threads|--kernels|--floor [--repeats 3]
+Shared passes between users, words compared: bench/shared_passes.py.
 """
 from __future__ import annotations
 
@@ -73,10 +70,8 @@ HEAD = 4  # /fill_mlm's outputs before the columns: the engine's answer (text, n
 
 
 def one_request(url: str, seed: int, mlm_only: bool = False, protect: str = "direct") -> dict:
-    """Seconds to the first update, to the engine's answer, to the first finished column and
-    to all six, for one click of "Mask and fill": the page runs /fill_mlm (masked sentence,
-    the engine's answer, MLM columns), then /fill_causal. Each update is timed as the client's
-    job hands it over (``Job.outputs``, which it fills as each message arrives)."""
+    """Seconds to the first update, the engine's answer, the first column and all six for one
+    click (/fill_mlm, then /fill_causal), each update timed as the client's job hands it over."""
     from gradio_client import Client
 
     import app
@@ -115,13 +110,10 @@ def one_request(url: str, seed: int, mlm_only: bool = False, protect: str = "dir
 
 
 def page_stream(url: str, seed: int, session: str | None = None) -> dict:
-    """The first step (/fill_mlm) as the page receives it: the queue's event stream read as
-    it arrives (what the browser's EventSource gets), with no client in between.
-    gradio_client reads its messages from a queue it polls every 50 ms, which the page does
-    not: its figures above include that wait. Seconds to the first finished MLM column and
-    to both. ``session``: the page's session (a new one per call when not given: a user's
-    first click after loading the page, when Gradio builds the session's state, about 44 ms
-    for this app's 141 blocks)."""
+    """The first step (/fill_mlm) as the page receives it (its event stream, no gradio_client,
+    which polls its queue every 50 ms): seconds to the first MLM column and to both.
+    ``session``: the page's (a new one when not given: a first click after loading the page,
+    when Gradio builds the session's state, about 44 ms for this app's 141 blocks)."""
     import json
     import uuid
 
@@ -308,9 +300,8 @@ def _timed(f) -> float:
 
 
 def cpu_options(fillers) -> str:
-    """Which CPU options are applied in this process, and which this machine offers: torch's
-    threads, the vector ISA torch dispatches to (AVX2, AVX-512, AMX), oneDNN and whether each
-    causal filler's products were put on its packed weights at load (``filling/kernels.py``)."""
+    """The CPU options applied here and offered: torch's threads, its ISA (AVX2, AVX-512, AMX),
+    oneDNN, each causal filler's kernel (``filling/kernels.py``) and shared passes."""
     import torch
 
     from recover_core.filling import kernels
