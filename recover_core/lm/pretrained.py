@@ -25,7 +25,7 @@ import torch
 
 from recover_core.errors import RecoverError
 
-BASE = "smollm2-135m"  # a bundle name (bundles.py), or a local model folder
+BASE = "smollm2-135m"  # a bundle name (models/bundles.py), or a local model folder
 MASK = "[MASK]"
 LORA_TARGETS = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
 

@@ -20,7 +20,7 @@ TIDY_COLUMNS = ["dataset", "masking", "method", "metric", "value", "model", "sca
 # Metrics the charts offer, by the name a user picks.
 METRICS = {"Perplexity": ("perplexity",), "WER": ("wer", "wer_percent")}
 ANY_MASKING = "(any)"  # Oracle and other rows that do not depend on the masking
-# Our open stand-ins for the papers' licensed corpora (corpora.py): a chart of the paper's
+# Our open stand-ins for the papers' licensed corpora (data/corpora.py): a chart of the paper's
 # dataset shows ours beside it.
 STAND_INS = {"Fisher": "fortunes", "Reddit": "scripture", "WSJ": "news"}
 SKIPPED: list[str] = []  # CSVs that could not be read, with why (the Results tab says so)
