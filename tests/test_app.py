@@ -276,9 +276,13 @@ def test_the_model_events_take_turns_in_one_bounded_queue():
     import app
 
     fns = {f.api_name: f for f in app.demo.fns.values()}
-    group = {(fns[n].concurrency_id, fns[n].concurrency_limit)
-             for n in ("mask", "fill", "fill_causal", "fill_causal_on_submit", "fill_causal_after_resample")}
-    assert group == {("models", 1)}  # spaCy and the fillers are shared by all of them
+    group = {(fns[n].concurrency_id, fns[n].concurrency_limit) for n in ("mask", "speech_find", "wer")}
+    assert group == {("models", 1)}  # spaCy, the recognizer and the voices are shared by all of them
+    # The causal columns of several users fill side by side: their forward passes meet on the
+    # models thread, in shared passes (filling/scheduler.py), a bounded number at a time.
+    causal = {(fns[n].concurrency_id, fns[n].concurrency_limit)
+              for n in ("fill", "fill_causal", "fill_causal_on_submit", "fill_causal_after_resample")}
+    assert causal == {("causal", app.SHARED)} and 1 < app.SHARED <= app.QUEUE_SIZE
     fast = {(fns[n].concurrency_id, fns[n].concurrency_limit)
             for n in ("fill_mlm", "fill_mlm_on_submit", "fill_mlm_after_resample")}
     assert fast == {("mlm", 1)}  # the MLM columns do not queue behind causal work

@@ -112,6 +112,18 @@ def _layout(words: list[Word]) -> tuple[str, list[tuple[int, int]]]:
     return " ".join(w.word for w in words), spans
 
 
+def _without_title(sp: Span) -> Span:
+    """The name without the title the masker gives it ("Mr. John Dashwood": TAB's experts mark
+    the title with the name, masking/document.py). In speech a title is said, not private: cut
+    out and spoken again in another voice, it would only add a seam, so the entity starts at
+    the name, and the title stays in the speaker's own voice."""
+    head, _, rest = sp.text.partition(" ")
+    if sp.label != "PERSON" or not rest.strip() or bare(head) not in TITLES:
+        return sp
+    skip = len(sp.text) - len(rest.lstrip())
+    return replace(sp, start=sp.start + skip, text=sp.text[skip:])
+
+
 class SpeechObfuscator:
     """Models are built on first use and kept: one per process serves every file."""
 
@@ -193,7 +205,7 @@ class SpeechObfuscator:
     def _groups(self, text: str, where: list[tuple[int, int]]) -> list[tuple[int, int, int, int, str]]:
         """(char start, char end, first word, last word, label) per entity: the masker's spans,
         joined when only spaces lie between them (one name, one substitute)."""
-        spans = self.masker.find(text)
+        spans = [_without_title(sp) for sp in self.masker.find(text)]
         if self.settings.name_cues and "PERSON" in self.settings.types:
             from recover_core.speech import cues
 
