@@ -72,6 +72,15 @@ def _scramble(s: str, rng: random.Random) -> str:
     return "".join(_like(c, rng) for c in s)
 
 
+def _shared_groups(original: str, cand: str, keep: int) -> set[str]:
+    """Groups of 3 or more digits of ``original`` that ``cand`` holds anywhere, past the
+    ``keep`` leading digits the kind keeps (a country code, an issuer's prefix): a fresh draw can land on one ("555-123-4567" drew "872-555-9375"), and a
+    group an attacker reads in the output narrows the original down."""
+    groups = {m.group() for m in re.finditer(r"\d{3,}", original)
+              if len(re.sub(r"\D", "", original[: m.end()])) > keep}
+    return groups & set(re.findall(r"\d{3,}", cand))
+
+
 def credit_card(original: str, rng: random.Random, helpers: Helpers) -> str:
     d = re.sub(r"\D", "", original)
     keep = 4 if d.startswith("6011") else 1 if d.startswith("4") else 2  # the issuer's prefix
@@ -79,7 +88,7 @@ def credit_card(original: str, rng: random.Random, helpers: Helpers) -> str:
     for _ in range(50):
         body = d[:keep] + _rand_digits(len(d) - keep - 1, rng)
         new = body + _luhn.calc_check_digit(body)
-        if new != d:
+        if new != d and not _shared_groups(original, _put(original, new, str.isdigit), keep):
             break
     return _put(original, new, str.isdigit)
 
@@ -145,6 +154,8 @@ def phone(original: str, rng: random.Random, helpers: Helpers) -> str:
         if new == d:
             continue
         cand = _put(original, new, str.isdigit)
+        if _shared_groups(original, cand, k):
+            continue
         its = _kind_in(text_of(cand), regions[0])
         if its is None:
             continue
@@ -164,7 +175,8 @@ def iban(original: str, rng: random.Random, helpers: Helpers) -> str:
     for _ in range(3000):  # some countries check their own account numbers too (1 in 97 pass)
         nb = "".join(_like(c, rng) for c in bban)
         new = cc + _iban.calc_check_digits(cc + "00" + nb) + nb
-        if new != compact and _iban.is_valid(new):
+        if new != compact and _iban.is_valid(new) and not _shared_groups(
+                original, _put(original, new, lambda c: not c.isspace()), 0):
             break
     out = _put(original, new, lambda c: not c.isspace())
     return out if original[:2].isupper() else out.lower()
@@ -279,7 +291,8 @@ def id_number(original: str, rng: random.Random, helpers: Helpers) -> str:
     ssn = re.fullmatch(r"\d{3}[- ]?\d{2}[- ]?\d{4}", original) is not None
     for _ in range(100):
         new = _scramble(original, rng)
-        if new != original and (not ssn or _ssn.is_valid(re.sub(r"\D", "", new))):
+        if new != original and not _shared_groups(original, new, 0) and (
+                not ssn or _ssn.is_valid(re.sub(r"\D", "", new))):
             return new
     return _put(original, _rand_digits(len(d), rng), str.isdigit)
 
