@@ -65,24 +65,28 @@ def _graph() -> dict[str, dict[str, set[str]]]:
     return out
 
 
-def test_no_import_cycle_between_packages():
-    graph = _graph()
+def _first_circle(graph: dict) -> list[str]:
+    """A circle of nodes in ``graph`` (node -> the nodes it imports), depth first; [] if none."""
     seen: dict[str, int] = {}  # 1: on the current path, 2: done
 
-    def visit(v: str, path: list[str]) -> None:
+    def visit(v: str, path: list[str]) -> list[str]:
         seen[v] = 1
-        for w in sorted(graph.get(v, {})):
+        for w in sorted(graph.get(v, ())):
             if seen.get(w) == 1:
-                cycle = path[path.index(w):] + [w]
-                hops = [f"{a} -> {b} ({', '.join(sorted(graph[a][b]))})" for a, b in zip(cycle, cycle[1:])]
-                raise AssertionError("import cycle: " + "; ".join(hops))
-            if w not in seen:
-                visit(w, path + [w])
+                return path[path.index(w):] + [w]
+            if w not in seen and (circle := visit(w, path + [w])):
+                return circle
         seen[v] = 2
+        return []
 
-    for v in sorted(graph):
-        if v not in seen:
-            visit(v, [v])
+    return next((c for v in sorted(graph) if v not in seen and (c := visit(v, [v]))), [])
+
+
+def test_no_import_cycle_between_packages():
+    graph = _graph()
+    cycle = _first_circle(graph)
+    hops = [f"{a} -> {b} ({', '.join(sorted(graph[a][b]))})" for a, b in zip(cycle, cycle[1:])]
+    assert not cycle, "import cycle: " + "; ".join(hops)
 
 
 def test_nothing_imports_the_command_line():
@@ -132,17 +136,5 @@ def test_no_import_circle_between_files():
             elif isinstance(node, ast.Import):
                 deps |= {a.name for a in node.names if a.name.startswith("recover_core")}
         graph[mod] = {d for d in deps if d in files and d != mod}
-    seen: dict[str, int] = {}
-
-    def visit(v: str, path: list[str]) -> None:
-        seen[v] = 1
-        for w in sorted(graph[v]):
-            if seen.get(w) == 1:
-                raise AssertionError("import circle: " + " -> ".join(path[path.index(w):] + [w]))
-            if w not in seen:
-                visit(w, path + [w])
-        seen[v] = 2
-
-    for v in sorted(graph):
-        if v not in seen:
-            visit(v, [v])
+    circle = _first_circle(graph)
+    assert not circle, "import circle: " + " -> ".join(circle)
