@@ -75,11 +75,6 @@ def resume(out: Path, cells: list[dict], same) -> tuple[dict, list[dict], list[d
     return old, kept, [c for c in cells if tuple(c[k] for k in ident) not in done]
 
 
-def report(r: dict, out: Path) -> None:
-    print(f"{len(r['cells'])} cells done, {r['left']} left, {r.get('seconds', 0)} s on {r['device']}; "
-          f"records: {out}", file=sys.stderr)
-
-
 def pool_cells(cells: list[dict], run_cell, result: dict, out: Path, t0: float, workers: int, init, initargs: tuple,
                desc: str) -> None:
     """Run ``run_cell`` on every cell in ``workers`` spawned processes (one worker: this
