@@ -90,20 +90,27 @@ class Occupation(Recognizer):
 
     def find(self, text: str) -> Iterator[Span]:
         for m in _CUES.finditer(text):
-            words = m.group(1).split(" ")
-            keep = []
-            for w in words:
-                if w.lower() in _STOP or not re.fullmatch(r"[\w‑-]+", w):
-                    break
-                keep.append(w)
+            keep = _up_to_stop(m.group(1))
             # the phrase ends at its last work noun: "primary school teacher in Izmir" -> "primary school teacher"
             while keep and not is_work_noun(keep[-1]):
                 keep.pop()
-            if not keep:
-                continue
-            a = m.start(1)
-            b = a + len(" ".join(keep))
-            yield Span(a, b, text[a:b], self.label, SOURCE)
+            if keep:
+                yield _span(text, m.start(1), keep, self.label)
+
+
+def _up_to_stop(phrase: str) -> list[str]:
+    """The phrase's words before the first stop word or punctuated word."""
+    keep = []
+    for w in phrase.split(" "):
+        if w.lower() in _STOP or not re.fullmatch(r"[\w‑-]+", w):
+            break
+        keep.append(w)
+    return keep
+
+
+def _span(text: str, a: int, words: list[str], label: str) -> Span:
+    b = a + len(" ".join(words))
+    return Span(a, b, text[a:b], label, SOURCE)
 
 
 # "diagnosed with paranoid schizophrenia", "suffering from a psychotic illness"
@@ -121,15 +128,9 @@ class Condition(Recognizer):
 
     def find(self, text: str) -> Iterator[Span]:
         for m in _HEALTH.finditer(text):
-            keep = []
-            for w in m.group(1).split(" "):
-                if w.lower() in _STOP:
-                    break
-                keep.append(w)
+            keep = _up_to_stop(m.group(1))
             if keep:
-                a = m.start(1)
-                b = a + len(" ".join(keep))
-                yield Span(a, b, text[a:b], self.label, SOURCE)
+                yield _span(text, m.start(1), keep, self.label)
 
 
 RECOGNIZERS: tuple[Recognizer, ...] = (Occupation(), Condition())
