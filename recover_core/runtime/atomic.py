@@ -92,17 +92,12 @@ def _finish(fd: int, tmp: Path, path: Path, mode: int | None, fsync: bool) -> No
 
 
 @contextlib.contextmanager
-def replacing(path: Path, *, suffix: str = ".tmp", mode: int | None = None, fsync: bool = False) -> Iterator[Path]:
-    """Yield the temporary path to write ``path`` through (any writer that opens a path:
-    torch.save, soundfile, pandas); it replaces ``path`` when the block ends without an error.
-
-    ``suffix`` ends the temporary name (".tmp.wav" where the writer reads the format from
-    it); ``mode`` is the file's final mode (PRIVATE for keys and originals; default: as
-    ``open`` would make it); ``fsync`` flushes it to disk before the rename."""
-    path = Path(path)
+def _through(path: Path, suffix: str, mode: int | None, fsync: bool) -> Iterator[tuple[int, Path]]:
+    """The temporary file's descriptor and path; it replaces ``path`` when the block ends
+    without an error, and is removed when it ends with one."""
     fd, tmp = _create(path, suffix)
     try:
-        yield tmp
+        yield fd, tmp
         _finish(fd, tmp, path, mode, fsync)
     except BaseException:
         tmp.unlink(missing_ok=True)
@@ -112,23 +107,27 @@ def replacing(path: Path, *, suffix: str = ".tmp", mode: int | None = None, fsyn
 
 
 @contextlib.contextmanager
+def replacing(path: Path, *, suffix: str = ".tmp", mode: int | None = None, fsync: bool = False) -> Iterator[Path]:
+    """Yield the temporary path to write ``path`` through (any writer that opens a path:
+    torch.save, soundfile, pandas); it replaces ``path`` when the block ends without an error.
+
+    ``suffix`` ends the temporary name (".tmp.wav" where the writer reads the format from
+    it); ``mode`` is the file's final mode (PRIVATE for keys and originals; default: as
+    ``open`` would make it); ``fsync`` flushes it to disk before the rename."""
+    with _through(Path(path), suffix, mode, fsync) as (_, tmp):
+        yield tmp
+
+
+@contextlib.contextmanager
 def writing(path: Path, mode: str = "w", *, encoding: str | None = "utf-8", newline: str | None = None,
             suffix: str = ".tmp", perms: int | None = None, fsync: bool = False) -> Iterator[IO]:
     """Yield an open file whose content replaces ``path`` when the block ends without an
     error. It is the temporary file's own descriptor, never a reopened path. ``perms``:
     the final mode, as ``replacing``'s ``mode``."""
-    path = Path(path)
-    fd, tmp = _create(path, suffix)
-    try:
-        binary = "b" in mode
+    binary = "b" in mode
+    with _through(Path(path), suffix, perms, fsync) as (fd, _):
         with open(os.dup(fd), mode, encoding=None if binary else encoding, newline=None if binary else newline) as f:
             yield f
-        _finish(fd, tmp, path, perms, fsync)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    finally:
-        os.close(fd)
 
 
 def write_bytes(path: Path, data: bytes, *, mode: int | None = None, fsync: bool = False) -> None:
