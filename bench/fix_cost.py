@@ -102,9 +102,10 @@ def run_batch(src: Path, out: Path, key: str) -> tuple[float, float]:
     """One ``obfuscate`` run of ``src`` into ``out``: (CPU seconds, wall seconds)."""
     from recover_core import batch
     from recover_core.batch.job import Job
+    from recover_core.obfuscator import Settings
 
     job = Job(command="obfuscate", input=src, output=out, in_jsonl=False, out_jsonl=False, quiet=True, skip_bad=True,
-              technique="entityTagger", filler="mlm", key=key)
+              engine=Settings(technique="entityTagger", filler="mlm"), key=key)
     out.unlink(missing_ok=True)
     c0, w0 = time.process_time(), time.perf_counter()
     batch.run(job, restart=True)

@@ -17,7 +17,7 @@ from recover_core import Obfuscator
 from recover_core.batch.job import Job
 from recover_core.batch.pipeline import write_filled
 from recover_core.filling.base import Candidate, Fill, Filled, MaskInput
-from recover_core.obfuscator import masked_line
+from recover_core.obfuscator import Settings, masked_line
 from recover_core.pseudonyms import Pseudonyms
 from recover_core.pseudonyms.identifiers import DOMAIN_HEADS, DOMAIN_TAILS
 from recover_core.pseudonyms.key import subkey
@@ -101,7 +101,7 @@ def test_the_engine_and_the_batch_pipeline_draw_each_line_apart(tmp_path, tiny_b
 
     # The batch pipeline's choose step (what Pipeline.run calls on a chunk without --consistent)
     job = Job(command="obfuscate", input=tmp_path / "in.txt", output=tmp_path / "out.txt", in_jsonl=False,
-              out_jsonl=False, key=key.hex(), model=tiny_bert)
+              out_jsonl=False, key=key.hex(), engine=Settings(model=tiny_bert))
     masked = ob.mask_many(LINES)
     prepared = [("fill", i, (m.original, m.spans), i + 1) for i, m in enumerate(masked)]
     filled = ob.propose([MaskInput(m.masked, m.markers) for m in masked])

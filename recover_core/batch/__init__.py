@@ -76,9 +76,9 @@ def summary(job: Job, ckpt: Checkpoint, total: int, seconds: float, info: dict) 
     else:
         n = {k: c.get(k, 0) for k in ("no_mask", "words", "masked_words", "fills", "fallbacks", "infill_fallbacks",
                                        "infill_masks", "leaks", "leak_checked")}
-        out = {"command": job.command, "filler": info.get("filler") or _filler(job), "method": job.method,
-               "k": job.k, "sampling": job.sampling, "seed": job.seed, **base, **n}
-        if job.one_pass:
+        out = {"command": job.command, "filler": info.get("filler") or _filler(job), "method": job.engine.method,
+               "k": job.engine.k, "sampling": job.engine.sampling, "seed": job.engine.seed, **base, **n}
+        if job.engine.one_pass:
             out["one_pass"] = True
         if job.command == "obfuscate":
             out["technique"] = _technique(job)
@@ -94,11 +94,11 @@ def summary(job: Job, ckpt: Checkpoint, total: int, seconds: float, info: dict) 
 
 
 def _technique(job: Job) -> str:
-    return "+".join(p.strip() for p in (job.technique or "entityTagger").split("+"))
+    return "+".join(p.strip() for p in job.engine.technique.split("+"))
 
 
 def _filler(job: Job) -> str:
     from recover_core.filling import DEFAULT_MODEL
 
-    kind = job.filler or "mlm"
-    return f"{kind}:{job.model or DEFAULT_MODEL[kind]}"
+    kind = job.engine.filler
+    return f"{kind}:{job.engine.model or DEFAULT_MODEL[kind]}"

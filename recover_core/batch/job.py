@@ -1,13 +1,16 @@
 """What a batch run does, as plain data: the same object reaches every engine and worker.
 
-A Job says which command runs with which settings. ``settings()`` is everything that
-decides the output bytes; `--resume` refuses to continue a run whose settings differ.
+A Job says which command runs with which settings: the engine's own (``obfuscator.Settings``,
+one policy for every path) and the run's. ``settings()`` is everything that decides the
+output bytes; `--resume` refuses to continue a run whose settings differ.
 """
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Literal
+
+from recover_core.obfuscator import Settings
 
 Command = Literal["mask", "fill", "obfuscate"]
 
@@ -36,30 +39,14 @@ class Job:
     in_jsonl: bool
     out_jsonl: bool
     batch_size: int = 64  # a chunk: the unit of work, of commit and of resume
-    seed: int = 0
     skip_bad: bool = False
     quiet: bool = False
-    # masking (mask, obfuscate)
-    technique: str | None = None
-    n: int | None = None
-    ner_model: str | None = None
-    types: tuple[str, ...] | None = None
-    markers: str = "mask"
-    keep_originals: bool = False
-    # filling (fill, obfuscate)
-    filler: str | None = None
-    model: str | None = None
-    method: str = "top1"
-    k: int = 10
-    sampling: str = "weighted"
-    candidates: bool = False
-    type_check: bool = True
-    keep_list: str | None = None
-    one_pass: bool = False  # mlm: every mask of a line from one forward pass (--one-pass)
-    rules: str = "ours"  # ours: the pseudonym rules; paper: vats2024's plain procedure (obfuscator.RULES)
-    choice: str = "prior"  # ours: drawn as real names occur (prior), or the filler's best acceptable candidate (rank)
-    identifiers: bool | None = None  # None: identifiers masked under our rules (--no-identifiers: False)
-    protect: str = "direct"  # direct | quasi: what is private beside the technique (obfuscator.Settings)
+    # What the engine does (technique, filler, k, seed, rules, protect ...), as the API takes it.
+    # fill masks nothing and mask fills nothing: the other half is not used, and fill's
+    # keep-list is the command's to decide (pipeline.engine_settings).
+    engine: Settings = field(default_factory=Settings)
+    keep_originals: bool = False  # mask: jsonl output also holds the private words
+    candidates: bool = False  # fill, obfuscate: jsonl output also lists the filler's candidates
     # one original -> one substitute across the whole run (--consistent), kept across runs
     # in a mode-600 file (--mapping FILE, which implies --consistent)
     consistent: bool = False
@@ -77,9 +64,17 @@ class Job:
         return "masked" if self.command == "fill" and self.in_jsonl else "text"
 
     def settings(self) -> dict:
-        """Everything that decides the output, as JSON-able data."""
-        d = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in NOT_SETTINGS}
-        d["types"] = list(self.types) if self.types else None
+        """Everything that decides the output, as JSON-able data. The engine's settings are
+        flattened beside the run's, so a difference names the setting ('k: first run 10, now 20')."""
+        d = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in NOT_SETTINGS | {"engine"}}
+        d |= asdict(self.engine)
+        d["types"] = list(self.engine.types) if self.engine.types else None
+        # What the command does not use reads None, as progress records have always said, so a
+        # run started before the engine's settings were held whole still resumes.
+        if self.command == "fill":
+            d["technique"] = None
+        if self.command == "mask":
+            d["filler"] = None
         return d
 
     def to_dict(self) -> dict:
@@ -95,7 +90,9 @@ class Job:
         """The job ``to_dict`` gave, with the key passed apart."""
         d = dict(d)
         d["input"], d["output"] = Path(d["input"]), Path(d["output"])
-        d["types"] = tuple(d["types"]) if d.get("types") else None
+        engine = dict(d["engine"])
+        engine["types"] = tuple(engine["types"]) if engine.get("types") else None
+        d["engine"] = Settings(**engine)
         d["key"] = key.hex if key is not None else None
         return cls(**d)
 

@@ -132,7 +132,7 @@ class RunMapping:
         self.job = job
         self.engine = Obfuscator(engine_settings(job), key=job.key)  # its rules only: no model is built here
         self.path = Path(job.mapping) if job.mapping else mapping_path(job.output)
-        self.pseudonyms = pseudonyms.load_pseudonyms(self.path, job.seed, job.choice, key=job.key)
+        self.pseudonyms = pseudonyms.load_pseudonyms(self.path, job.engine.seed, job.engine.choice, key=job.key)
         self.saved = -1  # entries and originals on disk; -1: the file is not written yet
 
     def finish(self, res: ChunkResult) -> ChunkResult:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from recover_core import pseudonyms
 from recover_core.text import validation
@@ -111,7 +111,7 @@ class Pipeline:
 
     @property
     def filler_name(self) -> str:
-        return f"{self.job.filler or 'mlm'}:{self.filler.model_name}" if self.filler else ""
+        return f"{self.job.engine.filler}:{self.filler.model_name}" if self.filler else ""
 
     @property
     def technique_name(self) -> str:
@@ -225,13 +225,10 @@ class Pipeline:
 
 def engine_settings(job: Job) -> Settings:
     """The engine's settings for a batch job (checked: a bad setting is refused before any model loads)."""
-    return Settings(
-        technique=job.technique or "entityTagger", n=job.n, ner_model=job.ner_model, types=job.types,
-        markers=job.markers, filler=job.filler or "mlm", model=job.model, method=job.method, k=job.k,
-        sampling=job.sampling, type_check=job.type_check, one_pass=job.one_pass, rules=job.rules, choice=job.choice, seed=job.seed,
-        identifiers=job.identifiers, protect=job.protect,
-        # `fill` has no masking technique: its keep-list is the one named, or none
-        keep_list=(job.keep_list or "none") if job.command == "fill" else None).check()
+    # `fill` has no masking technique: its keep-list is the one named, or none; mask and
+    # obfuscate keep their technique's own
+    keep_list = (job.engine.keep_list or "none") if job.command == "fill" else None
+    return replace(job.engine, keep_list=keep_list).check()
 
 
 def write_filled(job: Job, engine: Obfuscator, prepared: list, filled: list, counts: dict,

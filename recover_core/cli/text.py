@@ -25,7 +25,7 @@ from recover_core.errors import RecoverError
 from recover_core.filling import DEFAULT_K, KINDS, METHODS
 from recover_core.filling.base import DEFAULT_SAMPLING, SAMPLINGS
 from recover_core.masking import build, identifiers, mask_many, name_shape, names
-from recover_core.obfuscator import RULES, Obfuscator
+from recover_core.obfuscator import RULES, Obfuscator, Settings
 from recover_core.pseudonyms import CHOICES
 
 
@@ -63,20 +63,22 @@ def _job(args, command: str):
     fill = command != "mask"
     if fill and (args.consistent or args.mapping):
         _check_consistent(args, command)
+    # mask fills nothing and fill masks nothing: the half a command does not use keeps the
+    # values its progress record has always held
+    filling = dict(filler=args.filler, model=args.model, method=args.method, k=args.k, sampling=args.sampling,
+                   type_check=not args.no_type_check, one_pass=args.one_pass, rules=args.rules,
+                   choice=args.choice) if fill else dict(type_check=False)
+    masking = dict(technique=args.technique) if command != "fill" else {}
+    engine = Settings(
+        **masking, **filling, n=args.n, ner_model=args.ner_model, seed=args.seed,
+        types=tuple(args.types.split(",")) if getattr(args, "types", None) else None, markers=args.markers,
+        keep_list=getattr(args, "keep_list", None), protect=getattr(args, "protect", "direct"),
+        identifiers=False if getattr(args, "no_identifiers", False) else None)
     job = Job(
         command=command, input=args.input, output=args.output, in_jsonl=is_jsonl(args.input, args.in_format),
-        out_jsonl=is_jsonl(args.output, args.out_format), batch_size=args.batch_size, seed=args.seed,
-        skip_bad=args.skip_bad, quiet=args.quiet,
-        technique=getattr(args, "technique", None) if command != "fill" else None, n=args.n,
-        ner_model=args.ner_model, types=tuple(args.types.split(",")) if getattr(args, "types", None) else None,
-        markers=args.markers, keep_originals=getattr(args, "keep_originals", False),
-        filler=args.filler if fill else None, model=args.model if fill else None,
-        method=args.method if fill else "top1", k=args.k if fill else 10,
-        sampling=args.sampling if fill else DEFAULT_SAMPLING, candidates=args.candidates if fill else False,
-        type_check=not args.no_type_check if fill else False, keep_list=getattr(args, "keep_list", None),
-        one_pass=fill and args.one_pass, rules=args.rules if fill else "ours", choice=args.choice if fill else CHOICES[0],
-        identifiers=False if getattr(args, "no_identifiers", False) else None,
-        protect=getattr(args, "protect", "direct"),
+        out_jsonl=is_jsonl(args.output, args.out_format), batch_size=args.batch_size,
+        skip_bad=args.skip_bad, quiet=args.quiet, engine=engine,
+        keep_originals=getattr(args, "keep_originals", False), candidates=args.candidates if fill else False,
         consistent=fill and (args.consistent or args.mapping is not None),
         mapping=str(args.mapping.resolve()) if fill and args.mapping else None,
         key=_key(args) if fill else None,
@@ -144,8 +146,8 @@ def _run_batch(args, command: str) -> None:
 def _identifiers_unmasked(args, job) -> dict[int, list[str]] | None:
     """The identifiers of each input line (0-based) that this run will not mask, checked
     before any model loads; None where the run masks them (the default), and nothing is read."""
-    paper = job.rules == "paper" and job.command != "mask"
-    if not (paper or job.identifiers is False):
+    paper = job.engine.rules == "paper" and job.command != "mask"
+    if not (paper or job.engine.identifiers is False):
         return None
     found = _identifiers_in(job.input, job.in_jsonl, job.field)
     if not found:
