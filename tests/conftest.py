@@ -149,3 +149,21 @@ SLOWEST_FIRST = ("test_lm_job.py", "test_batch.py", "test_speech_obfuscation.py"
 def pytest_collection_modifyitems(items):
     rank = {name: i for i, name in enumerate(SLOWEST_FIRST)}
     items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable: each file's order kept
+
+
+# Files that drive the app through `app_url` go to one worker as one unit, so one server
+# starts and loads its models once, not once on each worker that draws one of them.
+ON_THE_APP = ("test_app.py", "test_browser.py", "test_app_audio.py")
+
+
+def pytest_xdist_make_scheduler(config, log):
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class FilesAndTheApp(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            file = super()._split_scope(nodeid)
+            return "the app" if file.rsplit("/", 1)[-1] in ON_THE_APP else file
+
+    return FilesAndTheApp(config, log)
