@@ -428,11 +428,11 @@ def main() -> None:
     torch.set_num_threads(args.threads)
     from recover_core.asr.recognize import Recognizer
     from recover_core.speech.obfuscate import SpeechObfuscator
-    from recover_core.speech.plan import Settings
+    from recover_core.speech.plan import SpeechSettings
 
     folder, items = build_set(args.utterances, args.names)
     rec = Recognizer()
-    sub = SpeechObfuscator(Settings(mode="substitute", respeak=not args.no_respeak), rec)
+    sub = SpeechObfuscator(SpeechSettings(mode="substitute", respeak=not args.no_respeak), rec)
     results = {"substitute": run_set(sub, folder, items, "substitute", args.dump)}
     if args.unseen_voice:
         dump = args.dump.with_name(args.dump.stem + "-unseen-voice.jsonl") if args.dump else None
@@ -459,7 +459,7 @@ def main() -> None:
     results["substitute"] |= real_recording(sub)
     results["substitute"] |= cue_false_positives()
     if args.bleep_utterances:
-        results["bleep"] = run_set(SpeechObfuscator(Settings(mode="bleep"), rec), folder,
+        results["bleep"] = run_set(SpeechObfuscator(SpeechSettings(mode="bleep"), rec), folder,
                                    items[: args.bleep_utterances], "bleep")
     command = "python bench/speech_obfuscation.py " + " ".join(sys.argv[1:])
     scale = (f"{args.utterances} synthetic utterances with 1-3 {args.names} names (voices {'/'.join(VOICES)}); "

@@ -137,7 +137,7 @@ def test_speech_chooses_with_the_engines_choose_under_its_key():
     from recover_core.data import lexicons
     from recover_core.text.spans import Span
     from recover_core.speech.obfuscate import SpeechObfuscator
-    from recover_core.speech.plan import Settings
+    from recover_core.speech.plan import SpeechSettings
 
     text = "Yesterday I called Margaret Thompson, Kevin, Dr. Quist and Linda Baker."
     private = [Span(text.index(w), text.index(w) + len(w), w, "PERSON")
@@ -147,7 +147,7 @@ def test_speech_chooses_with_the_engines_choose_under_its_key():
         Fill(25, 30, "PERSON", "Brian", [Candidate("Kevin", 0.6), Candidate("Brian", 0.2)]),
         Fill(36, 37, "PERSON", "X", []), Fill(42, 43, "PERSON", "Y", [])])  # nothing offered: drawn
     key = os.urandom(32)
-    speech = SpeechObfuscator(Settings(), recognizer=object(), key=key)
+    speech = SpeechObfuscator(SpeechSettings(), recognizer=object(), key=key)
     assert speech.engine.settings.rules == "preiss" and speech.engine.type_check is None
     r = speech.engine.choose(filled, (text, private), speech.new_mapping())
     subs = [x.substitute for x in r.replacements]
@@ -158,7 +158,7 @@ def test_speech_chooses_with_the_engines_choose_under_its_key():
     # each line under the line's own subkey of the key: issue 75)
     text_engine = Obfuscator(rules="preiss", key=key)
     assert [x.substitute for x in text_engine.choose(filled, (text, private), text_engine.new_mapping()).replacements] == subs
-    fresh = SpeechObfuscator(Settings(), recognizer=object())  # no kept key: each recording its own
+    fresh = SpeechObfuscator(SpeechSettings(), recognizer=object())  # no kept key: each recording its own
     draws = {tuple(x.substitute for x in fresh.engine.choose(filled, (text, private), fresh.new_mapping()).replacements)
              for _ in range(4)}
     assert len(draws) > 1

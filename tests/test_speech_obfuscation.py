@@ -14,7 +14,7 @@ from recover_core.asr import audio
 from recover_core.errors import RecoverError
 from recover_core.speech import boundaries, splice, voices
 from recover_core.speech.obfuscate import SpeechObfuscator
-from recover_core.speech.plan import Settings
+from recover_core.speech.plan import SPEECH_ENGINE, SpeechSettings
 from recover_core.pseudonyms import Pseudonyms, genders, roles
 
 KEY = bytes(range(32))  # the rules' draws are keyed (pseudonyms/key.py): one kept key repeats them
@@ -36,10 +36,10 @@ def obfuscators():
     # auto picks is voices.choose's test below, and its effect the bench's measure: on one
     # sentence it is noise (flite-rms's "Alice Scott" is heard as "the panelists cut" here).
     # One kept key: which name the rules draw depends on it, and these tests follow one draw.
-    sub = SpeechObfuscator(Settings(mode="substitute", voice="piper-joe"), key=KEY)
+    sub = SpeechObfuscator(SpeechSettings(mode="substitute", voice="piper-joe"), key=KEY)
     rec = sub.recognizer  # one recognizer for every mode: Whisper loads once
-    return {"substitute": sub, "bleep": SpeechObfuscator(Settings(mode="bleep"), rec),
-            "silence": SpeechObfuscator(Settings(mode="silence"), rec)}
+    return {"substitute": sub, "bleep": SpeechObfuscator(SpeechSettings(mode="bleep"), rec),
+            "silence": SpeechObfuscator(SpeechSettings(mode="silence"), rec)}
 
 
 @pytest.fixture(scope="module")
@@ -143,7 +143,7 @@ def test_the_word_before_a_name_is_heard_after_the_splice(obfuscators, tmp_path)
     assert e.public()["respoken"] == ["to"]
     bleep = obfuscators["bleep"].run(x).entities[0]  # a bleep covers the name alone
     assert bleep.cut_edges("bleep") == (bleep.start, bleep.end)
-    plain = SpeechObfuscator(Settings(mode="substitute", voice="piper-joe", respeak=False),
+    plain = SpeechObfuscator(SpeechSettings(mode="substitute", voice="piper-joe", respeak=False),
                              obfuscators["substitute"].recognizer).run(x).entities[0]
     assert (plain.lead, plain.cut) == ("", None)
 
@@ -342,17 +342,17 @@ def test_no_retry_replaces_a_persons_edit_an_earlier_files_choice_or_a_bleep(obf
 
 def test_bad_settings_get_a_message():
     with pytest.raises(RecoverError, match="mode"):
-        Settings(mode="whistle").check()
+        SpeechSettings(mode="whistle").check()
     with pytest.raises(RecoverError, match="voice"):
-        Settings(voice="darth").check()
+        SpeechSettings(voice="darth").check()
     with pytest.raises(RecoverError, match="voice"):
-        Settings(exclude_voices=("darth",)).check()
+        SpeechSettings(exclude_voices=("darth",)).check()
     with pytest.raises(RecoverError, match="Retries"):
-        Settings(retries=9).check()
+        SpeechSettings(retries=9).check()
     with pytest.raises(RecoverError, match="sampling"):
-        Settings(method="topk", sampling="greedy").check()
+        SpeechSettings(dataclasses.replace(SPEECH_ENGINE, method="topk", sampling="greedy")).check()
     with pytest.raises(RecoverError, match="method"):
-        Settings(method="top3").check()
+        SpeechSettings(dataclasses.replace(SPEECH_ENGINE, method="top3")).check()
 
 
 def test_speech_chooses_through_the_engine_under_the_recordings_key(obfuscators, clip):
@@ -368,7 +368,8 @@ def test_speech_chooses_through_the_engine_under_the_recordings_key(obfuscators,
     s = ob.engine.settings
     assert (s.rules, s.chooses, s.method, s.k) == ("preiss", "rank", "top1", 50)
     assert ob.engine.type_check is None  # preiss2023: the name lists judge a candidate, not a tagger
-    topk = SpeechObfuscator(Settings(method="topk", sampling="weighted", choice="prior"), ob.recognizer)
+    prior = dataclasses.replace(SPEECH_ENGINE, method="topk", sampling="weighted", rules="ours", choice="prior")
+    topk = SpeechObfuscator(SpeechSettings(prior), ob.recognizer)
     assert (topk.engine.settings.method, topk.engine.settings.sampling, topk.engine.settings.rules,
             topk.engine.settings.chooses) == ("topk", "weighted", "ours", "prior")
 
@@ -391,7 +392,7 @@ def test_spans_past_the_fillers_reach_still_get_a_substitute():
     It gets a drawn substitute instead."""
     from recover_core.text.spans import Span
 
-    ob = SpeechObfuscator(Settings(), recognizer=object(), key=KEY)  # no recognizer is needed here
+    ob = SpeechObfuscator(SpeechSettings(), recognizer=object(), key=KEY)  # no recognizer is needed here
     text = "the meeting went on " * 160 + "and then Margaret called"
     at = text.index("Margaret")
     private = [Span(at, at + len("Margaret"), "Margaret", "PERSON")]
@@ -406,7 +407,7 @@ def test_review_flags_unsure_words_and_low_confidence(obfuscators, clip):
     """needs_review also when the recognizer was unsure of a found name's words, or the
     second pass's confidence is under the threshold: each says why."""
     r = obfuscators["substitute"].run(clip)
-    strict = SpeechObfuscator(Settings(voice="piper-joe", unsure_below=1.01, review_below=1.0),
+    strict = SpeechObfuscator(SpeechSettings(voice="piper-joe", unsure_below=1.01, review_below=1.0),
                               obfuscators["substitute"].recognizer)
     r.reasons, r.confidence = [], 0.75
     strict._review(r)
@@ -506,7 +507,8 @@ def test_transcripts_with_or_without_case_find_the_same_names(transcript):
 
     words = [Word(w, 0.1 * i, 0.1 * i + 0.1, 0.9) for i, w in enumerate(transcript.split())]
     text, where = _layout(words)
-    obf = SpeechObfuscator(Settings(types=("PERSON", "GPE")), recognizer=object())
+    places = dataclasses.replace(SPEECH_ENGINE, types=("PERSON", "GPE"))
+    obf = SpeechObfuscator(SpeechSettings(places), recognizer=object())
     assert obf.masker.path(text) == ("cased" if transcript[0].isupper() else "caseless")
     found = {text[s:e].lower() for s, e, *_ in obf._groups(text, where)}
     assert found == {"margaret", "denver"}
@@ -525,7 +527,7 @@ def test_spoken_identifiers_get_a_substitute_of_their_shape(transcript, label, o
     from recover_core.speech.obfuscate import _digits, _layout
     from recover_core.text.spans import Span
 
-    ob = SpeechObfuscator(Settings(), recognizer=object(), key=KEY)
+    ob = SpeechObfuscator(SpeechSettings(), recognizer=object(), key=KEY)
     text, where = _layout([Word(w, 0.0, 0.0, 1.0) for w in transcript.split()])
     groups = ob._groups(text, where)
     private = [Span(a, b, text[a:b], lab) for a, b, _, _, lab in groups]
@@ -536,7 +538,8 @@ def test_spoken_identifiers_get_a_substitute_of_their_shape(transcript, label, o
     assert len(_digits(sub.split())) == len(_digits(original.split())) and _digits(sub.split()) != _digits(original.split())
     assert len(sub.split()) == len(original.split())
     assert "double" in sub.split() or "double" not in original  # "double four": two digits, said so again
-    plain = SpeechObfuscator(Settings(identifiers=False), recognizer=object())
+    plain = SpeechObfuscator(SpeechSettings(dataclasses.replace(SPEECH_ENGINE, identifiers=False)),
+                             recognizer=object())
     assert label not in {g[4] for g in plain._groups(text, where)}
     assert _digits("five five five one two".split()) == _digits(["555-12"]) == "55512" and _digits(["double", "four"]) == "44"
 

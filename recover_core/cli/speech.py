@@ -28,21 +28,30 @@ MANIFEST = "manifest.jsonl"
 
 
 def _settings(args):
-    from recover_core.speech.plan import Settings
+    from recover_core.speech.plan import SPEECH_ENGINE, SpeechSettings
 
     types = tuple(t.strip().upper() for t in args.types.split(",") if t.strip()) if args.types else ("PERSON",)
-    return Settings(technique=args.technique, types=types if "entityTagger" in args.technique else (), n=args.n,
-                    ner_model=args.ner_model, filler=args.filler, model=args.model, method=args.method,
-                    sampling=args.sampling, k=args.k,
-                    mode=args.mode, voice=args.voice, seed=args.seed, review_below=args.review_below,
-                    second_pass=not args.no_second_pass, retries=0 if args.no_second_pass else args.retries,
-                    respeak=not args.no_respeak, identifiers=not args.no_identifiers,
-                    protect=args.protect).check()
+    engine = dataclasses.replace(
+        SPEECH_ENGINE, technique=args.technique, types=types if "entityTagger" in args.technique else None,
+        n=args.n, ner_model=args.ner_model, filler=args.filler, model=args.model, method=args.method,
+        sampling=args.sampling, k=args.k, seed=args.seed, identifiers=not args.no_identifiers, protect=args.protect)
+    return SpeechSettings(engine=engine, mode=args.mode, voice=args.voice, review_below=args.review_below,
+                          second_pass=not args.no_second_pass, retries=0 if args.no_second_pass else args.retries,
+                          respeak=not args.no_respeak).check()
+
+
+# The settings a manifest records, in its order: a run resumes only under the same ones. The
+# engine's that the command does not set (its rules, markers ...) are speech's fixed ones.
+MANIFEST_SETTINGS = ("technique", "types", "n", "ner_model", "filler", "model", "method", "sampling", "k", "mode",
+                     "voice", "exclude_voices", "seed", "review_below", "unsure_below", "second_pass", "retries",
+                     "name_cues", "respeak", "identifiers", "protect", "choice")
 
 
 def _fingerprint(settings, args) -> dict:
-    d = dataclasses.asdict(settings) | {"consistent": args.consistent or args.mapping is not None,
-                                         "keep_originals": args.keep_originals}
+    own, engine = dataclasses.asdict(settings), dataclasses.asdict(settings.engine)
+    d = {k: own[k] if k in own else engine[k] for k in MANIFEST_SETTINGS}
+    d["types"] = d["types"] or ()  # no entityTagger: no types, as manifests have always said
+    d |= {"consistent": args.consistent or args.mapping is not None, "keep_originals": args.keep_originals}
     return json.loads(json.dumps(d))  # as a manifest holds it (tuples become lists)
 
 
@@ -126,7 +135,7 @@ def cmd_obfuscate_audio(args) -> None:
     key = read_key_file(args.key_file) if args.key_file else None
     ob = SpeechObfuscator(settings, key=key)
     # --mapping: the substitutes of earlier runs (mode 600) and their key, saved after each file
-    pseudonyms = (load_pseudonyms(args.mapping, settings.seed, settings.choice, key=key) if args.mapping
+    pseudonyms = (load_pseudonyms(args.mapping, settings.engine.seed, settings.engine.choice, key=key) if args.mapping
                   else ob.engine.new_mapping()) \
         if args.consistent or args.mapping else None
     bad = flagged = retried = 0

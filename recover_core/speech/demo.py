@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 import re
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -14,7 +15,7 @@ import pandas as pd
 
 from recover_core.errors import RecoverError
 from recover_core.speech.obfuscate import SpeechObfuscator
-from recover_core.speech.plan import MODES, Settings
+from recover_core.speech.plan import MODES, SPEECH_ENGINE, SpeechSettings
 
 if TYPE_CHECKING:
     from recover_core.asr.recognize import Recognizer
@@ -28,17 +29,17 @@ MAX_SUBSTITUTE = 60
 _SUBSTITUTE_RE = re.compile(r"^[\w][\w .'’-]*$")
 
 
-def settings(technique: str, filler: str, mode: str, voice: str) -> Settings:
+def settings(technique: str, filler: str, mode: str, voice: str) -> SpeechSettings:
     types = ("PERSON", "GPE", "ORG") if "GPE" in technique else ("PERSON",)
     name = technique.split(" ")[0]
     if name not in ("entityTagger", "vocabThres") or filler not in FILLERS or mode not in MODES:
         raise RecoverError("Choose a technique, a filler and a mode from the lists.")
-    return Settings(technique=name, types=types if name == "entityTagger" else (), filler=filler, mode=mode,
-                    voice=voice or "auto").check()
+    engine = replace(SPEECH_ENGINE, technique=name, types=types if name == "entityTagger" else None, filler=filler)
+    return SpeechSettings(engine=engine, mode=mode, voice=voice or "auto").check()
 
 
 @functools.lru_cache(maxsize=8)
-def obfuscator(s: Settings, recognizer: "Recognizer") -> SpeechObfuscator:
+def obfuscator(s: SpeechSettings, recognizer: "Recognizer") -> SpeechObfuscator:
     return SpeechObfuscator(s, recognizer)
 
 

@@ -28,7 +28,7 @@ from recover_core.filling.base import Fill, Filled, MaskInput
 from recover_core.masking.recognizers import DIGIT_WORDS, REPEATS
 from recover_core.obfuscator import Obfuscator
 from recover_core.speech import boundaries, splice, voices
-from recover_core.speech.plan import NEAR_S, RESPOKEN, Entity, Plan, Result, Settings
+from recover_core.speech.plan import NEAR_S, RESPOKEN, Entity, Plan, Result, SpeechSettings
 from recover_core.pseudonyms import TITLES, Pseudonyms, bare
 from recover_core.pseudonyms.key import new_key
 from recover_core.text.spans import IDENTIFIER_LABELS, Span
@@ -127,7 +127,7 @@ def _without_title(sp: Span) -> Span:
 class SpeechObfuscator:
     """Models are built on first use and kept: one per process serves every file."""
 
-    def __init__(self, settings: Settings = Settings(), recognizer: "Recognizer | None" = None,
+    def __init__(self, settings: SpeechSettings = SpeechSettings(), recognizer: "Recognizer | None" = None,
                  key: bytes | str | None = None):
         if recognizer is None:
             from recover_core.asr.recognize import Recognizer
@@ -139,15 +139,9 @@ class SpeechObfuscator:
         # so whatever protects text protects audio: one seeding rule, the same rules
         # (consistent, free, same type and gender, never an original nor a sound-alike) and
         # the same filtered candidate lists. preiss2023's choice is the engine's "preiss"
-        # rules; "prior" is text's default, with its NER type check.
+        # rules (plan.SPEECH_ENGINE); "ours" with "prior" is text's default, with its NER type check.
         self._fresh = key is None  # no key kept: each recording draws under a key of its own
-        self.engine = Obfuscator(technique=s.technique, n=s.n, ner_model=s.ner_model, types=s.types or None,
-                                 filler=s.filler, model=s.model, method=s.method, k=s.k, sampling=s.sampling,
-                                 seed=s.seed, rules="preiss" if s.choice == "rank" else "ours", choice=s.choice,
-                                 key=key,  # text's secret key draws speech's substitutes too
-                                 # spoken digit strings, phone and card numbers ...: replaced
-                                 # (or bleeped) like a name, each by one of its own shape
-                                 identifiers=s.identifiers, protect=s.protect)
+        self.engine = Obfuscator(s.engine, key=key)  # text's secret key draws speech's substitutes too
 
     @property
     def masker(self):
@@ -206,7 +200,7 @@ class SpeechObfuscator:
         """(char start, char end, first word, last word, label) per entity: the masker's spans,
         joined when only spaces lie between them (one name, one substitute)."""
         spans = [_without_title(sp) for sp in self.masker.find(text)]
-        if self.settings.name_cues and "PERSON" in self.settings.types:
+        if self.settings.name_cues and "PERSON" in (self.settings.engine.types or ()):
             from recover_core.speech import cues
 
             spans = cues.find(text, spans)

@@ -1,6 +1,7 @@
 """The speech pipeline's settings and data model: what ``obfuscate.SpeechObfuscator`` is
-set with (``Settings``), what ``find`` gives (``Plan`` of ``Entity``) and what ``render``
-gives (``Result``). The entities hold the original words: memory only.
+set with (``SpeechSettings``, which holds the engine's ``Settings``), what ``find`` gives
+(``Plan`` of ``Entity``) and what ``render`` gives (``Result``). The entities hold the
+original words: memory only.
 """
 from __future__ import annotations
 
@@ -11,9 +12,10 @@ import numpy as np
 
 from recover_core.text import validation
 from recover_core.errors import RecoverError
-from recover_core.filling.base import DEFAULT_SAMPLING, SAMPLINGS, Filled
+from recover_core.filling.base import Filled
+from recover_core.obfuscator import Settings
 from recover_core.speech import voices
-from recover_core.pseudonyms import CHOICES, Pseudonyms
+from recover_core.pseudonyms import Pseudonyms
 from recover_core.text.spans import Span
 
 if TYPE_CHECKING:  # torch loads with the recognizer, not on import (the app starts without it)
@@ -31,21 +33,25 @@ NEAR_S = 0.5  # how far from its place a word of the second pass still counts as
 RESPOKEN = frozenset({"to", "at"})
 
 
+# The engine's settings speech runs with unless told otherwise (obfuscate-audio's and the app's):
+# people's names only; the filler offers 50 candidates (Top-K draws among them, as text's),
+# which the rules filter; preiss2023's choice, the engine's rules="preiss" (the filler's
+# candidates first, checked against the name lists, a draw where none fits), where
+# rules="ours" with choice="prior" would choose as text does by default; and identifiers
+# (masking/identifiers.py: spoken digit strings "five five five one two", "double four",
+# phone and card numbers), each replaced by a substitute of its shape, or bleeped, like a name.
+SPEECH_ENGINE = Settings(types=("PERSON",), k=50, rules="preiss", choice="rank", identifiers=True)
+
+
 @dataclass(frozen=True)
-class Settings:
-    technique: str = "entityTagger"
-    types: tuple[str, ...] = ("PERSON",)
-    n: int | None = None  # vocabThres's N
-    ner_model: str | None = None
-    filler: str = "mlm"
-    model: str | None = None
-    method: str = "top1"
-    sampling: str = DEFAULT_SAMPLING  # Top-K's draw, as obfuscate's --sampling
-    k: int = 50  # candidates the filler offers (Top-K draws among them, as text's); the rules filter them
+class SpeechSettings:
+    """What ``obfuscate.SpeechObfuscator`` is set with: the engine's settings, which find and
+    choose as text's do, and how the recording is rendered and checked."""
+
+    engine: Settings = SPEECH_ENGINE
     mode: str = "substitute"
     voice: str = "auto"  # or one of voices.VOICES (voices.choose)
     exclude_voices: tuple[str, ...] = ()  # voices auto never picks (the bench: the speaker's own)
-    seed: int = 0
     review_below: float = 0.8  # confidence (1 - WER of the second pass) under this: review
     unsure_below: float = 0.5  # a private word the recognizer heard with less probability: review
     second_pass: bool = True
@@ -55,22 +61,10 @@ class Settings:
     retries: int = 1
     name_cues: bool = True  # add census names the tagger missed, from their context (speech/cues.py)
     respeak: bool = True  # substitute mode: say a RESPOKEN word next to a name again with the substitute
-    # Identifiers found beside the technique (masking/identifiers.py: spoken digit strings
-    # "five five five one two", "double four", phone and card numbers), each replaced by a
-    # substitute of its shape, or bleeped, like a name
-    identifiers: bool = True
-    # direct | quasi: under quasi, dates of events, ages, sums ... said in the recording too
-    protect: str = "direct"
-    # preiss2023's choice, the engine's rules="preiss": the filler's candidates first, checked
-    # against the name lists, a draw where none fits ("rank"); "prior" chooses as text
-    # obfuscation does by default, the engine's rules="ours" (pseudonyms.CHOICES)
-    choice: str = "rank"
 
-    def check(self) -> "Settings":
+    def check(self) -> "SpeechSettings":
+        self.engine.check()
         validation.check_choice("mode", self.mode, list(MODES))
-        validation.check_choice("method", self.method, ["top1", "topk"])
-        validation.check_choice("sampling", self.sampling, list(SAMPLINGS))
-        validation.check_choice("substitute choice", self.choice, list(CHOICES))
         if self.voice != "auto":
             voices.check_voice(self.voice)
         for v in self.exclude_voices:
