@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import math
 import re
+import threading
 from collections import Counter
 from typing import Callable, Container, Sequence
 
@@ -186,6 +187,11 @@ class InstructFiller(Filler):
         # get_filler, which shares one per model): passed in, so this file imports no registry.
         self._infill_of = infill or shared_infill
         self.stats: Counter = Counter()  # sentences generated / validated / sent to the infill filler
+        self._stats_lock = threading.Lock()  # the app's concurrent requests share this filler
+
+    def _count(self, what: str, n: int = 1) -> None:
+        with self._stats_lock:
+            self.stats[what] += n
 
     @torch.inference_mode()
     def generate(self, text: str, n: int | None = None, item: MaskInput | None = None) -> list[tuple[str, float]]:
@@ -210,7 +216,7 @@ class InstructFiller(Filler):
             stopping_criteria=StoppingCriteriaList([hopeless]),
             pad_token_id=self.tok.pad_token_id or self.tok.eos_token_id,
             length_penalty=0.0)  # sum of log-probs: beams of different length compare fairly
-        self.stats["stopped_hopeless"] += hopeless.fired
+        self._count("stopped_hopeless", hopeless.fired)
         texts = self.tok.batch_decode(out.sequences[:, n_in:], skip_special_tokens=True)
         scores = out.sequences_scores.tolist() if out.sequences_scores is not None else [0.0] * len(texts)
         return [(t.split("\n")[0].strip(), s) for t, s in zip(texts, scores)]
@@ -244,7 +250,7 @@ class InstructFiller(Filler):
     def _fill_one(self, item: MaskInput, method, k, seed, keep, item_id, type_check,
                   sampling: Sampling = DEFAULT_SAMPLING) -> Filled:
         merged = merge_consecutive(item)
-        self.stats["sentences"] += 1
+        self._count("sentences")
         per_mask: list[Counter] = [Counter() for _ in merged.markers]
         beams = self.generate(item.text, max(self.beams, 1), merged)
         top = max((lp for _, lp in beams), default=0.0)  # exp(logp - top): no underflow to 0
@@ -258,13 +264,13 @@ class InstructFiller(Filler):
         if merged.markers and not any(per_mask):
             # No valid beam offered an acceptable word for any mask: the whole sentence goes
             # to the infill filler.
-            self.stats["fallback_infill"] += 1
+            self._count("fallback_infill")
             filled = self._infill().fill(
                 [item], method=method, k=k, seed=seed, keep=keep, first_id=item_id, type_check=type_check,
                 sampling=sampling)[0]
             filled.fallback = "infill"
             return filled
-        self.stats["generated"] += 1
+        self._count("generated")
         sentence = TopOnePath(merged)  # a mask infill fills is asked on the Top-1 path, as in infill
         prefixes = Prefixes()  # infill's scoring rows, for the next mask infill fills
         for t, m in enumerate(merged.markers):
@@ -279,7 +285,7 @@ class InstructFiller(Filler):
                 # seeing the LLM's words before it, and the fill says so. The LLM's words for
                 # the other masks stay: before, the whole sentence went to infill, and on
                 # every example sentence of the app the LLM's column showed infill's work.
-                self.stats["infill_masks"] += 1
+                self._count("infill_masks")
                 source = "infill"
                 cands = self._infill().candidates(left, right, m.label, k, context, prefixes)
             if type_check and m.label not in GENERIC_LABELS and m.label != "NUMBER":
