@@ -20,6 +20,7 @@ import random
 from dataclasses import dataclass
 from typing import Callable
 
+from recover_core.data import lexicons
 from recover_core.obfuscator import Obfuscator
 from recover_core.pseudonyms import new_key
 
@@ -43,8 +44,6 @@ class MembershipResult:
 def population(size: int, seed: int = 0) -> tuple[list[str], set[str]]:
     """``size`` names drawn from the 1,000 commonest census first names (500 per gender), and
     the half of them that are members."""
-    from recover_core.data import lexicons
-
     common = list(dict.fromkeys([n for n, _ in lexicons.census("dist.male.first")[:500]] +
                                 [n for n, _ in lexicons.census("dist.female.first")[:500]]))
     rng = random.Random(f"membership:{seed}")
@@ -62,7 +61,6 @@ def attack(make: Callable[[bytes], Obfuscator], *, members: int = 300, seed: int
            progress: bool = False) -> list[MembershipResult]:
     from tqdm import tqdm
 
-    from recover_core.data import lexicons
     from recover_core.audit.replay import SLOT, templates
 
     from recover_core.pseudonyms.names import census_share

@@ -34,7 +34,7 @@ from recover_core.filling.base import MaskInput
 from recover_core.masking.mask import MARKER
 from recover_core.obfuscator import Obfuscator, Result
 from recover_core.pseudonyms import new_key
-from recover_core.text.spans import Span
+from recover_core.text.spans import IDENTIFIER_LABELS, Span
 
 MAX_CANDIDATES = 10
 PRONOUN_RE = re.compile(r"\b([Hh]e|[Ss]he)\b")
@@ -87,8 +87,6 @@ def rebuild(public: dict) -> MaskInput:
     masker marks a name word by word and the filler fills "[MASK] [MASK]" as one name, so a
     fill of several words was as many markers, one space apart; an identifier (e-mail,
     phone, ...) was one."""
-    from recover_core.text.spans import IDENTIFIER_LABELS
-
     text, out, markers, at, pos = public["text"], [], [], 0, 0
     for f in sorted(public["fills"], key=lambda f: f["start"]):
         out.append(text[at:f["start"]])

@@ -13,6 +13,7 @@ import time
 from recover_core.batch.checkpoint import Checkpoint
 from recover_core.batch.job import Job
 from recover_core.errors import RecoverError
+from recover_core.filling import DEFAULT_MODEL
 
 ENGINES = ("local", "ray")
 
@@ -98,7 +99,5 @@ def _technique(job: Job) -> str:
 
 
 def _filler(job: Job) -> str:
-    from recover_core.filling import DEFAULT_MODEL
-
     kind = job.engine.filler
     return f"{kind}:{job.engine.model or DEFAULT_MODEL[kind]}"

@@ -14,10 +14,12 @@ from typing import Iterator
 
 from tqdm import tqdm
 
+from recover_core import pseudonyms
 from recover_core.batch.checkpoint import Checkpoint
 from recover_core.batch.job import Job
 from recover_core.batch.pipeline import Chunk, ChunkResult, Pipeline, finish
 from recover_core.errors import RecoverError
+from recover_core.obfuscator import Obfuscator
 
 
 def count_lines(path: Path) -> int:
@@ -124,10 +126,8 @@ class RunMapping:
     kill it holds every choice of the committed output, and a resumed run chooses alike."""
 
     def __init__(self, job: Job, ckpt: Checkpoint):
-        from recover_core import pseudonyms
         from recover_core.batch.checkpoint import mapping_path
         from recover_core.batch.pipeline import engine_settings
-        from recover_core.obfuscator import Obfuscator
 
         self.job = job
         self.engine = Obfuscator(engine_settings(job), key=job.key)  # its rules only: no model is built here
@@ -136,8 +136,6 @@ class RunMapping:
         self.saved = -1  # entries and originals on disk; -1: the file is not written yet
 
     def finish(self, res: ChunkResult) -> ChunkResult:
-        from recover_core import pseudonyms
-
         res = finish(self.job, self.engine, res, self.pseudonyms)
         # Entries and originals are only ever added: a chunk that added none need not rewrite the file
         size = len(self.pseudonyms.mapping) + len(self.pseudonyms.originals)

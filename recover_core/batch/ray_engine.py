@@ -16,9 +16,11 @@ import os
 import time
 from pathlib import Path
 
+import recover_core
 from recover_core.batch.checkpoint import Checkpoint
 from recover_core.batch.job import Job, KeyArg
 from recover_core.batch.local import WarmRate, read_chunks
+from recover_core.batch import pipeline
 from recover_core.errors import RecoverError
 
 
@@ -28,21 +30,17 @@ class ChunkActor:
     def __init__(self, job: dict, threads: int, key: KeyArg | None = None):
         import torch
 
-        from recover_core.batch.pipeline import Pipeline
-
         torch.set_num_threads(threads)
         self.job = Job.from_dict(job, key)
-        self.pipeline = Pipeline(self.job)
+        self.pipeline = pipeline.Pipeline(self.job)
 
     def __call__(self, batch: dict) -> dict:
-        from recover_core.batch.pipeline import Chunk
-
         out: dict[str, list] = {"index": [], "text": [], "counts": [], "error": [], "started": [], "ended": []}
         with self.job.input.open("rb") as f:
             for index, first, offset, size in zip(batch["index"], batch["first_line"], batch["offset"],
                                                   batch["size"]):
                 f.seek(int(offset))
-                res = self.pipeline.run(Chunk(int(index), int(first), _lines(f.read(int(size)))))
+                res = self.pipeline.run(pipeline.Chunk(int(index), int(first), _lines(f.read(int(size)))))
                 out["index"].append(int(index))
                 out["text"].append(res.text)
                 out["counts"].append(json.dumps(res.counts))
@@ -79,8 +77,6 @@ def init_ray() -> dict:
     if not ray.is_initialized():
         kwargs: dict = {"include_dashboard": False, "log_to_driver": False, "configure_logging": False}
         if os.environ.get("RAY_ADDRESS"):
-            import recover_core
-
             kwargs["runtime_env"] = {"py_modules": [str(Path(recover_core.__file__).parent)]}
         try:
             ray.init(**kwargs)

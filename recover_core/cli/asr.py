@@ -5,6 +5,7 @@ import json
 import sys
 from pathlib import Path
 
+from recover_core.asr import audio, lms
 from recover_core.cli import build_lms
 from recover_core.cli.common import atomic_output, positive
 from recover_core.errors import RecoverError
@@ -38,7 +39,6 @@ def expand_inputs(items: list[str]) -> list[Path]:
 def cmd_transcribe(args) -> None:
     from tqdm import tqdm
 
-    from recover_core.asr import audio, lms
     from recover_core.asr.decode import DecodeConfig
     from recover_core.asr.recognize import Recognizer, split_long
 

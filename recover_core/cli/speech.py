@@ -20,6 +20,8 @@ import time
 from pathlib import Path
 from typing import IO
 
+from recover_core.filling import KINDS
+from recover_core.filling.base import DEFAULT_SAMPLING, SAMPLINGS
 from recover_core.runtime import atomic
 from recover_core.cli.common import positive, protect_arg
 from recover_core.errors import RecoverError
@@ -170,8 +172,6 @@ def cmd_obfuscate_audio(args) -> None:
 
 
 def add_parser(sub) -> None:
-    from recover_core.filling import KINDS
-    from recover_core.filling.base import DEFAULT_SAMPLING, SAMPLINGS
     from recover_core.speech.plan import MODES
     from recover_core.speech.voices import VOICES
 

@@ -16,9 +16,14 @@ from typing import Iterator
 
 from tqdm import tqdm
 
+from recover_core import batch
+from recover_core.batch.job import Job
+from recover_core.data import corpora
+from recover_core.masking.entity_tagger import EntityTagger
+from recover_core.models import bundles
 from recover_core.runtime import env
 from recover_core.text import validation
-from recover_core.batch.pipeline import decode_record, engine_settings
+from recover_core.batch.pipeline import RateCounter, decode_record, engine_settings
 from recover_core.cli.common import atomic_output, chunks, is_jsonl, positive, protect_arg, read_records
 from recover_core.data.corpora import CORPORA
 from recover_core.errors import RecoverError
@@ -33,8 +38,6 @@ from recover_core.pseudonyms import CHOICES
 
 def cmd_prepare(args) -> None:
     """Convert and check every offline model once, so the first request is fast."""
-    from recover_core.models import bundles
-
     missing = []
     for name in bundles.names():
         b = bundles.get(name)
@@ -58,8 +61,6 @@ def _masker(args):
 
 def _job(args, command: str):
     """The batch job the arguments describe, checked by the engine before any model is loaded."""
-    from recover_core.batch.job import Job
-
     fill = command != "mask"
     if fill and (args.consistent or args.mapping):
         _check_consistent(args, command)
@@ -123,8 +124,6 @@ def _check_consistent(args, command: str) -> None:
 
 
 def _run_batch(args, command: str) -> None:
-    from recover_core import batch
-
     job = _job(args, command)
     found = _identifiers_unmasked(args, job)
     summary = batch.run(job, engine=args.engine, workers=args.workers, resume=args.resume, restart=args.restart,
@@ -288,8 +287,6 @@ def cmd_mask_rates(args) -> None:
     """Table 2 analogue: the share of words each technique masks, per corpus."""
     import pandas as pd
 
-    from recover_core.data import corpora
-
     if not args.corpus and not args.input:
         raise RecoverError("Give an input file or --corpus news.")
 
@@ -299,8 +296,6 @@ def cmd_mask_rates(args) -> None:
         return (t for t in (r["text"] for r in read_records(args.input, args.in_format, "text") if r) if t.strip())
 
     from recover_core.batch.local import count_lines as _count_lines
-    from recover_core.batch.pipeline import RateCounter
-    from recover_core.masking.entity_tagger import EntityTagger
 
     total = len(corpora.CORPORA[args.corpus]()) if args.corpus else _count_lines(args.input)
 
@@ -415,8 +410,6 @@ def _filling_args(p) -> None:
 
 
 def cmd_models(args) -> None:
-    from recover_core.models import bundles
-
     for name in bundles.names():
         b = bundles.get(name)
         where = "offline" if b.offline_available() else ("hub" if b.hub_id else "missing")

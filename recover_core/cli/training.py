@@ -12,6 +12,7 @@ import shlex
 import sys
 from pathlib import Path
 
+from recover_core.runtime import atomic
 from recover_core.text import validation
 from recover_core.cli.common import positive
 from recover_core.errors import RecoverError
@@ -53,8 +54,6 @@ def cmd_evaluate_mlm(args) -> None:
     if args.threads:
         torch.set_num_threads(args.threads)
     if args.export_heldout:  # for a machine without the corpora's packages: finetune-mlm --heldout-file
-        from recover_core.runtime import atomic
-
         sents = heldout_sentences(tuple(c.strip() for c in args.corpus.split(",") if c.strip()))
         atomic.write_text(args.export_heldout, "\n".join(sents) + "\n")
         print(f"{len(sents)} held-out sentences ({args.corpus}) -> {args.export_heldout}")

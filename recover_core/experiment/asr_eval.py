@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
+from recover_core.lm.pretrained import PretrainedLM
 from recover_core.runtime import atomic
 from recover_core.runtime import env
 from recover_core.asr import audio, hypotheses, lms, wer
@@ -72,7 +73,6 @@ def decode_all(rec: Recognizer, clips: list, configs: list[tuple[str, DecodeConf
     from tqdm import tqdm
 
     from recover_core.asr.rescore import rescore
-    from recover_core.lm.pretrained import PretrainedLM
 
     out: dict[str, list[str]] = {name: [] for name, _ in configs}
     models = {name: lms.load(name.split("@")[0]) for name, _ in configs}

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
-from recover_core.runtime import atomic
+from recover_core.runtime import atomic, env
 from recover_core.errors import RecoverError
 
 BEAM = 8
@@ -52,7 +52,6 @@ class NBestSet:
     dev: int
 
     def path(self) -> Path:
-        from recover_core.runtime import env
         from recover_core.experiment import speech_set
 
         folder = speech_set.set_dir(self.dataset, self.max_train, self.max_test)
@@ -64,7 +63,6 @@ class NBestSet:
 
         from tqdm import tqdm
 
-        from recover_core.runtime import env
         from recover_core.asr import audio, hypotheses
         from recover_core.experiment import speech_set
         from recover_core.asr.decode import DecodeConfig

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from recover_core.asr import audio, wer
 from recover_core.experiment import speech_set
 from recover_core.asr.decode import DecodeConfig
+from recover_core.runtime import atomic
 
 BATCH = 8
 NO_LM, PRETRAINED = "ASR-without-LM", "Pre-Trained-LM"  # Table 6's row names
@@ -67,7 +68,6 @@ class GridWER:
 def reference(run) -> dict:
     """WER of the recognizer alone and with the pretrained LM fused, on the cells' utterances
     (Table 6's first two rows), cached beside the cells of ``run`` (an experiment.Runner)."""
-    from recover_core.runtime import atomic
     from recover_core.experiment.config import fusion_weights
     from recover_core.experiment.config import read_json
 

@@ -29,7 +29,9 @@ import sys
 import time
 from pathlib import Path
 
-from recover_core.runtime import atomic
+from recover_core.data import corpora
+from recover_core.errors import RecoverError
+from recover_core.runtime import atomic, env
 from recover_core.experiment.job_files import (JOB_FILE, nbest, pool_cells, read_lines, resolve_device, resume,
                                                write_lines, write_tokenizer)
 
@@ -46,8 +48,6 @@ def export(runner, dest: Path, datasets: list[str] | None = None) -> Path:
     not cached yet (``--corpora-only``) is made first."""
     from dataclasses import asdict
 
-    from recover_core.data import corpora
-    from recover_core.runtime import env
     from recover_core.experiment.config import cells, texts_digest, usable
     from recover_core.lm import tokenizer as T
 
@@ -55,8 +55,6 @@ def export(runner, dest: Path, datasets: list[str] | None = None) -> Path:
     datasets = list(datasets or cfg.datasets)
     unknown = sorted(set(datasets) - set(cfg.datasets))
     if unknown:
-        from recover_core.errors import RecoverError
-
         raise RecoverError(f"{', '.join(unknown)}: not a dataset of this grid ({', '.join(cfg.datasets)}).")
     dest.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(T.tokenizer_file(), dest / "tokenizer.json")
@@ -94,7 +92,6 @@ def export(runner, dest: Path, datasets: list[str] | None = None) -> Path:
 def import_cells(runner, path: Path) -> int:
     """Store a job's records as the grid's cells, each checked against the train set this
     machine made for it: a record for other settings or other text is refused."""
-    from recover_core.errors import RecoverError
     from recover_core.experiment.config import import_from_its_commit, read_json, texts_digest
 
     if not path.is_file():

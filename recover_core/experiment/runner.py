@@ -9,6 +9,8 @@ import sys
 import time
 from pathlib import Path
 
+from recover_core.data import corpora
+from recover_core.errors import RecoverError
 from recover_core.runtime import atomic
 from recover_core.runtime import env
 from recover_core.experiment.config import (FT_KIND, MASK_FREE, ExperimentConfig, MethodSpec, cells, dataset_split,
@@ -124,8 +126,6 @@ class Runner:
         from recover_core.results.tables import RETRAINED, method_parts, tainted
 
         if why := tainted(method):
-            from recover_core.errors import RecoverError
-
             model = Path(method_parts(method).model).name
             instead = f" Use {method.replace(model, RETRAINED[model])}, its retrained filler." if model in RETRAINED else ""
             raise RecoverError(f"{method}: its filler was {why}. It saw the split the grid fills, so the grid "
@@ -217,7 +217,6 @@ class Runner:
         import torch
         from dataclasses import asdict
 
-        from recover_core.data import corpora
         from recover_core.lm import tokenizer as T
         from recover_core.lm.model import PRESETS
         from recover_core.lm.train import TrainConfig, new_model, train

@@ -25,6 +25,7 @@ import sys
 import time
 from pathlib import Path
 
+from recover_core.errors import RecoverError
 from recover_core.runtime import atomic
 from recover_core.experiment.job_files import (JOB_FILE, TOKENIZER, nbest, pool_cells, read_lines, resolve_device,
                                                resume)
@@ -123,7 +124,6 @@ def run(src: Path, out: Path, gguf: Path | None, workers: int = 4, deadline_s: f
     from transformers import AutoTokenizer
 
     from recover_core.models.bundles import convert_gguf
-    from recover_core.errors import RecoverError
     t0 = time.time()
     job = json.loads((src / JOB_FILE).read_text(encoding="utf-8"))
     device, where = resolve_device(device)
@@ -177,7 +177,6 @@ def import_records(runner, path: Path, output: Path, command: str = "") -> int:
     from recover_core.experiment import grid_rescore
     from recover_core.experiment.asr_eval import RESCORE_BETAS, RESCORE_LAMBDAS
     from recover_core.experiment.grid_wer import PRETRAINED
-    from recover_core.errors import RecoverError
     from recover_core.experiment.config import import_from_its_commit, read_json, texts_digest
     from recover_core.results.tables import TIDY_COLUMNS
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from recover_core.masking.quasi import RECOGNIZERS
 from recover_core.models import bundles
 from recover_core.text import validation
 from recover_core.errors import RecoverError
@@ -102,8 +103,6 @@ def obfuscated(text: str, technique: str, n: int, markers: str, protect: str = "
 def kind_of(label: str) -> str:
     """What the engine did to a span: an identifier or a quasi-identifier redrawn in its shape,
     or a name, place or organisation given a pseudonym by the rules."""
-    from recover_core.masking.quasi import RECOGNIZERS
-
     if label in {r.label for r in RECOGNIZERS}:
         return "quasi-identifier"
     return "identifier" if label in IDENTIFIER_LABELS else "pseudonym"

@@ -11,6 +11,7 @@ import re
 
 from typing import Callable, Sequence
 
+from recover_core.models import bundles
 from recover_core.runtime.word_caches import word_cache
 from recover_core.data import lexicons
 from recover_core.filling.base import Candidate, surface
@@ -138,8 +139,6 @@ def ner_type_check(nlp) -> TypeCheck:
     """A TypeCheck backed by a spaCy pipeline (preiss2023 checks substitutes against name
     lists; for organisations and nationalities there is no list, so the tagger decides)."""
     def check(filled: Sequence[tuple[str, int, int]], label: str | Sequence[str]) -> list[bool]:
-        from recover_core.models import bundles
-
         labels = [label] * len(filled) if isinstance(label, str) else label
         # The filled sentences hold user text: spaCy must forget their words afterwards.
         with bundles.spacy_zone(nlp):

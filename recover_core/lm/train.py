@@ -19,6 +19,7 @@ from typing import Sequence
 
 import torch
 
+from recover_core.errors import RecoverError
 from recover_core.runtime import env
 from recover_core.lm.model import LMConfig, TransformerLM
 from recover_core.lm.tokenizer import LMTokenizer
@@ -77,8 +78,6 @@ def train(model: TransformerLM, tok: LMTokenizer, sentences: Sequence[str], cfg:
     """Train in place; returns steps, tokens, seconds and tokens/s."""
     from tqdm import tqdm
 
-    from recover_core.errors import RecoverError
-
     if not sentences:
         raise RecoverError(f"{desc}: no sentences to train on.")
     torch.manual_seed(cfg.seed)
@@ -132,8 +131,6 @@ def perplexity(model: TransformerLM, tok: LMTokenizer, sentences: Sequence[str],
     A sentence longer than the LM's context is left out (and counted), rather than cut:
     cutting would score part of it against all of its words. Which sentences are left
     out depends only on the test set and the tokenizer, so conditions stay comparable."""
-    from recover_core.errors import RecoverError
-
     model.eval()
     all_ids = tok.encode_batch(list(sentences))
     keep = [i for i, x in enumerate(all_ids) if len(x) <= model.config.block_size + 1]

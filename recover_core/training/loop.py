@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from recover_core.errors import RecoverError
+from recover_core.runtime import env
 from recover_core.training.checkpoints import checkpoint_dir
 from recover_core.training.config import DEFAULT_STEPS
 from recover_core.training.log import RunLog
@@ -92,7 +93,6 @@ def train_step(cfg, opt, params, state: dict, attn, loss_fn) -> "torch.Tensor":
     import torch
 
     t_step = time.time()
-    from recover_core.runtime import env
 
     gpu = cfg.device != "cpu"  # GPUs have native bfloat16; a CPU only where env says so
     with torch.autocast("cuda" if gpu else "cpu", dtype=torch.bfloat16,
