@@ -23,6 +23,7 @@ from typing import Callable
 from recover_core.data import lexicons
 from recover_core.obfuscator import Obfuscator
 from recover_core.pseudonyms import new_key
+from recover_core.pseudonyms.names import census_share
 
 
 @dataclass(frozen=True)
@@ -62,8 +63,6 @@ def attack(make: Callable[[bytes], Obfuscator], *, members: int = 300, seed: int
     from tqdm import tqdm
 
     from recover_core.audit.replay import SLOT, templates
-
-    from recover_core.pseudonyms.names import census_share
 
     share = census_share("first")
     names, inside = population(2 * members, seed)

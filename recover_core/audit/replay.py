@@ -35,6 +35,7 @@ from recover_core.masking.mask import MARKER
 from recover_core.obfuscator import Obfuscator, Result
 from recover_core.pseudonyms import new_key
 from recover_core.text.spans import IDENTIFIER_LABELS, Span
+from recover_core.text.validation import check_text
 
 MAX_CANDIDATES = 10
 PRONOUN_RE = re.compile(r"\b([Hh]e|[Ss]he)\b")
@@ -58,7 +59,6 @@ def templates(n: int, engine: Obfuscator, seed: int = 0) -> list[str]:
     each with a slot (SLOT) for a name: in place of "he"/"she", else "According to NAME, ..."
     or "..., NAME said."."""
     from recover_core.data import corpora
-    from recover_core.text.validation import check_text
 
     sents = [s.strip() for s in corpora.news() if 6 <= len(s.split()) <= 30 and SLOT not in s]
     rng = random.Random(f"replay-templates:{seed}")
@@ -158,8 +158,6 @@ def attack(make: Callable[[bytes], Obfuscator], *, victims: int = 200, candidate
     """The replay of ``victims`` lines, each against ``candidates`` held-out names, under the
     victim's key (leaked) and under a guessed one (secret). ``make(key)`` builds the engine."""
     from tqdm import tqdm
-
-    from recover_core.text.validation import check_text
 
     key = new_key()
     victim = make(key)

@@ -15,9 +15,9 @@ from typing import Iterator
 from tqdm import tqdm
 
 from recover_core import pseudonyms
-from recover_core.batch.checkpoint import Checkpoint
+from recover_core.batch.checkpoint import Checkpoint, mapping_path
 from recover_core.batch.job import Job
-from recover_core.batch.pipeline import Chunk, ChunkResult, Pipeline, finish
+from recover_core.batch.pipeline import Chunk, ChunkResult, Pipeline, engine_settings, finish
 from recover_core.errors import RecoverError
 from recover_core.obfuscator import Obfuscator
 
@@ -126,9 +126,6 @@ class RunMapping:
     kill it holds every choice of the committed output, and a resumed run chooses alike."""
 
     def __init__(self, job: Job, ckpt: Checkpoint):
-        from recover_core.batch.checkpoint import mapping_path
-        from recover_core.batch.pipeline import engine_settings
-
         self.job = job
         self.engine = Obfuscator(engine_settings(job), key=job.key)  # its rules only: no model is built here
         self.path = Path(job.mapping) if job.mapping else mapping_path(job.output)

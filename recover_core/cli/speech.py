@@ -22,6 +22,7 @@ from typing import IO
 
 from recover_core.filling import KINDS
 from recover_core.filling.base import DEFAULT_SAMPLING, SAMPLINGS
+from recover_core.pseudonyms import load_pseudonyms, read_key_file, save_mapping
 from recover_core.runtime import atomic
 from recover_core.cli.common import positive, protect_arg
 from recover_core.errors import RecoverError
@@ -107,7 +108,6 @@ def cmd_obfuscate_audio(args) -> None:
     from recover_core.asr import audio
     from recover_core.cli.asr import expand_inputs
     from recover_core.speech.obfuscate import SpeechObfuscator
-    from recover_core.pseudonyms import load_pseudonyms, read_key_file, save_mapping
 
     settings = _settings(args)
     paths = expand_inputs(args.audio)

@@ -21,6 +21,7 @@ from recover_core.batch.job import Job
 from recover_core.data import corpora
 from recover_core.masking.entity_tagger import EntityTagger
 from recover_core.models import bundles
+from recover_core.pseudonyms.key import fingerprint, read_key_file, write_key_file
 from recover_core.runtime import env
 from recover_core.text import validation
 from recover_core.batch.pipeline import RateCounter, decode_record, engine_settings
@@ -31,7 +32,7 @@ from recover_core.filling import DEFAULT_K, KINDS, METHODS
 from recover_core.filling.base import DEFAULT_SAMPLING, SAMPLINGS
 from recover_core.masking import build, identifiers, mask_many, name_shape, names
 from recover_core.obfuscator import RULES, Obfuscator, Settings
-from recover_core.pseudonyms import CHOICES
+from recover_core.pseudonyms import CHOICES, load_mapping
 
 
 # --- commands -----------------------------------------------------------------------
@@ -93,15 +94,11 @@ def _job(args, command: str):
 def _key(args) -> str | None:
     """The run's key as hex: the --key-file's, checked before any model loads; None for a
     fresh one (or the --mapping file's own, which the batch reads)."""
-    from recover_core.pseudonyms.key import read_key_file
-
     return read_key_file(args.key_file).hex() if args.key_file else None
 
 
 def cmd_key(args) -> None:
     """Write a fresh secret key, mode 600, for runs that must choose alike (--key-file)."""
-    from recover_core.pseudonyms.key import fingerprint, write_key_file
-
     key = write_key_file(args.file)
     print(f"wrote a {len(key) * 8}-bit key to {args.file} (mode 600; id {fingerprint(key)}). Keep it secret: "
           "whoever has it can redo the mapping from originals to substitutes.", file=sys.stderr)
@@ -118,8 +115,6 @@ def _check_consistent(args, command: str) -> None:
             raise RecoverError(f"--mapping {args.mapping}: give a file apart from the input and the output; it "
                                "holds the original private words and is never written into the output.")
         if m.exists():
-            from recover_core.pseudonyms import load_mapping
-
             load_mapping(m)  # a readable-by-others or foreign file is refused before any model loads
 
 

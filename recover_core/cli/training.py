@@ -18,6 +18,7 @@ from recover_core.cli.common import positive
 from recover_core.errors import RecoverError
 from recover_core.training import llm, mlm
 from recover_core.training.config import DEFAULT_STEPS, EVAL_CORPORA, LLM_LR, FinetuneConfig, LLMConfig
+from recover_core.training.evaluate import evaluate_mlm, format_eval, heldout_sentences
 
 
 def command_line() -> str:
@@ -49,7 +50,6 @@ def cmd_evaluate_mlm(args) -> None:
     import torch
 
     from recover_core.models.minilm import minilm_mlm
-    from recover_core.training.evaluate import evaluate_mlm, format_eval, heldout_sentences
 
     if args.threads:
         torch.set_num_threads(args.threads)

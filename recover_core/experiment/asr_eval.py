@@ -20,7 +20,7 @@ from recover_core.runtime import atomic
 from recover_core.runtime import env
 from recover_core.asr import audio, hypotheses, lms, wer
 from recover_core.experiment import speech_set
-from recover_core.asr.decode import DecodeConfig
+from recover_core.asr.decode import DecodeConfig, n_best
 from recover_core.asr.recognize import Recognizer
 from recover_core.errors import RecoverError
 from recover_core.results.tables import merge_rows, other_scales
@@ -50,8 +50,6 @@ class AudioBatch:
         return self._encoded
 
     def n_best(self, cfg: DecodeConfig) -> list:
-        from recover_core.asr.decode import n_best
-
         if cfg.beam_size not in self._lists:
             key = hypotheses.nbest_key(cfg, WHISPER)
             kept = [self.store.get(key, a) for a in self.audios] if self.store else [None]

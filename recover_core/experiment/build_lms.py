@@ -20,6 +20,7 @@ import dataclasses
 import json
 from pathlib import Path
 
+from recover_core.experiment.config import import_from_its_commit, load_config, read_json, texts_digest
 from recover_core.runtime import atomic
 from recover_core.runtime import env
 from recover_core.asr import lms
@@ -31,7 +32,6 @@ CONFIG = Path("assets/experiments/cpu.toml")
 
 
 def runner(config: Path, pretrain_epochs: float | None, progress: bool = True):
-    from recover_core.experiment.config import load_config
     from recover_core.experiment.runner import Runner
 
     cfg = load_config(config if config.is_absolute() else env.assets_dir().parent / config)
@@ -162,7 +162,6 @@ def export_job(run, dest: Path, conditions: list[str], seeds: list[int], rank: i
     draws, FT per seed), the clean test set, this machine's SmolLM2 tokenizer and the recipe's
     rank. job.json is rewritten after each cell's text is made, so the folder is a whole job at any
     moment; a second export into the same folder adds its cells after the first's."""
-    from recover_core.experiment.config import texts_digest
     from recover_core.experiment.job_files import JOB_FILE, TOKENIZER, write_lines, write_tokenizer
     from recover_core.lm.pretrained import cell_config
 
@@ -204,8 +203,6 @@ def import_job(run, path: Path, csv: Path, command: str) -> tuple[int, list[str]
     again, or read from the cache) and merge them into ``csv`` as perplexity rows with their
     seed. A row already in the CSV for the same cell and seed is kept, and the record is
     reported beside it (the GPU's seed 0 against the CPU's). Returns (rows added, notes)."""
-    from recover_core.experiment.config import import_from_its_commit, read_json, texts_digest
-
     if not path.is_file():
         raise RecoverError(f"{path} does not exist: give the file smollm2_job wrote.")
     out = read_json(path)

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from recover_core.asr import audio, wer
 from recover_core.experiment import speech_set
 from recover_core.asr.decode import DecodeConfig
+from recover_core.experiment.config import fusion_weights, read_json
 from recover_core.runtime import atomic
 
 BATCH = 8
@@ -68,9 +69,6 @@ class GridWER:
 def reference(run) -> dict:
     """WER of the recognizer alone and with the pretrained LM fused, on the cells' utterances
     (Table 6's first two rows), cached beside the cells of ``run`` (an experiment.Runner)."""
-    from recover_core.experiment.config import fusion_weights
-    from recover_core.experiment.config import read_json
-
     path = run.root / "cells" / "asr_reference.json"
     rec = read_json(path) if path.exists() else {}
     if rec.get("key") == run.key and rec.get(NO_LM, {}).get("wer_utterances") == run.cfg.wer_utterances:
@@ -85,8 +83,6 @@ def rows(run, done: dict, common: dict) -> list[dict]:
     """Tidy wer_percent and cer_percent rows: the reference rows, then every finished cell of
     the WER dataset. Their scale names the WER setup, so the claims never pool them with
     ``asr-eval``'s rows, which come from another set of utterances."""
-    from recover_core.experiment.config import read_json
-
     common = {**common, "scale": f"{run.cfg.scale}; {run.wer.note()}"}
     path = run.root / "cells" / "asr_reference.json"
     ref = read_json(path) if path.exists() else {}

@@ -31,6 +31,7 @@ from pathlib import Path
 
 from recover_core.data import corpora
 from recover_core.errors import RecoverError
+from recover_core.experiment.config import cells, import_from_its_commit, read_json, sha, texts_digest, usable
 from recover_core.runtime import atomic, env
 from recover_core.experiment.job_files import (JOB_FILE, nbest, pool_cells, read_lines, resolve_device, resume,
                                                write_lines, write_tokenizer)
@@ -48,7 +49,6 @@ def export(runner, dest: Path, datasets: list[str] | None = None) -> Path:
     not cached yet (``--corpora-only``) is made first."""
     from dataclasses import asdict
 
-    from recover_core.experiment.config import cells, texts_digest, usable
     from recover_core.lm import tokenizer as T
 
     cfg = runner.cfg
@@ -92,8 +92,6 @@ def export(runner, dest: Path, datasets: list[str] | None = None) -> Path:
 def import_cells(runner, path: Path) -> int:
     """Store a job's records as the grid's cells, each checked against the train set this
     machine made for it: a record for other settings or other text is refused."""
-    from recover_core.experiment.config import import_from_its_commit, read_json, texts_digest
-
     if not path.is_file():
         raise RecoverError(f"{path} does not exist: give the file lm_job wrote.")
     out = read_json(path)
@@ -215,8 +213,6 @@ def _weights_sha(weights: dict) -> str:
 def _pretrain_key(job: dict, device: str) -> str:
     """What the pretrained LM is made from: its corpus, the settings, the seed, torch and the device."""
     import torch
-
-    from recover_core.experiment.config import sha
 
     return sha(json.dumps([job["pretrain_sha"], job["settings"], job["pretrain_seed"], torch.__version__, device]))[:12]
 

@@ -11,10 +11,12 @@ from pathlib import Path
 
 from recover_core.data import corpora
 from recover_core.errors import RecoverError
+from recover_core.masking import mask_rate
 from recover_core.runtime import atomic
 from recover_core.runtime import env
 from recover_core.experiment.config import (FT_KIND, MASK_FREE, ExperimentConfig, MethodSpec, cells, dataset_split,
-                                            is_public, read_json, settings_key, sha, texts_digest, usable, versions)
+                                            fusion_weights, is_public, read_json, settings_key, sha, texts_digest,
+                                            usable, versions)
 from recover_core.obfuscator import Obfuscator
 from recover_core.pseudonyms import names, places
 from recover_core.pseudonyms.key import fingerprint, new_key, read_key_file
@@ -297,8 +299,6 @@ class Runner:
         if by_engine(method):
             rec["engine_tables"] = engine_tables()
         if self.needs_wer(dataset):  # now, while the adapted LM is in memory: it is not kept
-            from recover_core.experiment.config import fusion_weights
-
             rec |= self.wer.score(model.eval(), *fusion_weights("adapted"))
             rec["seconds"] = round(time.time() - t0, 1)
         if self.needs_scores(dataset):  # the LM is not kept: its scores are, and WER follows from them
@@ -353,8 +353,6 @@ class Runner:
     def rows(self) -> list[dict]:
         """Tidy rows of every finished cell (one per seed), plus the corpus facts (Tables 1 and
         2 analogues, which no seed changes)."""
-        from recover_core.masking import mask_rate
-
         c = self.cfg
         done = {x: rec for x in cells(c) if (rec := self.cell(*x)) is not None}  # each record read once
         # Where the LMs trained (lm_job's cells say): the same settings give other numbers on a GPU.

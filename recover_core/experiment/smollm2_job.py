@@ -26,6 +26,7 @@ import time
 from pathlib import Path
 
 from recover_core.errors import RecoverError
+from recover_core.experiment.config import import_from_its_commit, read_json, texts_digest
 from recover_core.runtime import atomic
 from recover_core.experiment.job_files import (JOB_FILE, TOKENIZER, nbest, pool_cells, read_lines, resolve_device,
                                                resume)
@@ -177,7 +178,6 @@ def import_records(runner, path: Path, output: Path, command: str = "") -> int:
     from recover_core.experiment import grid_rescore
     from recover_core.experiment.asr_eval import RESCORE_BETAS, RESCORE_LAMBDAS
     from recover_core.experiment.grid_wer import PRETRAINED
-    from recover_core.experiment.config import import_from_its_commit, read_json, texts_digest
     from recover_core.results.tables import TIDY_COLUMNS
 
     if not path.is_file():

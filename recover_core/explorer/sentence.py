@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from recover_core.masking.quasi import RECOGNIZERS
+from recover_core.masking.truecase import is_caseless
 from recover_core.models import bundles
 from recover_core.text import validation
 from recover_core.errors import RecoverError
@@ -123,7 +124,6 @@ def ner_path(text: str, technique: str) -> str:
     """For the status line: which entityTagger path the text took, or "" without entityTagger."""
     if "entityTagger" not in technique:
         return ""
-    from recover_core.masking.truecase import is_caseless
 
     if is_caseless(text):
         return (" entityTagger: caseless path (the text has no capital letters, so names, places and "
