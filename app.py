@@ -54,6 +54,7 @@ FAST = {"concurrency_id": "mlm", "concurrency_limit": 1}
 # (filling/scheduler.py): 4 users cost about one batch, not four runs in a row, same words.
 SHARED = 8
 CAUSAL = {"concurrency_id": "causal", "concurrency_limit": SHARED}
+CAUSAL_REQUESTS = threads.InFlight()
 QUEUE_SIZE = 32
 
 
@@ -139,12 +140,14 @@ ALL_COLUMNS = list(range(len(explore.COLUMNS)))
 @friendly
 def on_fill(text, technique, n, markers, k, seed, mlm_model, causal_model, instruct_model, protect="direct"):
     """All six columns in one call (the API's /fill), streamed: the masked sentence at once,
-    the engine's answer, then each column as it is filled, the MLM ones first. Off the models
-    thread, like the causal step: only the forward passes go there, shared with other users."""
+    the engine's answer, then each column as it is filled, the MLM ones first. As the causal
+    step: a column runs on the models thread while its request is alone, else only its passes."""
     models = models_of(mlm_model, causal_model, instruct_model)
-    for head, answer, status, columns in explore.fill_steps(text, technique, n, markers, k, seed, models,
-                                                            explore.FILL_ORDER, protect, answer=True):
-        yield head_of(head, answer, status) + flat(columns, ALL_COLUMNS)
+    with CAUSAL_REQUESTS:
+        for head, answer, status, columns in explore.fill_steps(text, technique, n, markers, k, seed, models,
+                                                                explore.FILL_ORDER, protect, answer=True,
+                                                                through=CAUSAL_REQUESTS.run):
+            yield head_of(head, answer, status) + flat(columns, ALL_COLUMNS)
 
 
 @friendly
@@ -162,9 +165,10 @@ def on_fill_causal(text, technique, n, markers, k, seed, mlm_model, causal_model
     """The button's second step: the causal columns (here, on a worker of its own; each forward
     pass on the models thread, shared with the other users' pending rows)."""
     models = models_of(mlm_model, causal_model, instruct_model)
-    for _, _, status, columns in explore.fill_steps(text, technique, n, markers, k, seed, models, CAUSAL_COLUMNS,
-                                                    protect):
-        yield [status] + flat(columns, CAUSAL_COLUMNS)
+    with CAUSAL_REQUESTS:  # alone, a column runs whole on the models thread; else its passes go there
+        for _, _, status, columns in explore.fill_steps(text, technique, n, markers, k, seed, models, CAUSAL_COLUMNS,
+                                                        protect, through=CAUSAL_REQUESTS.run):
+            yield [status] + flat(columns, CAUSAL_COLUMNS)
 
 
 @friendly

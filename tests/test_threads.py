@@ -66,6 +66,11 @@ def test_the_models_thread_runs_every_step_and_keeps_all_cores():
         other = []
         t = threading.Thread(target=lambda: other.append(torch.get_num_threads())); t.start(); t.join()
         assert other == [1] and torch.get_num_threads() == 1
+        requests, name = threads.InFlight(), lambda: threading.current_thread().name
+        with requests:  # a request alone: its work runs on the models thread, as a column ran before
+            assert requests.run(name).startswith("recover-models")
+            with requests:  # two under way: each on its own worker (only the passes go there)
+                assert requests.run(name) == name()
         print("ok", cores)
     ''')
     out = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=120)

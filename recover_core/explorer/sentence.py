@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
+from typing import Callable
 
 import pandas as pd
 
@@ -203,11 +204,12 @@ def answer_of(text, technique, n, markers, protect) -> list:
 
 
 def fill_steps(text, technique, n, markers, k, seed, models: dict, which: list[int], protect: str = "direct",
-               answer: bool = False):
+               answer: bool = False, through: Callable | None = None):
     """Mask, then (``answer``) the engine's own answer, then fill the columns ``which`` in that
     order. Yields (masked, answer, status, columns) as soon as the masking is done, after the
     engine's answer, before each column and once at the end: ``answer`` is its two outputs (or
-    None when not asked for), ``columns`` maps a column's index to its three outputs."""
+    None when not asked for), ``columns`` maps a column's index to its three outputs.
+    ``through(fn, *args)`` runs each column's fill (the app: on which thread)."""
     seed = seed_of(seed)
     m = mask(text, technique, n, markers, protect=protect)
     head = highlighted(m.masked, m.markers)
@@ -236,7 +238,8 @@ def fill_steps(text, technique, n, markers, k, seed, models: dict, which: list[i
             model = models[col.kind]
             try:
                 with memo.using(book):
-                    r = fill(m, col, model, k, seed, technique, n, markers, key=key, protect=protect)
+                    r = (through or _call)(fill, m, col, model, k, seed, technique, n, markers, key=key,
+                                           protect=protect)
                 note = fallback_note(r)
                 columns[i] = [highlighted(r.text, r.replacements), f"**{col.title}** · {model}{note}",
                               candidates_table(r)]
@@ -246,3 +249,7 @@ def fill_steps(text, technique, n, markers, k, seed, models: dict, which: list[i
         if book is not None:
             book.clear()  # the request's text goes with it, even when the client went away
     yield head, got, said, columns
+
+
+def _call(fn: Callable, *args, **kwargs):
+    return fn(*args, **kwargs)

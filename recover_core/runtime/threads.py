@@ -123,3 +123,27 @@ def on_models_thread(fn: Callable) -> Callable:
     def plain(*args, **kwargs):
         return run(fn, *args, **kwargs)
     return plain
+
+
+class InFlight:
+    """Requests of one kind under way, and where their heavy steps run: on the models thread
+    while a request is alone (every core for all of its work, as a column ran before passes
+    were shared), else on the request's own worker, whose forward passes the models thread
+    shares with the others' (filling/scheduler.py). Measured idle on 2 cores: one user's
+    causal columns were 18% slower with every column on its worker (docs/app.md)."""
+
+    def __init__(self) -> None:
+        self._n = 0
+        self._lock = threading.Lock()
+
+    def __enter__(self) -> "InFlight":
+        with self._lock:
+            self._n += 1
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        with self._lock:
+            self._n -= 1
+
+    def run(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        return run(fn, *args, **kwargs) if self._n <= 1 else fn(*args, **kwargs)
