@@ -8,7 +8,7 @@ from typing import Callable, Sequence
 from recover_core.filling.base import Fill, Filled
 from recover_core.filling.candidates import TypeCheck, near
 from recover_core.data import lexicons
-from recover_core.pseudonyms.names import POSSESSIVES, TITLES, bare
+from recover_core.pseudonyms.names import POSSESSIVES, TITLES, bare, title_gender
 from recover_core.pseudonyms.policy import Pseudonyms
 from recover_core.text.spans import GENERIC_LABELS, IDENTIFIER_LABELS
 
@@ -162,8 +162,6 @@ class _Text:
         return Filled("".join(pieces) + filled.text[self.at:], list(self.fills), filled.fallback)
 
 
-MALE_TITLES = frozenset("mr mister sir lord monsieur herr senor señor signor".split())
-FEMALE_TITLES = frozenset("mrs ms miss madam madame lady dame mme frau senora señora signora".split())
 _PRONOUN = re.compile(r"\b(he|him|his|himself|she|her|hers|herself)\b", re.I)
 
 
@@ -172,9 +170,9 @@ def gender_cue(text: str, start: int, end: int) -> str:
     first personal pronoun in the next sentence or so does; "" where neither says."""
     # the title stands before the name, or begins the name's own span ("Mr. Mustafa Dildar")
     before = text[:start].split()[-1:] + text[start:end].split()[:1]
-    title = next((t for t in (bare(w).rstrip(".") for w in before) if t in MALE_TITLES or t in FEMALE_TITLES), "")
-    if title in MALE_TITLES or title in FEMALE_TITLES:
-        return "m" if title in MALE_TITLES else "f"
+    said = next((g for g in map(title_gender, before) if g), "")
+    if said:
+        return said
     m = _PRONOUN.search(text, end, end + 160)
     if not m:
         return ""

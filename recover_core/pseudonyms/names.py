@@ -19,6 +19,14 @@ TITLES = frozenset("mr mrs ms miss mx dr doctor prof professor sir dame lady lor
                    "sister brother capt captain sgt sergeant judge officer detective president senator "
                    "governor mayor uncle aunt".split())
 POSSESSIVES = frozenset("my your his her our their its".split())
+MALE_TITLES = frozenset("mr mister sir lord monsieur herr senor señor signor".split())
+FEMALE_TITLES = frozenset("mrs ms miss madam madame lady dame mme frau senora señora signora".split())
+
+
+def title_gender(word: str) -> str:
+    """"m" or "f" for a title that says it ("Mr", "Mrs."), else ""."""
+    t = bare(word).rstrip(".")
+    return "m" if t in MALE_TITLES else "f" if t in FEMALE_TITLES else ""
 GENDER_RATIO = 3.0
 COMMON_FIRST = 1000  # random draws come from the commonest names: rare census names sound invented
 COMMON_LAST = 1000

@@ -12,7 +12,7 @@ from recover_core.text import shapes
 from recover_core.filling.candidates import PLACE_LABELS, acceptable, fallback_word
 from recover_core.pseudonyms.key import as_key, keyed_rng
 from recover_core.pseudonyms.names import (_accept_sets, _pools, bare, census_share, genders,
-                                          own_case, prior_pools, roles, sound)
+                                          own_case, prior_pools, roles, sound, title_gender)
 from recover_core.pseudonyms import identifiers
 from recover_core.pseudonyms.places import _kind_of, drawn_places_of_kind, named, place_kind, place_prior
 from recover_core.text.spans import GENERIC_LABELS, IDENTIFIER_LABELS
@@ -163,16 +163,21 @@ class Pseudonyms:
         (bare word -> score) tilting the draw. "rank": the first name slot takes the filler's
         best acceptable candidate; other slots (and a slot with none) are drawn. A first name the
         census gives no gender takes ``gender_cue`` ("m"/"f": the title or pronouns around the
-        name), so "Mr Arvid Lindqvist ... he" does not become "Mr Krystina Gardner"."""
+        name), so "Mr Arvid Lindqvist ... he" does not become "Mr Krystina Gardner"; a gendered
+        title among ``tokens`` decides before the census."""
         out = []
         offered = list(candidates)
-        for token, role in zip(tokens, roles(tokens, title_before)):
+        parts = roles(tokens, title_before)
+        # A title inside the name says its gender first: the masker gives "Mr" to the person's
+        # span, where ``gender_cue`` (read from the filled text) no longer sees it
+        said = next((g for t, r in zip(tokens, parts) if r == "title" and (g := title_gender(t))), "")
+        for token, role in zip(tokens, parts):
             key = bare(token)
             if role == "title" or not key:
                 out.append(token)
                 continue
             if key not in self.mapping:
-                gender = (genders().get(key, "") or gender_cue) if role == "first" else ""
+                gender = (said or genders().get(key, "") or gender_cue) if role == "first" else ""
                 if self.choice == "prior":
                     pick = self._draw(role, gender, key, scores or {})
                     self._take(key, pick)
