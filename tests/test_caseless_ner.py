@@ -110,6 +110,8 @@ def test_case_can_be_forced_for_a_corpus():
     ("Did Vitiza ever pay you back?", ["Vitiza"], []),
     ("We hired Bergtor Hovdenak last spring.", ["Bergtor", "Hovdenak"], []),
     ('He wrote "Appaq Qabaeva" on the envelope.', ["Appaq", "Qabaeva"], []),
+    # a double surname after the names spaCy found, which the rest-of-a-name rule missed
+    ("Dr. Ana María García-López met Mr. O'Neil at noon.", ["García-López"], ["noon"]),
     ("Jiun, Klotilda and Leonilia are on the committee.", ["Jiun", "Klotilda", "Leonilia"], []),
     ("i emailed salimbay this morning about the lease", ["salimbay"], []),
     # a shop where a place goes, though wordfreq calls the word common

@@ -41,6 +41,32 @@ def test_the_reviewers_sentences_keep_no_digit_run_or_address(engine):
     assert "four four two one" not in engine.obfuscate(REVIEWER[-1]).text
 
 
+def test_the_word_that_names_an_identifier_stays_and_the_identifier_keeps_its_shape(engine):
+    """The tagger reads "IBAN", "SSN" and "IP" before an identifier as organisations: they are
+    no one's name, so they stay, and the IBAN's substitute is an IBAN of its country, not
+    "IB90 FL90 …" made of the label word and the number together."""
+    text = "IBAN DE89 3704 0044 0532 0130 00, passport X1234567, IP 192.168.1.23. My SSN is 123-45-6789."
+    r = engine.obfuscate(text)
+    assert r.text.startswith("IBAN DE") and ", IP " in r.text and "My SSN is " in r.text, r.text
+    sub = next(x.substitute for x in r.replacements if x.label == "IBAN")
+    assert iban.is_valid(sub) and sub[:2] == "DE" and sub != "DE89 3704 0044 0532 0130 00"
+    assert not _digit_runs(text) - {"192", "168"} & _digit_runs(r.text), r.text
+
+
+def test_a_span_reaching_past_an_identifier_keeps_its_own_words_apart():
+    """merge_with: whole words of a technique's span beyond an identifier stay a span of their
+    own (still masked); a span cutting into the identifier's word widens the identifier."""
+    from recover_core.text.spans import Span
+
+    text = "Acme IBAN DE89 3704 0044 0532 0130 00, and card 4111111111111111x."
+    ib, card = text.index("DE89"), text.index("4111")
+    ids = [Span(ib, ib + 27, text[ib: ib + 27], "IBAN", "t"), Span(card, card + 16, text[card: card + 16], "CREDIT_CARD", "t")]
+    merged = identifiers.merge_with(ids, [Span(0, ib + 4, text[: ib + 4], "ORG", "t"),
+                                          Span(card, card + 17, text[card: card + 17], "ORG", "t")])
+    assert [(s.text, s.label) for s in merged] == [
+        ("Acme IBAN", "ORG"), ("DE89 3704 0044 0532 0130 00", "IBAN"), ("4111111111111111x", "CREDIT_CARD")]
+
+
 def test_an_identifiers_candidates_are_its_generated_substitute_only(engine):
     """The filler reads an identifier as a plain mask, but none of its words ("approved" for
     a card) can stand there: the candidate table shows the generated substitute alone."""

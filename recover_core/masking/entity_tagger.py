@@ -17,6 +17,7 @@ pipeline runs on the truecased copy. bench/ner_recall.py measures the combinatio
 from __future__ import annotations
 
 import functools
+import re
 from dataclasses import replace
 from typing import Iterable
 
@@ -335,11 +336,25 @@ def _inside(spans, a: int, b: int) -> bool:
 
 
 def _free_name_word(word: str, busy: list[tuple[int, int]], start: int) -> bool:
-    """A capitalised word that is no everyday word, no title or date, and that no span or NER
-    entity already holds: what the spelling model and the rest-of-a-name rule may take."""
+    """A capitalised word (or a compound of them: "García-López") that is no everyday word, no
+    title or date, and that no span or NER entity already holds: what the spelling model and
+    the rest-of-a-name rule may take."""
     low = word.lower()
-    return is_capitalised(word) and word.isalpha() and low not in NOT_NAMES and not everyday(low) \
+    return _name_shaped(word) and low not in NOT_NAMES and not everyday(low) \
         and not _inside(busy, start, start + len(word))
+
+
+_COMPOUND = re.compile(r"[-'’]")
+
+
+def _name_shaped(word: str) -> bool:
+    """"Okafor"; a compound whose parts are each capitalised ("García-López", "O'Neil",
+    "Jean-Luc"): a double surname after a first name is the rest of the name, and was left
+    in the output when only letters counted."""
+    parts = _COMPOUND.split(word)
+    if len(parts) == 1:
+        return is_capitalised(word) and word.isalpha()
+    return all(p.isalpha() and p[0].isupper() and p[1:].islower() for p in parts) and any(len(p) > 1 for p in parts)
 
 
 def shape_candidates(text: str, taken: list[Span], ents: list[tuple[int, int]]):

@@ -18,6 +18,7 @@ import re
 from dataclasses import replace
 from typing import Sequence
 
+from recover_core.data.lexicons import FUNCTION_WORDS
 from recover_core.errors import RecoverError
 from recover_core.masking import occupations, quasi
 from recover_core.masking.base import Masker
@@ -141,24 +142,64 @@ def find(text: str, recognizers: tuple[Recognizer, ...] | None = None, protect: 
 
 def merge_with(identifiers: list[Span], spans: list[Span]) -> list[Span]:
     """A technique's spans merged with identifier spans: an identifier wins where they meet.
-    A technique's span reaching past an identifier widens it, so no letter is left out."""
+    A technique's span reaching past an identifier inside a word widens it, so no letter is
+    left out; its whole words beyond the identifier stay a span of their own ("IBAN" of an
+    ORG "IBAN DE89"), so the identifier's substitute keeps the identifier's shape."""
     if not identifiers:
         return spans
     ids = list(identifiers)
     rest = []
     for s in spans:
-        hit = [i for i, x in enumerate(ids) if s.overlaps(x)]
+        hit = sorted((i for i, x in enumerate(ids) if s.overlaps(x)), key=lambda i: ids[i].start)
         if not hit:
             rest.append(s)
             continue
-        for i in hit:
-            x = ids[i]
-            if s.start < x.start or s.end > x.end:
-                a, b = min(s.start, x.start), max(s.end, x.end)
-                text = (s.text[: x.start - s.start] if s.start < x.start else "") + x.text + \
-                       (s.text[x.end - s.start:] if s.end > x.end else "")
-                ids[i] = replace(x, start=a, end=b, text=text)
-    return sorted(rest + ids, key=lambda s: s.start)
+        first, last = ids[hit[0]], ids[hit[-1]]
+        if s.start < first.start:
+            if _boundary(s.text[first.start - s.start - 1]):
+                rest.append(_part(s, s.start, first.start))
+            else:
+                ids[hit[0]] = first = replace(first, start=s.start, text=s.text[: first.start - s.start] + first.text)
+        if s.end > last.end:
+            if _boundary(s.text[last.end - s.start]):
+                rest.append(_part(s, last.end, s.end))
+            else:
+                ids[hit[-1]] = replace(last, end=s.end, text=last.text + s.text[last.end - s.start:])
+        rest += [_part(s, ids[h].end, ids[k].start) for h, k in zip(hit, hit[1:])]
+    return sorted([r for r in rest if r is not None] + ids, key=lambda s: s.start)
+
+
+def _boundary(c: str) -> bool:
+    return c.isspace() or c in ",;:()"
+
+
+def _part(s: Span, a: int, b: int) -> Span | None:
+    """The words of span ``s`` in [a, b), without the spaces and punctuation at their edges;
+    None where no letter or digit is left."""
+    part = s.text[a - s.start: b - s.start]
+    core = part.strip(" \t\n,;:()")
+    if not any(c.isalnum() for c in core):
+        return None
+    start = a + part.index(core)
+    return replace(s, start=start, end=start + len(core), text=core)
+
+
+# Words that name a kind of identifier: the tagger reads some as an organisation or a person
+# ("IBAN DE89 …", "My SSN is …", "IP 192.168.1.23"), and a substitute for them ("Lincoln is
+# 051-46-1502") hides nothing and garbles the sentence. The short ones only in capitals, as
+# "Pin" or "Tin" may be a name.
+KIND_WORDS = frozenset("""iban ssn dob d.o.b nhs nino vat cvv cvc bic swift mrn itin ein imei url email e-mail
+    passport""".split())
+KIND_ACRONYMS = frozenset("IP ID PIN ZIP SIN TIN DL NI MAC".split())
+
+
+def names_a_kind(span: Span) -> bool:
+    """Whether an entity span is only the name of an identifier's kind (with "my", "the")."""
+    if span.label not in ENTITY_LABELS:
+        return False
+    ws = [w.strip(".,:;#") for w in span.text.split()]
+    kinds = [w for w in ws if w.lower() in KIND_WORDS or w in KIND_ACRONYMS]
+    return bool(kinds) and all(w in kinds or w.lower() in FUNCTION_WORDS for w in ws)
 
 
 def is_identifier(span: Span) -> bool:
@@ -188,6 +229,7 @@ class WithIdentifiers(Masker):
         # one whole name: half of it still points to the place, and TAB counts it direct.
         out = []
         for t, spans in zip(texts, self.inner.find_many(texts)):
+            spans = [s for s in spans if not names_a_kind(s)]
             spans = whole_bodies(completed_names(t, without_public_bodies(spans, t)), t)
             out.append(merge_with(find(t, protect=self.protect), spans) if self.identifiers else spans)
         return out
