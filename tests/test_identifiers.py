@@ -53,6 +53,16 @@ def test_the_word_that_names_an_identifier_stays_and_the_identifier_keeps_its_sh
     assert not _digit_runs(text) - {"192", "168"} & _digit_runs(r.text), r.text
 
 
+@pytest.mark.parametrize("text, masked", [
+    ("Patient MRN 00123456 was seen.", "Patient MRN [MASK] was seen."),  # the label is no part of the number
+    ("Card: 5500-0000-0000-0004 exp 12/27 cvv 123", "Card: [MASK] exp 12/27 cvv [MASK]"),  # its security code
+    ("My NI number is ZZ 62 02 78 T", "My NI number is [MASK]"),  # one number, not two case numbers
+])
+def test_a_labelled_number_is_masked_whole_and_its_label_stays(engine, text, masked):
+    r = engine.obfuscate(text)
+    assert r.masked == masked and r.text != text
+
+
 def test_a_span_reaching_past_an_identifier_keeps_its_own_words_apart():
     """merge_with: whole words of a technique's span beyond an identifier stay a span of their
     own (still masked); a span cutting into the identifier's word widens the identifier."""

@@ -118,7 +118,8 @@ class CaseNumber(Recognizer):
     profile = QUASI
     strength = 2
     pattern = re.compile(r"(?<![\w/.-])(?:[A-Z]{1,4}[ .-]?)?\d{1,7}/\d{1,4}(?:[-/]\d{1,4})?(?![\w/]|[.-]\d)"
-                         r"|(?<![\w/.-])[A-Z0-9][A-Z0-9./-]{0,20}\d[A-Z0-9./-]{0,20}(?<![.-])(?![\w/])")
+                         # not one group of a spaced number ("NI number ZZ 62 02 78 T"): ID_NUMBER's whole
+                         r"|(?<![\w/.-])(?<![A-Z] )[A-Z0-9][A-Z0-9./-]{0,20}\d[A-Z0-9./-]{0,20}(?<![.-])(?![\w/]| \d)")
     context = _context_re(r"no\.|nos\.|nr\.|number|numbers|file|case|cases|reference|ref\.|registration|"
                           r"register|application|applications|docket|complaint|decision|judgment")
 

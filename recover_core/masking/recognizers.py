@@ -252,8 +252,11 @@ class IdNumber(Recognizer):
     def bounds(self, m: re.Match[str]) -> tuple[int, int]:
         # A letter prefix ("ZZ 62 02 78 T") is part of the number where it is capitals, or in a
         # caseless line where it is no everyday short word.
+        # A prefix that is itself a word saying what the number is ("MRN 00123456", "DL 12345")
+        # is its label, not part of it: scrambled with it, "MRN" came out as "LZU".
         pre = m.group("pre")
-        if pre and not (pre.isupper() or (m.string == m.string.lower() and pre.strip() not in self.NOT_PREFIX)):
+        if pre and (self.context.fullmatch(pre.strip()) or
+                    not (pre.isupper() or (m.string == m.string.lower() and pre.strip() not in self.NOT_PREFIX))):
             return m.start() + len(pre), m.end()
         return m.start(), m.end()
 
@@ -470,11 +473,15 @@ class NumberWithContext(Recognizer):
 
     label = "ID_NUMBER"
     strength = 1
-    pattern = re.compile(r"(?<![\w.,:/-])\d{4,20}(?![\w]|[.,:/]\d)")
+    pattern = re.compile(r"(?<![\w.,:/-])\d{3,20}(?![\w]|[.,:/]\d)")
     context = _context_re(r"pin|code|account|acct|password|passcode|card|member|customer|policy|ref|reference|"
                           r"routing|sort code|cvv|cvc|security")
+    # A card's security code has three digits: right after the word that names it.
+    SECURITY_CODE = re.compile(r"(?<![\w])(?:cvv2?|cvc2?|csc|security code)\W{0,3}$", re.I)
 
     def validate(self, item: str, text: str, start: int) -> bool:
         # Nine digits or more with no separator are an account, a phone or an ID wherever they
         # stand ("Text 391004251 when you arrive"): amounts and counts that long have commas.
+        if len(item) == 3:
+            return bool(self.SECURITY_CODE.search(text, max(0, start - 20), start))
         return len(item) >= 9 or self.in_context(text, start, window=28)
