@@ -41,6 +41,12 @@ _TIME = r"\d{1,2}(?:[.:]\d{2})(?: ?[ap]\.?m\.?)?|\d{1,2} ?[ap]\.m\.|\d{1,2} ?o'c
 _BIRTH = re.compile(r"(?i)\b(?:born|birth|dob|d\.o\.b\.?|birthday|birthdate)\b")
 
 
+# What follows a house number: one to three capitalised words and a word that can only end a
+# street's name (not "Court" nor "Place": "In 1996 the Ankara Court" dates an event).
+_HOUSE_NUMBER = re.compile(r" (?:[A-Z][\w'’-]* ){1,3}(?:Street|St|Road|Rd|Avenue|Ave|Lane|Ln|Boulevard|Blvd|"
+                           r"Terrace|Crescent|Parkway|Pkwy|Highway|Hwy)\b")
+
+
 class EventDate(Recognizer):
     """A date or time of an event. A bare year counts (ECHR judgments and clinical notes date
     events by it); a year inside a number ("36110/97", "1996-123") does not."""
@@ -60,7 +66,7 @@ class EventDate(Recognizer):
         rf"|(?:last|next|this|on|that|every) {_WEEKDAY}|{_WEEKDAY},? (?={_DAY} )"
         rf"|(?:in|since|until|till|by|from|of|during|before|after|early|late|mid-?) {_MONTH}(?!,? ?\d)(?=[\s,.;:)]|$)"
         rf"|(?:at|around|about|from|until|till|by|before|after) (?:{_TIME})"
-        rf")(?![\w/]|[.-]\d)", re.I)
+        rf")(?![\w/]|[.-]\d|:[0-9a-f])", re.I)  # not the first group of an IPv6 address ("2001:db8::")
 
     def bounds(self, m: re.Match[str]) -> tuple[int, int]:
         # The preposition of "in March" or "at 10.30" tells a month or a time from a word or a
@@ -77,6 +83,8 @@ class EventDate(Recognizer):
         low = item.lower()
         if re.fullmatch(rf"{_YEAR}", item) and re.match(r"\s*(?:%|per|percent|euros?|dollars?|pounds?|km|kg|people|persons|cases)\b", text[start + len(item):start + len(item) + 12], re.I):
             return False  # "2000 euros", "1800 km": an amount or a count, not a year
+        if re.fullmatch(_YEAR, item) and _HOUSE_NUMBER.match(text, start + len(item)):
+            return False  # "1600 Pennsylvania Avenue": a house number, the address's
         if low.startswith("may ") and not re.search(r"\d", item):
             return False  # "may ..." without a day or year is the verb
         # A month name on its own must be capitalised in cased text ("March" the month, "march" the verb)

@@ -315,9 +315,11 @@ class Pseudonyms:
         """Days every date of an event in this mapping moves by (protect="quasi"): one keyed shift
         per mapping, that is per document (or per line where no run-wide mapping is kept), so
         the order of events and the intervals between them hold; never 0. A shift reused across
-        documents would link them, and one known date would give away the rest."""
+        documents would link them, and one known date would give away the rest. At least 190
+        days: a year said alone moves as its middle day does, and a shorter shift left it as it
+        was (one document in seven kept every "in 1962")."""
         rng = self.keyed("event date shift")
-        return rng.randint(30, 1095) * rng.choice((-1, 1))
+        return rng.randint(190, 1095) * rng.choice((-1, 1))
 
     def _accepted(self, role: str, gender: str) -> frozenset[str]:
         """The names a filler's candidate may be (draws come from the wider ``_pool``)."""
