@@ -189,7 +189,7 @@ def _part(s: Span, a: int, b: int) -> Span | None:
 # 051-46-1502") hides nothing and garbles the sentence. The short ones only in capitals, as
 # "Pin" or "Tin" may be a name.
 KIND_WORDS = frozenset("""iban ssn dob d.o.b nhs nino vat cvv cvc bic swift mrn itin ein imei url email e-mail
-    passport""".split())
+    passport tel fax""".split())
 KIND_ACRONYMS = frozenset("IP ID PIN ZIP SIN TIN DL NI MAC".split())
 
 
