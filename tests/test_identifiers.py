@@ -2,6 +2,7 @@
 default engine, and each comes back as another item of its shape, never the original."""
 from __future__ import annotations
 
+import ipaddress
 import re
 import time
 
@@ -202,3 +203,10 @@ def test_bad_lines_through_the_engine_get_a_result_or_a_clear_message(engine):
         engine.obfuscate(" ".join(f"u{i}@ex.com" for i in range(150)))
     for malformed in ("IBAN DE00 1234", "call +44 (0", "phone 555-1234-", "IBAN GB82 WEST 1234 5698 7654 33"):
         engine.obfuscate(malformed)
+
+
+def test_a_url_given_by_its_address_gets_another_address(engine):
+    r = engine.obfuscate("The router is at http://192.168.0.1/admin today.")
+    sub = next(x.substitute for x in r.replacements if x.label == "URL")
+    host = re.match(r"http://([\d.]+)/", sub)
+    assert host and host.group(1) != "192.168.0.1" and ipaddress.ip_address(host.group(1)).is_private, sub

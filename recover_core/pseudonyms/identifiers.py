@@ -283,7 +283,12 @@ def url(original: str, rng: random.Random, helpers: Helpers) -> str:
     if not m:
         return _rebuild_words(original, rng, helpers)
     scheme, host, rest = m.group(1) or "", m.group(2), m.group(3)
-    return scheme + _domain(host, helpers) + _rebuild_words(rest, rng, helpers, keep=PATH_WORDS)
+    name, colon, port = host.partition(":")
+    try:  # a host given by its address ("http://192.168.0.1/admin"): another address, not a domain
+        new_host = ip_address(name, rng, helpers) + colon + port
+    except ValueError:
+        new_host = _domain(host, helpers)
+    return scheme + new_host + _rebuild_words(rest, rng, helpers, keep=PATH_WORDS)
 
 
 def id_number(original: str, rng: random.Random, helpers: Helpers) -> str:
