@@ -8,7 +8,7 @@ import time
 
 import phonenumbers
 import pytest
-from stdnum import iban, luhn
+from stdnum import bitcoin, iban, luhn, mac
 
 from recover_core import Obfuscator
 from recover_core.errors import RecoverError
@@ -210,3 +210,37 @@ def test_a_url_given_by_its_address_gets_another_address(engine):
     sub = next(x.substitute for x in r.replacements if x.label == "URL")
     host = re.match(r"http://([\d.]+)/", sub)
     assert host and host.group(1) != "192.168.0.1" and ipaddress.ip_address(host.group(1)).is_private, sub
+
+
+
+@pytest.mark.parametrize("text, label, item", [
+    ("The router's MAC is 00:1A:2B:3C:4D:5E.", "MAC_ADDRESS", "00:1A:2B:3C:4D:5E"),
+    ("Cisco shows 001a.2b3c.4d5e for it.", "MAC_ADDRESS", "001a.2b3c.4d5e"),
+    ("The VIN is 1HGCM82633A004352.", "VEHICLE_ID", "1HGCM82633A004352"),
+    ("Send it to 1A1zP1eP5QGefi2DMPTfTL5SLmv7DivfNa today.", "CRYPTO_ADDRESS", "1A1zP1eP5QGefi2DMPTfTL5SLmv7DivfNa"),
+    ("I live at 51.5074, -0.1278 now.", "COORDINATES", "51.5074, -0.1278"),
+    ("We met at 40.7128° N, 74.0060° W.", "COORDINATES", "40.7128° N, 74.0060° W"),
+])
+def test_what_names_a_device_a_vehicle_a_wallet_or_a_spot_is_replaced_in_kind(engine, text, label, item):
+    r = engine.obfuscate(text)
+    rep = [x for x in r.replacements if x.label == label]
+    assert len(rep) == 1 and item not in r.text, r.text
+    sub = rep[0].substitute
+    if label == "MAC_ADDRESS":
+        hexes = re.sub(r"[^0-9A-Fa-f]", "", sub)
+        assert mac.is_valid(":".join(hexes[i: i + 2] for i in range(0, 12, 2))) and mac.is_unicast(hexes[:2] + ":00")
+        assert re.sub(r"[0-9A-Fa-f]", "x", sub) == re.sub(r"[0-9A-Fa-f]", "x", item)
+    elif label == "VEHICLE_ID":
+        from recover_core.text import vin
+
+        assert len(sub) == 17 and not set(sub) & set("IOQ") and vin.check_digit(sub) == sub[8]
+    elif label == "CRYPTO_ADDRESS":
+        assert sub[0] == item[0] and len(sub) == len(item) and sub != item
+    else:
+        lat, lon = (float(x) for x in re.findall(r"-?\d+\.\d+", sub))
+        assert -60 <= lat <= 70 and abs(lon) <= 180 and ("°" in sub) == ("°" in item)
+
+
+def test_numbers_that_only_look_like_them_are_left_alone(engine):
+    text = "The values were 12.345, 67.890 at 10:30:45 in v1.2.3.4 of the ABCDEFGHJKLMNPRST list."
+    assert [s.label for s in engine.find(text) if identifiers.is_identifier(s)] == []

@@ -14,6 +14,7 @@ from recover_core.text.validation import check_k, check_text
     ("Send it to [PERSON] now.", "already contains the marker"),
     ("Meet me in Москва tomorrow.", "Latin script"),
     ("I love this 😀 so much.", "Emoji"),
+    ("Sunny ☀ today.", "Emoji"),
     ("東京に行きます", "Latin script"),
 ])
 def test_bad_text_gets_a_clear_message(text, msg):
@@ -23,6 +24,12 @@ def test_bad_text_gets_a_clear_message(text, msg):
 
 def test_accented_latin_is_fine():
     assert check_text("José met Zoë in Zürich.") == "José met Zoë in Zürich."
+
+
+def test_the_symbols_of_ordinary_text_are_fine():
+    """A degree sign was refused as a pictograph, so no temperature and no coordinates got in."""
+    for text in ("It was 20°C at 40.7128° N, 74.0060° W.", "© 2024 Acme™, see § 3 → page 2."):
+        assert check_text(text) == text
 
 
 @pytest.mark.parametrize("k", [0, 51, -3, 2.5, "ten", True])

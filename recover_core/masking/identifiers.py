@@ -24,6 +24,7 @@ from recover_core.masking import occupations, quasi
 from recover_core.masking.base import Masker
 from recover_core.masking.document import completed_names
 from recover_core.masking.public_bodies import whole_bodies, without_public_bodies
+from recover_core.masking.locators import BitcoinAddress, Coordinates, MacAddress, Vin
 from recover_core.masking.recognizers import (DIGIT_WORD_RE, Address, CreditCard, DateOfBirth, Email, Handle, Iban,
                                               IdNumber, IpAddress, NumberWithContext, Phone, Postcode, Recognizer,
                                               SpokenDigits, Ssn, Url)
@@ -85,8 +86,9 @@ def _running(protect: str) -> tuple[Recognizer, ...]:
     return got
 
 
-for _r in (Email(), Url(), Handle(), CreditCard(), Iban(), IpAddress(), Ssn(), Phone(), DateOfBirth(), Address(),
-           Postcode(), IdNumber(), NumberWithContext(), SpokenDigits(), *quasi.RECOGNIZERS,
+for _r in (Email(), Url(), Handle(), CreditCard(), Iban(), IpAddress(), MacAddress(), Vin(), BitcoinAddress(),
+           Coordinates(), Ssn(), Phone(), DateOfBirth(), Address(), Postcode(), IdNumber(), NumberWithContext(),
+           SpokenDigits(), *quasi.RECOGNIZERS,
            *occupations.RECOGNIZERS):
     add(_r)
 
@@ -190,7 +192,7 @@ def _part(s: Span, a: int, b: int) -> Span | None:
 # "Pin" or "Tin" may be a name.
 KIND_WORDS = frozenset("""iban ssn dob d.o.b nhs nino vat cvv cvc bic swift mrn itin ein imei url email e-mail
     passport tel fax""".split())
-KIND_ACRONYMS = frozenset("IP ID PIN ZIP SIN TIN DL NI MAC".split())
+KIND_ACRONYMS = frozenset("IP ID PIN ZIP SIN TIN DL NI MAC VIN GPS BTC".split())
 
 
 def names_a_kind(span: Span) -> bool:

@@ -5,6 +5,7 @@ Each recognizer finds ``Span``s of one kind in a line: card numbers (issuer pref
 (``stdnum.iban``), IP addresses (``ipaddress``), URLs and @handles, US SSNs and other ID numbers
 where context says so, birth dates (only after "born", "DOB", ...), street addresses and flat
 numbers, postcodes, and spoken digit strings in transcripts ("five five five one two ...").
+What locates a person (a device, a vehicle, a wallet, a spot) is in ``locators.py``.
 
 Every pattern is compiled once, with bounded repeats and no nested quantifiers that could
 backtrack without end on a long line of digits or a string of addresses. The registry
@@ -485,3 +486,4 @@ class NumberWithContext(Recognizer):
         if len(item) == 3:
             return bool(self.SECURITY_CODE.search(text, max(0, start - 20), start))
         return len(item) >= 9 or self.in_context(text, start, window=28)
+

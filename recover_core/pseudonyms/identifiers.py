@@ -23,7 +23,6 @@ from __future__ import annotations
 import ipaddress
 import random
 import re
-import string
 from datetime import date, timedelta
 from typing import Callable, Protocol, Sequence
 
@@ -33,7 +32,9 @@ from stdnum import luhn as _luhn
 from stdnum.us import ssn as _ssn
 
 from recover_core.text import shapes
-from recover_core.pseudonyms import quasi
+from recover_core.pseudonyms import locators, quasi
+from recover_core.pseudonyms.redraw import like as _like, put as _put, rand_digits as _rand_digits
+from recover_core.pseudonyms.redraw import scramble as _scramble, shared_groups as _shared_groups
 from recover_core.pseudonyms.places import US_STATE_ZIPS
 
 
@@ -47,38 +48,6 @@ class Helpers(Protocol):
 
     def date_shift(self, of: str) -> int:
         """Days the birth date ``of`` (ISO) moves by: its own keyed shift, never 0."""
-
-
-def _put(original: str, new: str, keep: Callable[[str], bool]) -> str:
-    """``new``'s characters in the places of ``original``'s characters for which ``keep`` holds."""
-    it = iter(new)
-    return "".join(next(it, c) if keep(c) else c for c in original)
-
-
-def _rand_digits(n: int, rng: random.Random) -> str:
-    return "".join(rng.choice(string.digits) for _ in range(n))
-
-
-def _like(c: str, rng: random.Random) -> str:
-    """A random character of the same kind (digit, upper or lower letter)."""
-    if c.isdigit():
-        return rng.choice(string.digits)
-    if c.isalpha():
-        return rng.choice(string.ascii_uppercase if c.isupper() else string.ascii_lowercase)
-    return c
-
-
-def _scramble(s: str, rng: random.Random) -> str:
-    return "".join(_like(c, rng) for c in s)
-
-
-def _shared_groups(original: str, cand: str, keep: int) -> set[str]:
-    """Groups of 3 or more digits of ``original`` that ``cand`` holds anywhere, past the
-    ``keep`` leading digits the kind keeps (a country code, an issuer's prefix): a fresh draw can land on one ("555-123-4567" drew "872-555-9375"), and a
-    group an attacker reads in the output narrows the original down."""
-    groups = {m.group() for m in re.finditer(r"\d{3,}", original)
-              if len(re.sub(r"\D", "", original[: m.end()])) > keep}
-    return groups & set(re.findall(r"\d{3,}", cand))
 
 
 def credit_card(original: str, rng: random.Random, helpers: Helpers) -> str:
@@ -451,6 +420,7 @@ OPERATORS: dict[str, Callable[[str, random.Random, Helpers], str]] = {
     "CREDIT_CARD": credit_card, "PHONE": phone, "IBAN": iban, "IP_ADDRESS": ip_address, "EMAIL": email,
     "HANDLE": handle, "URL": url, "ID_NUMBER": id_number, "DATE_OF_BIRTH": date_of_birth, "ADDRESS": address,
     "POSTCODE": postcode, "SPOKEN_DIGITS": spoken_digits,
+    **locators.OPERATORS,  # devices, vehicles, wallets, spots
     **quasi.OPERATORS,  # dates of events, ages, sums, nationalities (protect="quasi")
 }
 

@@ -70,7 +70,9 @@ def _script_problem(text: str) -> str | None:
                     f"character {ch!r}. The models here are English-only, so such words "
                     "could be neither judged nor replaced safely."
                 )
-        elif cat in ("So", "Cs", "Co") or 0x1F000 <= ord(ch) <= 0x1FAFF:
+        # Symbols of ordinary text stay ("20°C", "©", "™", "→"); from U+2300 on they are
+        # pictographs (⌚, ☀, ✈, the emoji blocks), which the models never read.
+        elif (cat == "So" and ord(ch) >= 0x2300) or cat in ("Cs", "Co") or 0x1F000 <= ord(ch) <= 0x1FAFF:
             return (
                 f"Emoji and pictographs are not supported (found {ch!r}); "
                 "remove them and try again."
