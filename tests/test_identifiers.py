@@ -59,6 +59,9 @@ def test_the_word_that_names_an_identifier_stays_and_the_identifier_keeps_its_sh
     ("Card: 5500-0000-0000-0004 exp 12/27 cvv 123", "Card: [MASK] exp 12/27 cvv [MASK]"),  # its security code
     ("My NI number is ZZ 62 02 78 T", "My NI number is [MASK]"),  # one number, not two case numbers
     ("tel:+14155552671", "tel:[MASK]"),  # spaCy reads "tel" as a place
+    # a case number on part of it, found by the same kind of context, no longer cuts it short
+    ("My phone number is 001-793-466-0772x603.", "My phone number is [MASK]."),
+    ("my driver's license number is zz 441744 t", "my driver's license number is [MASK]"),
 ])
 def test_a_labelled_number_is_masked_whole_and_its_label_stays(engine, text, masked):
     r = engine.obfuscate(text)

@@ -86,9 +86,12 @@ def _running(protect: str) -> tuple[Recognizer, ...]:
     return got
 
 
+# A case number ties with an ID number on the same digits ("application no. 36110/97"): the
+# one registered first names it.
+_CASES = tuple(r for r in quasi.RECOGNIZERS if isinstance(r, quasi.CaseNumber))
 for _r in (Email(), Url(), Handle(), CreditCard(), Iban(), IpAddress(), MacAddress(), Vin(), BitcoinAddress(),
-           Coordinates(), Ssn(), Phone(), DateOfBirth(), Address(), Postcode(), IdNumber(), NumberWithContext(),
-           SpokenDigits(), *quasi.RECOGNIZERS,
+           Coordinates(), Ssn(), Phone(), DateOfBirth(), Address(), Postcode(), *_CASES, IdNumber(),
+           NumberWithContext(), SpokenDigits(), *(r for r in quasi.RECOGNIZERS if r not in _CASES),
            *occupations.RECOGNIZERS):
     add(_r)
 

@@ -124,7 +124,10 @@ class CaseNumber(Recognizer):
 
     label = "CASE_NUMBER"
     profile = QUASI
-    strength = 2
+    # Found by context, as an ID number is: of the two on the same digits the longer wins
+    # ("phone number is 001-793-466-0772x603" is no case number "001-793-466"); on the same
+    # extent the registry's order names it a case number.
+    strength = 1
     pattern = re.compile(r"(?<![\w/.-])(?:[A-Z]{1,4}[ .-]?)?\d{1,7}/\d{1,4}(?:[-/]\d{1,4})?(?![\w/]|[.-]\d)"
                          # not one group of a spaced number ("NI number ZZ 62 02 78 T"): ID_NUMBER's whole
                          r"|(?<![\w/.-])(?<![A-Z] )[A-Z0-9][A-Z0-9./-]{0,20}\d[A-Z0-9./-]{0,20}(?<![.-])(?![\w/]| \d)")
