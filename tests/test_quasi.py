@@ -198,3 +198,19 @@ def test_a_year_does_not_take_an_ip_address_or_a_house_number_from_its_recognize
     assert {s.label for s in quasi.find(text)} == {"IP_ADDRESS", "ADDRESS"}
     r = quasi.obfuscate(text)
     assert "ff00:42:8329" not in r.text and "1600" not in r.text and "Pennsylvania" not in r.text, r.text
+
+
+def test_a_name_in_capitals_in_a_case_title_gets_the_names_substitute(quasi):
+    """A judgment's title gives the applicant's surname in capitals ("CASE OF KOWALCZYK v.
+    POLAND"): it was left there while every other mention was replaced."""
+    doc = ("CASE OF KOWALCZYK v. POLAND\n\n1. The applicant, Mr Jan Kowalczyk, lives in Gdańsk.\n\n"
+           "2. Mr Kowalczyk appealed.")
+    r = quasi.obfuscate_document(doc)
+    assert "KOWALCZYK" not in r.text and "Kowalczyk" not in r.text, r.text
+    surname = re.search(r"Mr (\w+) appealed", r.text).group(1)
+    assert r.text.startswith(f"CASE OF {surname.upper()} v. "), r.text
+
+
+def test_a_name_in_capitals_in_one_sentence_is_masked_too():
+    r = Obfuscator(key=KEY).obfuscate("CASE OF KOWALCZYK v. POLAND: Mr Jan Kowalczyk appealed.")
+    assert "KOWALCZYK" not in r.text and "Kowalczyk" not in r.text, r.text

@@ -84,6 +84,8 @@ def recurrences(parts: Sequence[tuple[int, str]], found: Sequence[list[Span]]) -
             if label == "PERSON":
                 for w in _name_words(whole):
                     by_word.setdefault(w, "PERSON")
+                    # in capitals in a heading or a case's title ("CASE OF KOWALCZYK v. POLAND")
+                    by_word.setdefault(w.upper(), "PERSON")
             elif len(whole) > 2 and not is_public_body(whole):  # "Uppsala District Court", never "Court" alone
                 by_word.setdefault(whole, label)
     if not by_word:

@@ -22,7 +22,7 @@ from recover_core.data.lexicons import FUNCTION_WORDS
 from recover_core.errors import RecoverError
 from recover_core.masking import occupations, quasi
 from recover_core.masking.base import Masker
-from recover_core.masking.document import completed_names
+from recover_core.masking.document import completed_names, recurrences
 from recover_core.masking.public_bodies import whole_bodies, without_public_bodies
 from recover_core.masking.locators import BitcoinAddress, Coordinates, MacAddress, Vin
 from recover_core.masking.recognizers import (DIGIT_WORD_RE, Address, CreditCard, DateOfBirth, Email, Handle, Iban,
@@ -236,6 +236,9 @@ class WithIdentifiers(Masker):
         for t, spans in zip(texts, self.inner.find_many(texts)):
             spans = [s for s in spans if not names_a_kind(s)]
             spans = whole_bodies(completed_names(t, without_public_bodies(spans, t)), t)
+            # a name found once in the text is masked wherever else it stands in it, as in a
+            # document ("CASE OF KOWALCZYK v. POLAND: Mr Jan Kowalczyk ...")
+            spans = recurrences([(0, t)], [spans])[0]
             out.append(merge_with(find(t, protect=self.protect), spans) if self.identifiers else spans)
         return out
 
