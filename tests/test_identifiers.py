@@ -247,3 +247,10 @@ def test_what_names_a_device_a_vehicle_a_wallet_or_a_spot_is_replaced_in_kind(en
 def test_numbers_that_only_look_like_them_are_left_alone(engine):
     text = "The values were 12.345, 67.890 at 10:30:45 in v1.2.3.4 of the ABCDEFGHJKLMNPRST list."
     assert [s.label for s in engine.find(text) if identifiers.is_identifier(s)] == []
+
+
+def test_a_numbered_ward_is_no_name_but_a_titled_name_is(engine):
+    """spaCy reads "Ward 7" as a person or an organisation ("admitted to Mcgowan Group"): after
+    "to", "in" or "at" and before a number it is a part of a building; after a title, a name."""
+    assert engine.mask("She was admitted on Monday to Ward 7.").masked == "She was admitted on Monday to Ward 7."
+    assert "Ward" not in engine.obfuscate("Mr Ward 3 was there.").text

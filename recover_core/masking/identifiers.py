@@ -208,6 +208,21 @@ def names_a_kind(span: Span) -> bool:
 
 
 _CAPITALS = re.compile(r"\b[A-Z]{3,}\b")
+# A part of a building numbered after it ("to Ward 7", "in Room 214", "at Gate B12"): the tagger
+# reads "Ward 7" as a person or an organisation, and "admitted to Mcgowan Group" hides nothing
+# and garbles the note. After a title ("Mr Ward 3") it stays a name.
+_NUMBERED_PLACES = frozenset("ward room bed bay floor level unit block gate platform building suite wing".split())
+_NUMBERED_PLACE = re.compile(r"(?:^|(?<=\s))(?:to|in|on|at|the|of|from|into|onto|a) ((\w+) ([A-Z]?\d{1,4}[A-Z]?))\b",
+                             re.I)
+
+
+def without_numbered_places(text: str, spans: list[Span]) -> list[Span]:
+    """``spans`` less the entity spans that only hold a numbered part of a building."""
+    places = [(m.start(1), m.end(1)) for m in _NUMBERED_PLACE.finditer(text) if m.group(2).lower() in _NUMBERED_PLACES
+              and m.group(2)[:1].isupper()]
+    if not places:
+        return spans
+    return [s for s in spans if not (s.label in ENTITY_LABELS and any(a <= s.start and s.end <= b for a, b in places))]
 
 
 def is_identifier(span: Span) -> bool:
@@ -237,7 +252,7 @@ class WithIdentifiers(Masker):
         # one whole name: half of it still points to the place, and TAB counts it direct.
         out = []
         for t, spans in zip(texts, self.inner.find_many(texts)):
-            spans = [s for s in spans if not names_a_kind(s)]
+            spans = without_numbered_places(t, [s for s in spans if not names_a_kind(s)])
             spans = whole_bodies(completed_names(t, without_public_bodies(spans, t)), t)
             # a name found once in the text is masked wherever else it stands in it in capitals,
             # as in a document ("CASE OF KOWALCZYK v. POLAND: Mr Jan Kowalczyk ..."); only on
