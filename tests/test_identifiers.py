@@ -215,6 +215,21 @@ def test_a_url_given_by_its_address_gets_another_address(engine):
     assert host and host.group(1) != "192.168.0.1" and ipaddress.ip_address(host.group(1)).is_private, sub
 
 
+def test_an_email_at_an_address_literal_gets_another_address(engine):
+    r = engine.obfuscate("He wrote to john@[192.168.0.1] yesterday.")
+    sub = next(x.substitute for x in r.replacements if x.label == "EMAIL")
+    host = re.fullmatch(r"[\w.+%-]+@\[([\d.]+)\]", sub)
+    assert host and host.group(1) != "192.168.0.1" and ipaddress.ip_address(host.group(1)).is_private, sub
+    assert "john" not in r.text
+
+
+def test_what_is_in_square_brackets_is_masked_and_only_a_tag_stays(engine):
+    # an editor's insertion or a bracketed aside was kept verbatim, names and phone included
+    text = "Call me [John Smith, phone 020 7946 0958]. [Mr Kowalski] said [laughter] it was [sic] fine at 9am [AEDT]."
+    out = engine.obfuscate(text).text
+    assert not {"John", "Smith", "Kowalski", "7946", "0958"} & set(re.findall(r"\w+", out)), out
+    assert "[laughter]" in out and "[sic]" in out and "[AEDT]" in out and out.count("[") == 5, out
+
 
 @pytest.mark.parametrize("text, label, item", [
     ("The router's MAC is 00:1A:2B:3C:4D:5E.", "MAC_ADDRESS", "00:1A:2B:3C:4D:5E"),

@@ -175,8 +175,8 @@ _ROUGHLY = r"(?:(?:approximately|approx\.|around|about|some|nearly|almost|roughl
 def _bracket_after(text: str, end: int, limit: int = 90) -> int:
     """Where a round bracket right after ``end`` closes, nested ones included ("(SEK;
     approximately 27,000 euros (EUR))"), or ``end`` when none opens there or it does not close
-    soon. Square brackets are left alone: the engine keeps a text's own "[...]" tags as they
-    are (spans.outside_brackets), and a span reaching into one would be dropped whole."""
+    soon. Square brackets are not taken: a conversion in them ("[approx. EUR 138]") is found as a
+    sum of its own, and a span reaching into a tag ("[AEDT]", spans.TAG_RE) would be dropped whole."""
     at = end + (text[end:end + 1] == " ")
     if at >= len(text) or text[at] != "(":
         return end

@@ -106,10 +106,12 @@ class CreditCard(Recognizer):
 class Email(Recognizer):
     label = "EMAIL"
     needs = "@"
-    pattern = re.compile(r"(?<![\w.+%-])[\w.+%-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){1,8}")
+    # A domain, or an address literal ("john@[192.168.0.1]", RFC 5321), which is as private.
+    pattern = re.compile(r"(?<![\w.+%-])[\w.+%-]{1,64}@(?:[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){1,8}"
+                         r"|\[\d{1,3}(?:\.\d{1,3}){3}\])")
 
     def validate(self, item: str, text: str, start: int) -> bool:
-        return not item.startswith(".") and re.search(r"\.[A-Za-z]{2,}$", item) is not None
+        return not item.startswith(".") and (item.endswith("]") or re.search(r"\.[A-Za-z]{2,}$", item) is not None)
 
 
 class Handle(Recognizer):

@@ -240,6 +240,8 @@ def _domain(host: str, helpers: Helpers) -> str:
 
 def email(original: str, rng: random.Random, helpers: Helpers) -> str:
     local, _, host = original.rpartition("@")
+    if host.startswith("["):  # an address literal: another address of the same kind
+        return _rebuild_words(local, rng, helpers) + "@[" + ip_address(host[1:-1], rng, helpers) + "]"
     return _rebuild_words(local, rng, helpers) + "@" + _domain(host, helpers)
 
 

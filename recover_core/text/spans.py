@@ -107,16 +107,21 @@ def marker_labels() -> tuple[str, ...]:
 
 
 MARKER_RE = LivePattern(lambda: r"\[(" + "|".join(marker_labels()) + r")\]")
-BRACKETED_RE = re.compile(r"\[[^\[\]\n]*\]")
+# A text's own tag: one lowercase word in square brackets, as transcripts mark what is not
+# speech ("[laughter]", "[vocalized-noise]", WSJ's "[door_slam]"), or a short acronym ("[AEDT]").
+# Tags are kept as they are. Anything else in square brackets is text like any other, masked as
+# any other: an editor's "[Mr Kowalski]", "[John Smith, phone 020 7946 0958]" or a conversion
+# "[approx. EUR 138]" was kept verbatim while every bracketed span was a "tag".
+TAG_RE = re.compile(r"\[(?:[a-z][a-z0-9_-]*|[A-Z]{2,5})\]")
 
 
 def bracketed(text: str) -> list[tuple[int, int]]:
-    """[start, end) of each bracketed tag of the text's own (not our markers)."""
-    return [(m.start(), m.end()) for m in BRACKETED_RE.finditer(text) if not MARKER_RE.fullmatch(m.group())]
+    """[start, end) of each tag of the text's own (``TAG_RE``; not our markers)."""
+    return [(m.start(), m.end()) for m in TAG_RE.finditer(text) if not MARKER_RE.fullmatch(m.group())]
 
 
 def outside_brackets(text: str, spans: Iterable[Span]) -> list[Span]:
-    """The spans that touch none of the text's own bracketed tags."""
+    """The spans that touch none of the text's own tags ("[laughter]")."""
     tags = bracketed(text)
     return [s for s in spans if not any(s.start < e and b < s.end for b, e in tags)]
 
