@@ -269,3 +269,16 @@ def test_a_numbered_ward_is_no_name_but_a_titled_name_is(engine):
     "to", "in" or "at" and before a number it is a part of a building; after a title, a name."""
     assert engine.mask("She was admitted on Monday to Ward 7.").masked == "She was admitted on Monday to Ward 7."
     assert "Ward" not in engine.obfuscate("Mr Ward 3 was there.").text
+
+
+def test_a_date_after_a_number_word_is_no_phone_or_id(engine):
+    # "number" before it made the phone and ID recognizers read it as digit groups, and the
+    # redraw gave "2027-21-03", a date no calendar has
+    r = engine.obfuscate("Patient NHS number 943 476 5919, seen on 2024-03-05 by the nurse.")
+    assert "seen on 2024-03-05" in r.text  # a date of an event: the direct profile keeps it
+    assert not any(x.substitute.count("-") == 2 and len(x.substitute) == 10 for x in r.replacements), r.text
+
+
+def test_a_place_the_tagger_read_as_a_person_gets_a_place(engine):
+    r = engine.obfuscate("She lives in Izmir with her sister.")
+    assert [x.label for x in r.replacements] == ["GPE"] and "Izmir" not in r.text, r.text

@@ -25,6 +25,7 @@ from recover_core.masking.base import Masker
 from recover_core.masking.document import completed_names, recurrences
 from recover_core.masking.public_bodies import whole_bodies, without_public_bodies
 from recover_core.masking.locators import BitcoinAddress, Coordinates, MacAddress, Vin
+from recover_core.masking.places import read_as_places
 from recover_core.masking.recognizers import (DIGIT_WORD_RE, Address, CreditCard, DateOfBirth, Email, Handle, Iban,
                                               IdNumber, IpAddress, NumberWithContext, Phone, Postcode, Recognizer,
                                               SpokenDigits, Ssn, Url)
@@ -252,7 +253,7 @@ class WithIdentifiers(Masker):
         # one whole name: half of it still points to the place, and TAB counts it direct.
         out = []
         for t, spans in zip(texts, self.inner.find_many(texts)):
-            spans = without_numbered_places(t, [s for s in spans if not names_a_kind(s)])
+            spans = read_as_places(t, without_numbered_places(t, [s for s in spans if not names_a_kind(s)]))
             spans = whole_bodies(completed_names(t, without_public_bodies(spans, t)), t)
             # a name found once in the text is masked wherever else it stands in it in capitals,
             # as in a document ("CASE OF KOWALCZYK v. POLAND: Mr Jan Kowalczyk ..."); only on

@@ -14,6 +14,7 @@ here knows the registry.
 """
 from __future__ import annotations
 
+import datetime
 import ipaddress
 import re
 from typing import ClassVar, Iterator
@@ -33,6 +34,31 @@ CONTEXT_WINDOW = 48
 
 def _context_re(words: str) -> re.Pattern[str]:
     return re.compile(r"(?<![\w])(?:" + words + r")(?![\w])", re.I)
+
+
+_DATE = re.compile(r"(\d{4})([-./])(\d{1,2})\2(\d{1,2})|(\d{1,2})([-./])(\d{1,2})\6(\d{4})")
+
+
+def _a_date(item: str) -> bool:
+    """Is ``item`` a calendar date written with digits ("2024-03-05", "05.03.2024", "3/5/2024")?
+    A phone matcher reads one as digit groups after a word like "number", and its redrawn digits
+    gave "2027-21-03", a date no calendar has, where the date itself was no phone."""
+    m = _DATE.fullmatch(item.strip())
+    if not m:
+        return False
+    if m.group(1):
+        y, a, b = int(m.group(1)), int(m.group(3)), int(m.group(4))
+        orders = [(a, b)]  # year first: month, then day
+    else:
+        y, a, b = int(m.group(8)), int(m.group(5)), int(m.group(7))
+        orders = [(a, b), (b, a)]  # day and month in either order
+    for month, day in orders:
+        try:
+            datetime.date(y, month, day)
+            return True
+        except ValueError:
+            pass
+    return False
 
 
 def _digits(s: str) -> str:
@@ -195,7 +221,7 @@ class Phone(Recognizer):
             leniency = Leniency.POSSIBLE if region == "US" else Leniency.VALID
             for m in phonenumbers.PhoneNumberMatcher(text, region, leniency=leniency, max_tries=200):
                 a, b = m.start, m.end
-                if (a, b) in seen:
+                if (a, b) in seen or _a_date(m.raw_string):
                     continue
                 n = len(_digits(m.raw_string))
                 if leniency is Leniency.POSSIBLE and not phonenumbers.is_valid_number(m.number):
@@ -217,7 +243,7 @@ class Phone(Recognizer):
         # groups of 7 to 15 digits, written with + or 00, or after a phone word.
         for m in self.GENERIC.finditer(text):
             item, n = m.group(), len(_digits(m.group()))
-            if not 7 <= n <= 15 or any(a <= m.start() < b for a, b in seen):
+            if not 7 <= n <= 15 or any(a <= m.start() < b for a, b in seen) or _a_date(item):
                 continue
             if item.startswith(("+", "00")) or self.in_context(text, m.start()):
                 yield Span(m.start(), m.end(), item, self.label, SOURCE)
@@ -264,8 +290,8 @@ class IdNumber(Recognizer):
         return m.start(), m.end()
 
     def validate(self, item: str, text: str, start: int) -> bool:
-        if _DATE_TAIL.search(item):
-            return False  # "DOB 02/11/1961": a birth date, the date recognizers' (shifted, not scrambled)
+        if _DATE_TAIL.search(item) or _a_date(item):
+            return False  # "DOB 02/11/1961", "seen on 2024-03-05": the date recognizers' (shifted, not scrambled)
         return sum(c.isdigit() for c in item) >= 4 and self.in_context(text, start, window=36)
 
 
