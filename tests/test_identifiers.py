@@ -8,7 +8,7 @@ import time
 
 import phonenumbers
 import pytest
-from stdnum import bitcoin, iban, luhn, mac
+from stdnum import iban, luhn, mac
 
 from recover_core import Obfuscator
 from recover_core.errors import RecoverError
