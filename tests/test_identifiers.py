@@ -56,7 +56,7 @@ def test_the_word_that_names_an_identifier_stays_and_the_identifier_keeps_its_sh
 
 @pytest.mark.parametrize("text, masked", [
     ("Patient MRN 00123456 was seen.", "Patient MRN [MASK] was seen."),  # the label is no part of the number
-    ("Card: 5500-0000-0000-0004 exp 12/27 cvv 123", "Card: [MASK] exp 12/27 cvv [MASK]"),  # its security code
+    ("Card: 5500-0000-0000-0004 exp 12/27 cvv 123", "Card: [MASK] exp [MASK] cvv [MASK]"),  # its expiry and code
     ("My NI number is ZZ 62 02 78 T", "My NI number is [MASK]"),  # one number, not two case numbers
     ("tel:+14155552671", "tel:[MASK]"),  # spaCy reads "tel" as a place
     # a case number on part of it, found by the same kind of context, no longer cuts it short
@@ -282,3 +282,10 @@ def test_a_date_after_a_number_word_is_no_phone_or_id(engine):
 def test_a_place_the_tagger_read_as_a_person_gets_a_place(engine):
     r = engine.obfuscate("She lives in Izmir with her sister.")
     assert [x.label for x in r.replacements] == ["GPE"] and "Izmir" not in r.text, r.text
+
+
+def test_a_cards_expiry_goes_with_the_card_and_a_bare_month_stays(engine):
+    r = engine.obfuscate("My card is 5500-0000-0000-0004, exp 04/27, cvv 123.")
+    exp = [x.substitute for x in r.replacements if x.label == "CARD_EXPIRY"]
+    assert len(exp) == 1 and re.fullmatch(r"(0[1-9]|1[0-2])/\d\d", exp[0]) and "04/27" not in r.text, r.text
+    assert engine.obfuscate("The score was 04/27 at half time.").text == "The score was 04/27 at half time."

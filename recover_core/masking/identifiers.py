@@ -26,9 +26,9 @@ from recover_core.masking.document import completed_names, recurrences
 from recover_core.masking.public_bodies import whole_bodies, without_public_bodies
 from recover_core.masking.locators import BitcoinAddress, Coordinates, MacAddress, Vin
 from recover_core.masking.places import read_as_places
-from recover_core.masking.recognizers import (DIGIT_WORD_RE, Address, CreditCard, DateOfBirth, Email, Handle, Iban,
-                                              IdNumber, IpAddress, NumberWithContext, Phone, Postcode, Recognizer,
-                                              SpokenDigits, Ssn, Url)
+from recover_core.masking.payments import CardExpiry, CreditCard, Iban
+from recover_core.masking.recognizers import (DIGIT_WORD_RE, Address, DateOfBirth, Email, Handle, IdNumber, IpAddress,
+                                              NumberWithContext, Phone, Postcode, Recognizer, SpokenDigits, Ssn, Url)
 from recover_core.text.spans import ENTITY_LABELS, GENERIC_LABELS, IDENTIFIER_LABELS, Span
 
 # name -> recognizer, in the order they run. Order matters only for ties: of two items of the
@@ -90,7 +90,7 @@ def _running(protect: str) -> tuple[Recognizer, ...]:
 # A case number ties with an ID number on the same digits ("application no. 36110/97"): the
 # one registered first names it.
 _CASES = tuple(r for r in quasi.RECOGNIZERS if isinstance(r, quasi.CaseNumber))
-for _r in (Email(), Url(), Handle(), CreditCard(), Iban(), IpAddress(), MacAddress(), Vin(), BitcoinAddress(),
+for _r in (Email(), Url(), Handle(), CreditCard(), CardExpiry(), Iban(), IpAddress(), MacAddress(), Vin(), BitcoinAddress(),
            Coordinates(), Ssn(), Phone(), DateOfBirth(), Address(), Postcode(), *_CASES, IdNumber(),
            NumberWithContext(), SpokenDigits(), *(r for r in quasi.RECOGNIZERS if r not in _CASES),
            *occupations.RECOGNIZERS):
@@ -195,7 +195,7 @@ def _part(s: Span, a: int, b: int) -> Span | None:
 # 051-46-1502") hides nothing and garbles the sentence. The short ones only in capitals, as
 # "Pin" or "Tin" may be a name.
 KIND_WORDS = frozenset("""iban ssn dob d.o.b nhs nino vat cvv cvc bic swift mrn itin ein imei url email e-mail
-    passport tel fax""".split())
+    passport tel fax card expiry""".split())
 KIND_ACRONYMS = frozenset("IP ID PIN ZIP SIN TIN DL NI MAC VIN GPS BTC".split())
 
 

@@ -1,11 +1,11 @@
 """Small recognizers for identifiers (Presidio's shape: a pattern, a validator, context words).
 
-Each recognizer finds ``Span``s of one kind in a line: card numbers (issuer prefix and Luhn,
-``stdnum.luhn``), e-mail addresses, phone numbers (``phonenumbers``, several regions), IBANs
-(``stdnum.iban``), IP addresses (``ipaddress``), URLs and @handles, US SSNs and other ID numbers
-where context says so, birth dates (only after "born", "DOB", ...), street addresses and flat
-numbers, postcodes, and spoken digit strings in transcripts ("five five five one two ...").
-What locates a person (a device, a vehicle, a wallet, a spot) is in ``locators.py``.
+Each recognizer finds ``Span``s of one kind in a line: e-mail addresses, phone numbers
+(``phonenumbers``, several regions), IP addresses (``ipaddress``), URLs and @handles, US SSNs
+and other ID numbers where context says so, birth dates (only after "born", "DOB", ...), street
+addresses and flat numbers, postcodes, and spoken digit strings in transcripts ("five five five
+one two ..."). What pays (cards, their expiry, IBANs) is in ``payments.py``; what locates a
+person (a device, a vehicle, a wallet, a spot) in ``locators.py``.
 
 Every pattern is compiled once, with bounded repeats and no nested quantifiers that could
 backtrack without end on a long line of digits or a string of addresses. The registry
@@ -21,8 +21,6 @@ from typing import ClassVar, Iterator
 
 import phonenumbers
 from phonenumbers import Leniency
-from stdnum import iban as _iban
-from stdnum import luhn as _luhn
 from stdnum.us import ssn as _ssn
 
 from recover_core.text.spans import Span
@@ -112,23 +110,6 @@ class Recognizer:
         return bool(after and end is not None and self.context.search(text, end, end + after))
 
 
-class CreditCard(Recognizer):
-    label = "CREDIT_CARD"
-    # 13 to 19 digits, in groups split by one space or hyphen.
-    pattern = re.compile(r"(?<![\w.])\d(?:[ -]?\d){11,18}(?![\w]|[.,]\d)")
-    context = _context_re(r"card|credit|debit|visa|mastercard|amex|maestro|cc|card number|charge|pay|payment|billed")
-    ISSUERS = re.compile(r"4|5[0-8]|2[2-7]|3[47]|3[068]|35|6(?:011|5|4[4-9])|62|6[37]|2131|1800")
-    MAESTRO = re.compile(r"5[06-8]|6")  # Maestro cards start so and may have 12 digits
-
-    def validate(self, item: str, text: str, start: int) -> bool:
-        d = _digits(item)
-        if len(set(re.findall(r"[ -]", item))) > 1:  # "4111-1111 1111" is no one's card
-            return False
-        if (len(d) >= 13 and self.ISSUERS.match(d) or self.MAESTRO.match(d)) and _luhn.is_valid(d):
-            return True
-        return self.in_context(text, start)  # a mistyped card is still a card where it says so
-
-
 class Email(Recognizer):
     label = "EMAIL"
     needs = "@"
@@ -178,26 +159,6 @@ class IpAddress(Recognizer):
         except ValueError:
             return False
         return True
-
-
-class Iban(Recognizer):
-    label = "IBAN"
-    pattern = re.compile(r"(?<![\w])[A-Za-z]{2}\d{2}(?: ?[A-Za-z0-9]){10,30}(?![\w])")
-    context = _context_re(r"iban|account|bank")
-
-    def find(self, text: str) -> Iterator[Span]:
-        for m in self.pattern.finditer(text):
-            # the repeat also takes the words after it ("... 7220 today"): the longest prefix
-            # that ends at a group's end and validates is the IBAN
-            item = m.group()
-            ends = [i for i in range(len(item), 11, -1) if i == len(item) or item[i] == " "]
-            for e in ends:
-                if _iban.is_valid(item[:e].upper()):
-                    yield Span(m.start(), m.start() + e, item[:e], self.label, SOURCE)
-                    break
-            else:
-                if self.in_context(text, m.start()) and item[:2].isupper() and " " not in item:
-                    yield Span(m.start(), m.end(), item, self.label, SOURCE)
 
 
 class Phone(Recognizer):

@@ -50,6 +50,16 @@ class Helpers(Protocol):
         """Days the birth date ``of`` (ISO) moves by: its own keyed shift, never 0."""
 
 
+def card_expiry(original: str, rng: random.Random, helpers: Helpers) -> str:
+    """Another month, one to three years from the original's year either way (a card is valid
+    for a few years: any other spread reads as no card's), in the original's layout."""
+    m = re.fullmatch(r"(\d\d)( ?[/-] ?)(20)?(\d\d)", original)
+    if not m:
+        return _put(original, _rand_digits(sum(c.isdigit() for c in original), rng), str.isdigit)
+    year = int(m.group(4)) + rng.choice((-3, -2, -1, 1, 2, 3))
+    return f"{rng.randint(1, 12):02d}{m.group(2)}{m.group(3) or ''}{year % 100:02d}"
+
+
 def credit_card(original: str, rng: random.Random, helpers: Helpers) -> str:
     d = re.sub(r"\D", "", original)
     keep = 4 if d.startswith("6011") else 1 if d.startswith("4") else 2  # the issuer's prefix
@@ -419,7 +429,7 @@ def spoken_digits(original: str, rng: random.Random, helpers: Helpers) -> str:
 
 
 OPERATORS: dict[str, Callable[[str, random.Random, Helpers], str]] = {
-    "CREDIT_CARD": credit_card, "PHONE": phone, "IBAN": iban, "IP_ADDRESS": ip_address, "EMAIL": email,
+    "CREDIT_CARD": credit_card, "CARD_EXPIRY": card_expiry, "PHONE": phone, "IBAN": iban, "IP_ADDRESS": ip_address, "EMAIL": email,
     "HANDLE": handle, "URL": url, "ID_NUMBER": id_number, "DATE_OF_BIRTH": date_of_birth, "ADDRESS": address,
     "POSTCODE": postcode, "SPOKEN_DIGITS": spoken_digits,
     **locators.OPERATORS,  # devices, vehicles, wallets, spots
