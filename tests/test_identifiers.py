@@ -289,3 +289,15 @@ def test_a_cards_expiry_goes_with_the_card_and_a_bare_month_stays(engine):
     exp = [x.substitute for x in r.replacements if x.label == "CARD_EXPIRY"]
     assert len(exp) == 1 and re.fullmatch(r"(0[1-9]|1[0-2])/\d\d", exp[0]) and "04/27" not in r.text, r.text
     assert engine.obfuscate("The score was 04/27 at half time.").text == "The score was 04/27 at half time."
+
+
+def test_a_sort_code_is_masked_and_the_year_of_a_date_beside_it_is_not_scrambled(engine):
+    r = engine.obfuscate("Transfer £1,250.00 to account 31926819, sort code 60-16-13, by 1 June 2025.")
+    assert "60-16-13" not in r.text and "31926819" not in r.text, r.text
+    assert r.text.endswith("by 1 June 2025."), r.text  # the direct profile keeps a date of an event
+
+
+def test_a_month_beside_a_day_is_no_person(engine):
+    # the tagger read "Jan" as a person, and the date became "on Charles 3rd, 2021"
+    assert engine.obfuscate("They visited us on Jan 3rd, 2021.").text == "They visited us on Jan 3rd, 2021."
+    assert "Jan Kowalski" not in engine.obfuscate("Jan Kowalski visited us.").text

@@ -25,8 +25,8 @@ from recover_core.masking.base import Masker
 from recover_core.masking.document import completed_names, recurrences
 from recover_core.masking.public_bodies import whole_bodies, without_public_bodies
 from recover_core.masking.locators import BitcoinAddress, Coordinates, MacAddress, Vin
-from recover_core.masking.places import read_as_places
-from recover_core.masking.payments import CardExpiry, CreditCard, Iban
+from recover_core.masking.misread import read_as_places, without_months
+from recover_core.masking.payments import CardExpiry, CreditCard, Iban, SortCode
 from recover_core.masking.recognizers import (DIGIT_WORD_RE, Address, DateOfBirth, Email, Handle, IdNumber, IpAddress,
                                               NumberWithContext, Phone, Postcode, Recognizer, SpokenDigits, Ssn, Url)
 from recover_core.text.spans import ENTITY_LABELS, GENERIC_LABELS, IDENTIFIER_LABELS, Span
@@ -92,7 +92,7 @@ def _running(protect: str) -> tuple[Recognizer, ...]:
 _CASES = tuple(r for r in quasi.RECOGNIZERS if isinstance(r, quasi.CaseNumber))
 for _r in (Email(), Url(), Handle(), CreditCard(), CardExpiry(), Iban(), IpAddress(), MacAddress(), Vin(), BitcoinAddress(),
            Coordinates(), Ssn(), Phone(), DateOfBirth(), Address(), Postcode(), *_CASES, IdNumber(),
-           NumberWithContext(), SpokenDigits(), *(r for r in quasi.RECOGNIZERS if r not in _CASES),
+           NumberWithContext(), SortCode(), SpokenDigits(), *(r for r in quasi.RECOGNIZERS if r not in _CASES),
            *occupations.RECOGNIZERS):
     add(_r)
 
@@ -253,7 +253,8 @@ class WithIdentifiers(Masker):
         # one whole name: half of it still points to the place, and TAB counts it direct.
         out = []
         for t, spans in zip(texts, self.inner.find_many(texts)):
-            spans = read_as_places(t, without_numbered_places(t, [s for s in spans if not names_a_kind(s)]))
+            spans = without_numbered_places(t, [s for s in spans if not names_a_kind(s)])
+            spans = read_as_places(t, without_months(t, spans))
             spans = whole_bodies(completed_names(t, without_public_bodies(spans, t)), t)
             # a name found once in the text is masked wherever else it stands in it in capitals,
             # as in a document ("CASE OF KOWALCZYK v. POLAND: Mr Jan Kowalczyk ..."); only on

@@ -1,5 +1,5 @@
 """Identifiers that pay: a card's number (issuer prefix and Luhn check, ``stdnum.luhn``), its
-expiry month, and an IBAN (``stdnum.iban``). Small recognizers in the shape of
+expiry month, an IBAN (``stdnum.iban``) and a UK sort code. Small recognizers in the shape of
 ``recognizers.py``'s; the registry (``identifiers.py``) imports them, and their substitutes are
 ``pseudonyms/identifiers.py``'s. A card's security code is ``NumberWithContext``'s."""
 from __future__ import annotations
@@ -63,3 +63,15 @@ class Iban(Recognizer):
             else:
                 if self.in_context(text, m.start()) and item[:2].isupper() and " " not in item:
                     yield Span(m.start(), m.end(), item, self.label, SOURCE)
+
+
+class SortCode(Recognizer):
+    """A UK bank's sort code ("sort code 60-16-13"): with the account number, where the money is."""
+
+    label = "ID_NUMBER"
+    strength = 1
+    pattern = re.compile(r"(?<![\w-])\d\d-\d\d-\d\d(?![\w-])")
+    context = _context_re(r"sort code|sort-code|sortcode|s/c")
+
+    def validate(self, item: str, text: str, start: int) -> bool:
+        return self.in_context(text, start, window=16)

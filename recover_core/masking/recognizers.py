@@ -251,7 +251,7 @@ class IdNumber(Recognizer):
         return m.start(), m.end()
 
     def validate(self, item: str, text: str, start: int) -> bool:
-        if _DATE_TAIL.search(item) or _a_date(item):
+        if _DATE_TAIL.search(item) or _a_date(item) or _year_of_date(item, text, start):
             return False  # "DOB 02/11/1961", "seen on 2024-03-05": the date recognizers' (shifted, not scrambled)
         return sum(c.isdigit() for c in item) >= 4 and self.in_context(text, start, window=36)
 
@@ -264,6 +264,14 @@ MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|a
 
 
 _MONTH_BEFORE = re.compile(MONTH + r",? $", re.I)
+_YEAR_AFTER_MONTH = re.compile(MONTH + r"(?: \d{1,2}(?:st|nd|rd|th)?)?,? $", re.I)
+
+
+def _year_of_date(item: str, text: str, start: int) -> bool:
+    """Is ``item`` the year of a date ("by 1 June 2025", "June 3rd, 2025")? Then it is no account
+    or ID number, whatever word stands near it: after "sort code" it was scrambled into
+    "1 June 0387", a date that garbles the text and shifts nothing."""
+    return len(item) == 4 and item.isdigit() and bool(_YEAR_AFTER_MONTH.search(text, max(0, start - 20), start))
 # Words that make "... Court" a court of law rather than a street ("Lemon Tree Court").
 _COURT_WORDS = frozenset("""state security district regional administrative criminal civil labour labor supreme
     constitutional appeal appeals high assize magistrates magistrate county crown family military commercial
@@ -474,5 +482,6 @@ class NumberWithContext(Recognizer):
         # stand ("Text 391004251 when you arrive"): amounts and counts that long have commas.
         if len(item) == 3:
             return bool(self.SECURITY_CODE.search(text, max(0, start - 20), start))
+        if _year_of_date(item, text, start):
+            return False
         return len(item) >= 9 or self.in_context(text, start, window=28)
-

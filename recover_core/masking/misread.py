@@ -1,0 +1,43 @@
+"""What the tagger misreads, fixed by the words around it.
+
+- A place read as a person: "She lives in Izmir" came out PERSON, so the city was replaced by a
+  woman's name ("She lives in Pamela"). It is relabelled, and gets a place.
+- A month read as a person: "on Jan 3rd, 2021" came out PERSON, and the date read "on Charles
+  3rd, 2021". It is no one's name, so it is no span: a date of an event is the `quasi`
+  profile's to change, as the rest of that date is.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from recover_core.data import lexicons
+from recover_core.text.spans import Span
+
+# "in", "from", "near" before a single capitalised word: a place far more often than a person
+# ("a letter from Anna" is why a first name must also read as a place, lexicons.reads_as_place).
+_BEFORE = re.compile(r"\b(?:in|from|near)\s+$")
+_MONTH = re.compile(r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|"
+                    r"Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\.?")
+_DAY_AFTER = re.compile(r" \d{1,2}(?:st|nd|rd|th)?\b")
+_DAY_BEFORE = re.compile(r"\b\d{1,2}(?:st|nd|rd|th)? (?:of )?$")
+
+
+def read_as_places(text: str, spans: list[Span]) -> list[Span]:
+    """``spans`` with a one-word PERSON span after "in", "from" or "near" that reads as a
+    well-known place ("Izmir", "Lagos"; not "Mary", a distant town) labelled GPE."""
+    out = []
+    for s in spans:
+        if (s.label == "PERSON" and " " not in s.text and _BEFORE.search(text[max(0, s.start - 12):s.start])
+                and lexicons.reads_as_place(s.text)):
+            s = replace(s, label="GPE")
+        out.append(s)
+    return out
+
+
+def without_months(text: str, spans: list[Span]) -> list[Span]:
+    """``spans`` less the PERSON spans that are a month beside a day ("Jan 3rd", "3 May"):
+    "Jan Kowalski" or "May said" stay names."""
+    return [s for s in spans if not (
+        s.label == "PERSON" and _MONTH.fullmatch(s.text)
+        and (_DAY_AFTER.match(text, s.end) or _DAY_BEFORE.search(text[max(0, s.start - 10):s.start])))]
