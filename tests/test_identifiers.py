@@ -235,6 +235,7 @@ def test_what_is_in_square_brackets_is_masked_and_only_a_tag_stays(engine):
     ("The router's MAC is 00:1A:2B:3C:4D:5E.", "MAC_ADDRESS", "00:1A:2B:3C:4D:5E"),
     ("Cisco shows 001a.2b3c.4d5e for it.", "MAC_ADDRESS", "001a.2b3c.4d5e"),
     ("The VIN is 1HGCM82633A004352.", "VEHICLE_ID", "1HGCM82633A004352"),
+    ("My licence plate is KX19 ABC.", "VEHICLE_PLATE", "KX19 ABC"),
     ("Send it to 1A1zP1eP5QGefi2DMPTfTL5SLmv7DivfNa today.", "CRYPTO_ADDRESS", "1A1zP1eP5QGefi2DMPTfTL5SLmv7DivfNa"),
     ("I live at 51.5074, -0.1278 now.", "COORDINATES", "51.5074, -0.1278"),
     ("We met at 40.7128° N, 74.0060° W.", "COORDINATES", "40.7128° N, 74.0060° W"),
@@ -254,6 +255,8 @@ def test_what_names_a_device_a_vehicle_a_wallet_or_a_spot_is_replaced_in_kind(en
         assert len(sub) == 17 and not set(sub) & set("IOQ") and vin.check_digit(sub) == sub[8]
     elif label == "CRYPTO_ADDRESS":
         assert sub[0] == item[0] and len(sub) == len(item) and sub != item
+    elif label == "VEHICLE_PLATE":
+        assert re.fullmatch(r"[A-Z]{2}\d{2} [A-Z]{3}", sub) and sub != item
     else:
         lat, lon = (float(x) for x in re.findall(r"-?\d+\.\d+", sub))
         assert -60 <= lat <= 70 and abs(lon) <= 180 and ("°" in sub) == ("°" in item)

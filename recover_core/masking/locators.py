@@ -1,5 +1,6 @@
 """Identifiers that locate a person: the network card they carry (a MAC address,
-``stdnum.mac``), the vehicle they drive (its identification number and check digit), the
+``stdnum.mac``), the vehicle they drive (its identification number and check digit, or a
+British number plate), the
 wallet they pay from (a Bitcoin address, ``stdnum.bitcoin``) and the spot they stand on
 (coordinates in decimal degrees). Each is a small recognizer in the shape of
 ``recognizers.py``'s; the registry (``identifiers.py``) imports them, and their substitutes
@@ -42,6 +43,19 @@ class Vin(Recognizer):
         if item.isdigit() or item.isalpha():
             return False
         return vin.check_digit(item) == item[8] or self.in_context(text, start, window=32)
+
+
+class NumberPlate(Recognizer):
+    """A British number plate in today's format ("KX19 ABC": area, age, three letters), after a
+    word that says what it is: the tagger read one as an organisation and filled it with a
+    word ("my licence plate is SWIFT")."""
+
+    label = "VEHICLE_PLATE"
+    pattern = re.compile(r"(?<![\w-])[A-Z]{2}\d{2} ?[A-Z]{3}(?![\w-])")
+    context = _context_re(r"plate|plates|number plate|licen[cs]e plate|registration|reg|reg\.|vehicle|car|van")
+
+    def validate(self, item: str, text: str, start: int) -> bool:
+        return self.in_context(text, start, window=24)
 
 
 class BitcoinAddress(Recognizer):

@@ -34,6 +34,16 @@ def vehicle_id(original: str, rng: random.Random, helpers: object) -> str:
     return new_text
 
 
+def vehicle_plate(original: str, rng: random.Random, helpers: object) -> str:
+    """Another plate of the same format: a letter for a letter, a digit for a digit."""
+    for _ in range(20):
+        new = "".join(rng.choice(string.ascii_uppercase) if c.isalpha() else rng.choice(string.digits)
+                      if c.isdigit() else c for c in original)
+        if new != original:
+            return new
+    return new
+
+
 _BASE58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
 _BECH32 = "qpzry9x8gf2tvdw0s3jn54khce6mua7l"
 
@@ -66,5 +76,5 @@ def coordinates(original: str, rng: random.Random, helpers: object) -> str:
     return out
 
 
-OPERATORS = {"MAC_ADDRESS": mac_address, "VEHICLE_ID": vehicle_id, "CRYPTO_ADDRESS": crypto_address,
+OPERATORS = {"MAC_ADDRESS": mac_address, "VEHICLE_ID": vehicle_id, "VEHICLE_PLATE": vehicle_plate, "CRYPTO_ADDRESS": crypto_address,
              "COORDINATES": coordinates}
