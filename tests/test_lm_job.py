@@ -30,6 +30,27 @@ def run_job(job: Path, out: Path, tmp_path: Path, *extra: str) -> subprocess.Com
                           env=env, capture_output=True, text=True, timeout=600)
 
 
+def lm_job_here(job: Path, out: Path, *extra: str) -> subprocess.CompletedProcess:
+    """``run_job``'s command run by its ``main`` in this process (as cli_run runs ours): the
+    round trip above runs it where spaCy and the fillers are absent; a command that starts no
+    worker needs no process of its own, nor a second import of torch (3 s each)."""
+    import contextlib
+    import io
+
+    import torch
+
+    from recover_core.cli import jobs, run
+
+    err, threads = io.StringIO(), torch.get_num_threads()
+    argv = ["lm-job", str(job), str(out), "--device", "cpu", "--threads", "1", "--workers", "1", *extra]
+    try:
+        with contextlib.redirect_stderr(err):
+            rc = run(jobs.parser(), argv)
+    finally:
+        torch.set_num_threads(threads)  # --threads 1 is the job's, not this process's
+    return subprocess.CompletedProcess(argv, rc, "", err.getvalue())
+
+
 def test_lm_job_round_trip_without_spacy_or_fillers(tmp_path, tiny_bert, monkeypatch):
     import pandas as pd
 
@@ -92,13 +113,13 @@ def test_lm_job_past_its_deadline_hands_back_what_it_finished(tmp_path, tiny_ber
     cfg = X.load_config(path)
     runner = X.Runner(cfg, "test", progress=False, root=tmp_path / "cache")
     job = lm_job.export(runner, tmp_path / "job")  # the baselines' train sets need no filler
-    done = run_job(job, tmp_path / "out.json", tmp_path, "--workers", "1", "--deadline", "0")
+    done = lm_job_here(job, tmp_path / "out.json", "--deadline", "0")
     assert done.returncode == 0, done.stderr[-3000:]
     out = json.loads((tmp_path / "out.json").read_text())
     assert out["cells"] == [] and out["left"] == 3 and out["pretrain"]["steps"] > 0
     assert "0 cells done, 3 left" in done.stderr
     # A second command reads the pretrained LM the first one saved beside OUT.
-    whole = run_job(job, tmp_path / "out.json", tmp_path, "--workers", "1")
+    whole = lm_job_here(job, tmp_path / "out.json")
     assert whole.returncode == 0 and "3 cells done, 0 left" in whole.stderr, whole.stderr[-3000:]
     assert "pretrained LM read from" in whole.stderr and "pretrained on" not in whole.stderr
     # Cut off after one cell, with the saved LM torn: the next command pretrains again, gets
@@ -108,17 +129,17 @@ def test_lm_job_past_its_deadline_hands_back_what_it_finished(tmp_path, tiny_ber
     (tmp_path / "out.json").write_text(json.dumps(dict(full, cells=full["cells"][:1], left=2)))
     saved = lm_job.pretrained_path(tmp_path / "out.json")
     saved.write_bytes(saved.read_bytes()[:1000])
-    resumed = run_job(job, tmp_path / "out.json", tmp_path, "--workers", "1", "--deadline", "0")
+    resumed = lm_job_here(job, tmp_path / "out.json", "--deadline", "0")
     assert "1 cells done, 2 left" in resumed.stderr and "pretrained on cpu" in resumed.stderr, resumed.stderr[-3000:]
     other = dict(full, pretrain=dict(full["pretrain"], weights_sha="0" * 16))
     (tmp_path / "out.json").write_text(json.dumps(other))
-    assert "0 cells done, 3 left" in run_job(job, tmp_path / "out.json", tmp_path, "--deadline", "0").stderr
+    assert "0 cells done, 3 left" in lm_job_here(job, tmp_path / "out.json", "--deadline", "0").stderr
     (tmp_path / "out.json").write_text(json.dumps(out))
     with pytest.raises(RecoverError, match="not a dataset of this grid"):
         lm_job.export(runner, tmp_path / "other", ["fortunes"])
     with pytest.raises(RecoverError, match="no finished cell"):
         lm_job.import_cells(runner, tmp_path / "out.json")
-    bad = run_job(tmp_path / "nothing", tmp_path / "x.json", tmp_path)
+    bad = lm_job_here(tmp_path / "nothing", tmp_path / "x.json")
     assert bad.returncode == 2 and "export-job" in bad.stderr
 
 
@@ -180,15 +201,10 @@ def test_grid_wer_by_rescoring_here_and_as_a_job(tmp_path, tiny_bert, tiny_llama
     assert "nbest_logprobs" not in json.loads((runner.root / "pretrained_job.json").read_text())
 
     # The same cells with a pretrained causal LM adapted per cell (SmolLM2's job; a tiny LM here).
-    def smollm2_job(*extra):
-        return subprocess.run([sys.executable, "-m", "recover_core.cli.jobs", "smollm2-job", str(job),
-                               str(tmp_path / "smol.json"), "--model", tiny_llama, "--device", "cpu", "--workers", "1",
-                               *extra],
-                              env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True, timeout=600)
-
     def smollm2_job_here(*extra) -> str:
-        """The same command run by its ``main`` in this process (as cli_run runs ours): one that
-        starts no worker needs no process of its own, nor a second import of transformers.
+        """The command run by its ``main`` in this process (as cli_run runs ours): one that
+        starts no worker needs no process of its own, nor a second import of transformers
+        (test_build_lms_cells_with_seeds_as_a_gpu_job runs it in processes without spaCy).
         Returns what it wrote to stderr."""
         import contextlib
         import io
@@ -201,8 +217,8 @@ def test_grid_wer_by_rescoring_here_and_as_a_job(tmp_path, tiny_bert, tiny_llama
                                        "--device", "cpu", "--workers", "1", *extra]) == 0
         return err.getvalue()
 
-    smol = smollm2_job()
-    assert smol.returncode == 0, smol.stderr[-3000:]
+    smol = smollm2_job_here()
+    assert "3 cells done, 0 left" in smol, smol[-3000:]
     again = smollm2_job_here()  # a second command goes on where the first stopped: here, nothing is left
     assert "3 cells done, 0 left" in again and "scored on" not in again, again[-3000:]
     first = json.loads((tmp_path / "smol.json").read_text())
