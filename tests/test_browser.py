@@ -44,6 +44,9 @@ STREAM_JS = """() => new Promise((resolve, reject) => {
 
 def test_mask_and_fill_in_the_browser(page, tmp_path):
     page.get_by_label("Sentence").fill("Chidi Okonkwo flew to Denver with Maria.")
+    # The script below clicks the button itself: on a loaded machine the page had drawn the
+    # text box but not yet the button ("reading 'click'" of undefined), so wait for it.
+    page.get_by_role("button", name="Mask and fill", exact=True).wait_for()
     # Outputs stream in (issue 77): the engine's answer, then the MLM columns, the LoRA-tuned
     # LLM's Top-K last. Timed in the page as each is drawn.
     seen = page.evaluate(STREAM_JS)
