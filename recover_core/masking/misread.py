@@ -12,13 +12,13 @@ import re
 from dataclasses import replace
 
 from recover_core.data import lexicons
+from recover_core.masking.recognizers import MONTH
 from recover_core.text.spans import Span
 
 # "in", "from", "near" before a single capitalised word: a place far more often than a person
 # ("a letter from Anna" is why a first name must also read as a place, lexicons.reads_as_place).
 _BEFORE = re.compile(r"\b(?:in|from|near)\s+$")
-_MONTH = re.compile(r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|"
-                    r"Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\.?")
+_MONTH = re.compile(MONTH, re.I)  # the date recognizers' month names, whole or cut short
 _DAY_AFTER = re.compile(r" \d{1,2}(?:st|nd|rd|th)?\b")
 _DAY_BEFORE = re.compile(r"\b\d{1,2}(?:st|nd|rd|th)? (?:of )?$")
 

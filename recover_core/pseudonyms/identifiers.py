@@ -429,7 +429,8 @@ def spoken_digits(original: str, rng: random.Random, helpers: Helpers) -> str:
 
 
 OPERATORS: dict[str, Callable[[str, random.Random, Helpers], str]] = {
-    "CREDIT_CARD": credit_card, "CARD_EXPIRY": card_expiry, "PHONE": phone, "IBAN": iban, "IP_ADDRESS": ip_address, "EMAIL": email,
+    "CREDIT_CARD": credit_card, "CARD_EXPIRY": card_expiry, "PHONE": phone, "IBAN": iban, "IP_ADDRESS": ip_address,
+    "EMAIL": email,
     "HANDLE": handle, "URL": url, "ID_NUMBER": id_number, "DATE_OF_BIRTH": date_of_birth, "ADDRESS": address,
     "POSTCODE": postcode, "SPOKEN_DIGITS": spoken_digits,
     **locators.OPERATORS,  # devices, vehicles, wallets, spots

@@ -8,7 +8,7 @@ import random
 import re
 import string
 
-from recover_core.pseudonyms.redraw import put, shared_groups
+from recover_core.pseudonyms.redraw import put, scramble, shared_groups
 from recover_core.text import vin as _vin
 
 
@@ -37,8 +37,7 @@ def vehicle_id(original: str, rng: random.Random, helpers: object) -> str:
 def vehicle_plate(original: str, rng: random.Random, helpers: object) -> str:
     """Another plate of the same format: a letter for a letter, a digit for a digit."""
     for _ in range(20):
-        new = "".join(rng.choice(string.ascii_uppercase) if c.isalpha() else rng.choice(string.digits)
-                      if c.isdigit() else c for c in original)
+        new = scramble(original, rng)
         if new != original:
             return new
     return new
@@ -76,5 +75,6 @@ def coordinates(original: str, rng: random.Random, helpers: object) -> str:
     return out
 
 
-OPERATORS = {"MAC_ADDRESS": mac_address, "VEHICLE_ID": vehicle_id, "VEHICLE_PLATE": vehicle_plate, "CRYPTO_ADDRESS": crypto_address,
+OPERATORS = {"MAC_ADDRESS": mac_address, "VEHICLE_ID": vehicle_id, "VEHICLE_PLATE": vehicle_plate,
+             "CRYPTO_ADDRESS": crypto_address,
              "COORDINATES": coordinates}
