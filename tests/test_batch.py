@@ -83,6 +83,8 @@ def test_kill_9_at_random_points_then_resume_gives_identical_output(tmp_path, bi
         assert part.exists() and oct(part.stat().st_mode & 0o777) == "0o600"
         assert not out.exists()
     assert kills == 3
+    # what a kill while the record was being replaced leaves (its temporary can hold the key)
+    (tmp_path / ".got.jsonl.progress.json.k1ll3d_0.tmp").write_text('{"key": "00"}')
     p = run(*args, "-o", out, "--resume")
     assert out.read_bytes() == want.read_bytes()
     assert summary(p.stderr)["lines"] == total and summary(p.stderr)["masked_words"] > 0

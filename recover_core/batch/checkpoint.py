@@ -124,6 +124,7 @@ class Checkpoint:
         self.progress = Progress()
         self._hash = hashlib.sha256()
         job.output.parent.mkdir(parents=True, exist_ok=True)
+        self._sweep()
         old = self._read_record() if resume or not restart else None  # --restart trusts nothing left
         if old is not None and resume:
             self._resume_from(old)
@@ -134,6 +135,13 @@ class Checkpoint:
         else:
             self._start()
         self.stamp = _input_stamp(job.input)
+
+    def _sweep(self) -> None:
+        """A kill -9 while a record, the part or the mapping was being replaced leaves that
+        write's temporary (which can hold the key or originals): a run removes them as it starts
+        and ends."""
+        for target in (self.part, self.record, mapping_path(self.job.output), self.job.output):
+            atomic.sweep(target)
 
     # --- starting ----------------------------------------------------------------------
 
@@ -247,6 +255,7 @@ class Checkpoint:
         os.replace(self.part, self.job.output)
         self.record.unlink(missing_ok=True)
         mapping_path(self.job.output).unlink(missing_ok=True)
+        self._sweep()
 
     def kept_message(self) -> str:
         """For an interrupted run: where the finished lines are, and how to go on."""
@@ -267,3 +276,4 @@ class Checkpoint:
             self.part.unlink(missing_ok=True)
             self.record.unlink(missing_ok=True)
             mapping_path(self.job.output).unlink(missing_ok=True)
+            self._sweep()

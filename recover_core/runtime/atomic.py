@@ -28,6 +28,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import re
 import shutil
 import stat
 import tempfile
@@ -161,16 +162,37 @@ def open_private(path: Path) -> IO[bytes]:
         raise
 
 
-def _sweep(target: Path) -> None:
-    """Temporary folders that killed swaps of ``target`` left (``directory``'s names are
-    random, so no later swap overwrites them): this user's real folders only."""
-    for old in target.parent.glob(f"{_hidden(target.name)}.*.tmp"):
+def _left_by_kills(target: Path) -> Iterator[tuple[Path, os.stat_result]]:
+    """This user's temporaries of ``target`` that a killed write left: ``mkstemp``'s and
+    ``mkdtemp``'s exact names (prefix, 8 random characters, a suffix starting ".tmp"), so a
+    neighbour such as ``.NAME.progress.json.XXXXXXXX.tmp`` is not taken for one of ``NAME``'s."""
+    name = re.compile(re.escape(_hidden(target.name)) + r"\.[a-z0-9_]{8}\.tmp(\.\w+)?")
+    for left in target.parent.glob(f"{_hidden(target.name)}.*.tmp*"):
         try:
-            st = old.lstat()
+            st = left.lstat()
         except OSError:
             continue
-        if stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid():
-            shutil.rmtree(old, ignore_errors=True)
+        if name.fullmatch(left.name) and st.st_uid == os.getuid():
+            yield left, st
+
+
+def sweep(target: Path) -> None:
+    """Delete the temporary files and folders that writes of ``target`` killed mid-way left
+    (their names are random, so no later write replaces them, and they can hold a key or
+    originals). Only for a target that one process writes at a time, such as a run's
+    checkpoint files: another writer's temporary in flight would go too."""
+    for left, st in _left_by_kills(Path(target)):
+        if stat.S_ISDIR(st.st_mode):
+            shutil.rmtree(left, ignore_errors=True)
+        else:
+            left.unlink(missing_ok=True)
+
+
+def _sweep_folders(target: Path) -> None:
+    """Temporary folders that killed swaps of ``target`` left: this user's real folders only."""
+    for left, st in _left_by_kills(target):
+        if stat.S_ISDIR(st.st_mode):
+            shutil.rmtree(left, ignore_errors=True)
 
 
 @contextlib.contextmanager
@@ -179,7 +201,7 @@ def directory(target: Path) -> Iterator[Path]:
     ``target`` (the old ``target``, if any, is deleted); when it fails it is deleted."""
     target = Path(target)
     target.parent.mkdir(parents=True, exist_ok=True)
-    _sweep(target)
+    _sweep_folders(target)
     tmp = Path(tempfile.mkdtemp(prefix=_hidden(target.name) + ".", suffix=".tmp", dir=target.parent))
     old = previous(target)
     try:
