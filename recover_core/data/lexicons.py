@@ -261,6 +261,11 @@ Portuguese Romanian Russian Scottish Serbian Singaporean Slovak Slovenian Spanis
 Ugandan Ukrainian Uruguayan Venezuelan Vietnamese Welsh Zambian""".split()),
     "religion": tuple("Buddhist Catholic Hindu Lutheran Methodist Protestant Quaker Sikh Anglican Baptist".split()),
     "politics": tuple("Democrat Republican Liberal Conservative Socialist Green".split()),
+    # "an Englishman": a person of a nation in one word. Kinds of their own, so it becomes another
+    # such noun of the same sex ("an Irishman"), never an adjective ("a French") or a first name
+    # (the spelling model read "Englishman" as one: "She hired an Karen").
+    **{kind: tuple(f"{n}{kind}" for n in "English French Irish Scots Welsh Dutch Cornish".split())
+       for kind in ("man", "woman")},
 }
 NATIONALITIES = tuple(w for words in GROUP_KINDS.values() for w in words)
 # A drawn facility is a surname and one of these ("Hughes Hall").
@@ -276,6 +281,8 @@ def nationalities() -> frozenset[str]:
 def group_plural(word: str) -> str | None:
     """The plural noun of a group ("Australian" -> "Australians"); None where the adjective
     is its own plural ("Chinese", "French", "Swiss")."""
+    if word.endswith("man"):
+        return word[:-3] + "men"  # "Frenchwoman" -> "Frenchwomen"
     return None if word.lower().endswith(("ese", "ish", "ch", "ss", "sh")) else word + "s"
 
 
@@ -288,6 +295,15 @@ def plural_groups() -> frozenset[str]:
 def _group_kinds() -> dict[str, str]:
     return {form.lower(): kind for kind, words in GROUP_KINDS.items() for w in words
             for form in (w, group_plural(w) or w)}
+
+
+def takes_an(word: str) -> bool:
+    """Does ``word`` take "an" rather than "a"? By its first sound, not its first letter:
+    "an Irishman", "a Ukrainian", "a university lecturer", "an hour"."""
+    low = word.lower()
+    if low.startswith(("uni", "use", "usu", "ut", "uk", "ug", "uru", "eu", "ewe", "one", "once")):
+        return False
+    return low[:1] in "aeiou" or low.startswith(("hour", "honest", "honou", "heir"))
 
 
 def group_kind(word: str) -> str:

@@ -159,6 +159,10 @@ class EntityTagger(Masker):
             strong += places
         if "FAC" in self.types:
             spans += street_spans(view, caseless=view is not text)
+        if "NORP" in self.types:
+            groups = group_noun_spans(view, self.name)
+            spans += groups
+            strong += groups
         if "ORG" in self.types:
             orgs = org_spans(view) + org_cue_spans(view, self.name)
             spans += orgs
@@ -385,6 +389,18 @@ def surname_spans(text: str, spans: list[Span], ents: list[tuple[int, int]], sou
         if any(s.label == "PERSON" and s.start <= n.start and n.end <= s.end for n in near for s in spans):
             out.append(Span(w.start, w.end, w.text, "PERSON", source))
     return out
+
+
+@functools.lru_cache(maxsize=1)
+def _group_nouns() -> re.Pattern[str]:
+    forms = {f for kind in ("man", "woman") for w in lexicons.GROUP_KINDS[kind] for f in (w, lexicons.group_plural(w))}
+    return re.compile(r"\b(?:" + "|".join(sorted(forms, key=len, reverse=True)) + r")\b")
+
+
+def group_noun_spans(text: str, source: str) -> list[Span]:
+    """"an Englishman", "two Scotswomen": a group (NORP) in one word, which spaCy often misses
+    and the spelling model reads as a first name."""
+    return [Span(m.start(), m.end(), m.group(), "NORP", source) for m in _group_nouns().finditer(text)]
 
 
 # Words that end a street's name; the one or two words before them are the name (FAC).

@@ -15,6 +15,7 @@ import re
 
 from typing import Iterator
 
+from recover_core.data import lexicons
 from recover_core.masking.recognizers import SOURCE, Recognizer
 from recover_core.text.spans import Span
 
@@ -60,7 +61,7 @@ def _job_heads() -> frozenset[str]:
 def is_work_noun(word: str) -> bool:
     """Whether ``word`` (lower case) names a person's work: "teacher", "electrician", "conscript"."""
     w = word.lower().strip("-‑")
-    if w in _NOT_WORK or len(w) < 3:
+    if w in _NOT_WORK or len(w) < 3 or w in lexicons.nationalities():  # "an Italian court": no job
         return False
     if w.endswith("s") and w[:-1] in _WORK_WORDS | _job_heads():
         w = w[:-1]  # "ballet dancers"

@@ -154,12 +154,33 @@ class _Text:
                     break
                 pseudonyms.retract(new)  # drawn again, from the next attempt's stream
             pseudonyms.attempt = 0
-            pieces.append(filled.text[self.at: f.start])
+            pieces.append(agree_article(filled.text[self.at: f.start], word))
             start_at = sum(len(p) for p in pieces)
             pieces.append(word)
             self.fills.append(Fill(start_at, start_at + len(word), label, word, f.candidates, f.fallback, f.source))
             self.at = f.end
         return Filled("".join(pieces) + filled.text[self.at:], list(self.fills), filled.fallback)
+
+
+_ARTICLE = re.compile(r"(?<![\w'’-])(an?|An?|AN?)(\s+)$")
+
+
+def agree_article(before: str, word: str) -> str:
+    """``before`` (the text up to a substitute) with an "a" or "an" right before it made to
+    agree with the substitute: "an Englishman" -> "a Dutchman", "a Polish" -> "an Italian".
+    Kept as it was, the original's article would tell its first sound, and read wrong. A word
+    that is read letter by letter ("an FBI") or starts with no letter is left as it is."""
+    m = _ARTICLE.search(before)
+    if not m or not word[:1].isalpha() or (word[:2].isupper() and len(word.split()[0]) > 1):
+        return before
+    article = m.group(1)
+    wanted = "an" if lexicons.takes_an(word) else "a"
+    if article.lower() == wanted:
+        return before
+    # "AN" and "A" before a word in capitals are capitals; "A" or "An" starting a sentence, capitalised
+    caps = article == "AN" or (article == "A" and word.isupper())
+    cased = wanted.upper() if caps else wanted.capitalize() if article[0].isupper() else wanted
+    return before[:m.start()] + cased + m.group(2)
 
 
 _PRONOUN = re.compile(r"\b(he|him|his|himself|she|her|hers|herself)\b", re.I)

@@ -218,7 +218,8 @@ class Pseudonyms:
             name_like = kind is not None and key not in lexicons.first_names()
 
             # A group keeps its number and its kind: "Palestinians" becomes "Australians", not "Liberals".
-            plural = key.endswith("s") and not key.endswith("ss") if label == "NORP" else None
+            plural = (key.endswith("s") and not key.endswith("ss")) or key in lexicons.plural_groups() \
+                if label == "NORP" else None
             group = lexicons.group_kind(original) if label == "NORP" else None
             # A candidate the tagger refused in this sentence would come back on every attempt
             # (only places are retried here): a retry draws instead ("The Bush says" for "The

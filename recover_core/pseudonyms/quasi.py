@@ -306,14 +306,11 @@ def nationality(original: str, rng: random.Random, helpers: object) -> str:
     pool = [w for w in lexicons.GROUP_KINDS["nationality"] if w.lower() != low and w.lower() + "s" != low]
     if plural:
         pool = [p for w in pool if (p := lexicons.group_plural(w))]
-    # "a Turkish national" -> "a Dutch national", not "a American national"
-    word = rng.choice([w for w in pool if _vowel(w) == _vowel(word_)] or pool)
+    # any first sound: "a"/"an" before it is made to agree where the text is put together
+    # (pseudonyms/apply.py), so the substitute's sound tells nothing of the original's
+    word = rng.choice(pool)
     word = word.upper() if word_.isupper() and len(word_) > 1 else word
     return f"{word} {rest}" if rest else word
-
-
-def _vowel(word: str) -> bool:
-    return word[:1].lower() in "aeiou"
 
 
 @functools.lru_cache(maxsize=1)
@@ -325,12 +322,13 @@ def _jobs() -> tuple[str, ...]:
 
 def occupation(original: str, rng: random.Random, helpers: object) -> str:
     """Another occupation, plural for a plural ("ballet dancers" -> "dentists")."""
-    # the same first sound class, so that "a"/"an" before it still agrees ("a lorry driver" -> "a dentist")
-    pool = [j for j in _jobs() if j != original.lower() and _vowel(j) == _vowel(original)]
-    word = rng.choice(pool or [j for j in _jobs() if j != original.lower()])
+    word = rng.choice([j for j in _jobs() if j != original.lower()])  # any first sound, as nationality()
     plural = original.endswith("s") and not original.endswith("ss")
     word = word + ("es" if word.endswith(("s", "sh", "ch")) else "s") if plural else word
-    return word.capitalize() if original[:1].isupper() else word
+    # capitals where the original is a title ("Chief Executive"), not where its first word is a
+    # nationality ("American lawyer" -> "tax adviser", not "Tax adviser")
+    titled = all(w[:1].isupper() for w in original.split())
+    return " ".join(w.capitalize() for w in word.split()) if titled else word
 
 
 # Conditions common enough to single no one out: what a health condition becomes.
