@@ -193,3 +193,7 @@ def test_a_town_after_an_address_and_a_name_beside_a_time(tagger):
     assert "Ostervik" in masked(tagger, "Ship the order to 52 Larch Street, Ostervik.")
     assert "Zorvana" in masked(tagger, "I emailed Zorvana this morning about the lease.")
     assert "Christmas" not in masked(tagger, "See you at the Christmas party.")
+    # spaCy reads a known town with its postcode as a person ("London NW1 6XE"): it gave "Reid SQ7 6FI"
+    for text, town in (("Write to 221B Baker Street, London NW1 6XE.", "London"),
+                       ("Send it to 5 Mill Road, Lincoln LN1 3AA.", "Lincoln")):
+        assert {s.text: s.label for s in tagger.find(text)}.get(town) == "GPE", text

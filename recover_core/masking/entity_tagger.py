@@ -155,8 +155,11 @@ class EntityTagger(Masker):
         strong += [s for s in by_context if s.label == "ORG" and "ORG" in self.types]
         if "GPE" in self.types:
             places = place_list_spans(view, self.name)
-            spans += places + address_place_spans(view, self.name)
-            strong += places
+            towns = address_place_spans(view, self.name)
+            spans += places + towns
+            # a known place after a street ("221B Baker Street, London NW1 6XE") is that town, where
+            # spaCy read the town and its postcode as a person
+            strong += places + [s for s in towns if lexicons.reads_as_place(s.text)]
         if "FAC" in self.types:
             spans += street_spans(view, caseless=view is not text)
         if "NORP" in self.types:
@@ -197,8 +200,12 @@ def _resolved_label(ent, strong: list[Span]) -> str:
     if label not in OVERRULED or not strong:
         return label
     a, b = ent.start_char, ent.end_char
+    # "London NW1 6XE" read as a person: a word with a digit is no part of a name, and the rest
+    # may be a town
+    coded = [m.span() for m in re.finditer(r"\S*\d\S*", ent.text)] if label == "PERSON" else []
     ws = [(a + m.start(), a + m.end()) for m in WORD_RE.finditer(ent.text)
-          if m.group().lower() not in lexicons.FUNCTION_WORDS and m.group().lower() not in TITLES]
+          if m.group().lower() not in lexicons.FUNCTION_WORDS and m.group().lower() not in TITLES
+          and not any(x <= m.start() < y for x, y in coded)]
     if not ws:
         return label
     by_label: dict[str, int] = {}
@@ -206,7 +213,8 @@ def _resolved_label(ent, strong: list[Span]) -> str:
         if s.start < b and a < s.end:
             by_label[s.label] = by_label.get(s.label, 0) + sum(s.start <= x and y <= s.end for x, y in ws)
     for cand in ("PERSON", "ORG", "GPE"):
-        if by_label.get(cand, 0) >= len(ws) and label != cand and not (cand == "GPE" and label in ("LOC", "PERSON")):
+        if by_label.get(cand, 0) >= len(ws) and label != cand and not (
+                cand == "GPE" and (label == "LOC" or (label == "PERSON" and not coded))):
             return cand
     return label
 
