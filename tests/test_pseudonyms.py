@@ -336,6 +336,10 @@ def test_a_group_keeps_its_number_and_a_polity_word_is_no_place():
     assert p.other("Israeli", "NORP", ["Liberal"]) in lexicons.GROUP_KINDS["nationality"]
     assert p.other("Hindus", "NORP", ["Germans", "Catholics"]) == "Catholics"
     assert not acceptable("Commonwealth", "GPE") and acceptable("Commonwealth", "ORG")
+    # an institution keeps the word that says its kind: "St. Mary's Hospital" gave "St. Mejia Company"
+    assert p.other("Mary's Hospital", "ORG", []).endswith(" Hospital")
+    assert p.other("Leeds Crown Court", "ORG", ["Apostles"]) == "Apostles Court"
+    assert p.other("Harvard University", "ORG", ["Princeton"]) == "Princeton University"
     assert p.other("Kabul", "GPE", ["Commonwealth", "Dresden"]) == "Dresden"
     rng = __import__("random").Random(0)
     drawn = {fallback_word("GPE", rng) for _ in range(50)}  # a well-known place, not a village

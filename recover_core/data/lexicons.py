@@ -270,6 +270,17 @@ Ugandan Ukrainian Uruguayan Venezuelan Vietnamese Welsh Zambian""".split()),
 NATIONALITIES = tuple(w for words in GROUP_KINDS.values() for w in words)
 # A drawn facility is a surname and one of these ("Hughes Hall").
 FACILITY_WORDS = ("Building", "Centre", "Hall", "Tower", "Bridge", "Stadium", "Airport", "Library")
+# The word that says what kind of place an organisation is: a substitute keeps it ("St. Mary's
+# Hospital" -> "St. Hughes Hospital", not "St. Hughes Associates"). It says what kind, not which.
+INSTITUTION_WORDS = frozenset("""Hospital Clinic Infirmary Hospice Surgery School Academy College University
+Institute Church Chapel Cathedral Mosque Synagogue Temple Prison Court Tribunal Police Library Museum Hotel
+Station Airport Stadium Centre Center Bank Council""".split())
+
+
+def institution_word(name: str) -> str | None:
+    """The kind word ending ``name`` ("Hospital" of "Mary's Hospital"), if it has one."""
+    last = name.split()[-1] if name.split() else ""
+    return last if last in INSTITUTION_WORDS and len(name.split()) > 1 else None
 
 
 @functools.lru_cache(maxsize=1)

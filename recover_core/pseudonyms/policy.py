@@ -251,6 +251,11 @@ class Pseudonyms:
                     pick = (lexicons.group_plural(pick) or "").lower() or None
                 if label == "NUMBER" and pick in self.used:
                     pick = str(rng.randint(2, 9999))
+            kind_word = lexicons.institution_word(original) if label in ("ORG", "FAC") else None
+            if kind_word and pick and not pick.endswith(kind_word):
+                drawn = pick.split()[-1] in lexicons.COMPANY_SUFFIXES + lexicons.FACILITY_WORDS  # "Hughes Group"
+                name = " ".join(w[:1].upper() + w[1:] for w in (pick.split()[:-1] if drawn else pick.split()))
+                pick = f"{name} {kind_word}"
             self._take(key, pick)
         word = self.mapping[key]
         if word != word.lower():  # a drawn organisation or group comes cased ("Hughes Group")
