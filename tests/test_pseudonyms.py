@@ -340,6 +340,8 @@ def test_a_group_keeps_its_number_and_a_polity_word_is_no_place():
     assert p.other("Mary's Hospital", "ORG", []).endswith(" Hospital")
     assert p.other("Leeds Crown Court", "ORG", ["Apostles"]) == "Apostles Court"
     assert p.other("Harvard University", "ORG", ["Princeton"]) == "Princeton University"
+    # an acronym becomes other capitals: "from LHR" gave "from Carney Company"
+    assert p.other("LHR", "ORG", []).isupper() and len(p.other("LHR", "ORG", [])) == 3 != p.other("LHR", "ORG", [])
     assert p.other("Kabul", "GPE", ["Commonwealth", "Dresden"]) == "Dresden"
     rng = __import__("random").Random(0)
     drawn = {fallback_word("GPE", rng) for _ in range(50)}  # a well-known place, not a village

@@ -13,7 +13,7 @@ from recover_core.filling.candidates import PLACE_LABELS, acceptable, fallback_w
 from recover_core.pseudonyms.key import as_key, keyed_rng
 from recover_core.pseudonyms.names import (_accept_sets, _pools, bare, census_share, genders,
                                           own_case, prior_pools, roles, sound, title_gender)
-from recover_core.pseudonyms import identifiers
+from recover_core.pseudonyms import identifiers, redraw
 from recover_core.pseudonyms.places import _kind_of, drawn_places_of_kind, named, place_kind, place_prior
 from recover_core.text.spans import GENERIC_LABELS, IDENTIFIER_LABELS
 
@@ -49,6 +49,9 @@ def _initials(word: str, like: str) -> str | None:
     letter = next((c for c in word if c.isalpha() and c.lower() not in own), None) or \
         next(c for c in "jmrsktdl" if c not in own)
     return letter.upper() + "."
+
+
+_ACRONYM = re.compile(r"[A-Z]{3,5}")
 
 
 class Pseudonyms:
@@ -246,6 +249,10 @@ class Pseudonyms:
             for _ in range(1000):  # a fallback of the right type, drawn until one is free
                 if pick is not None and (self._free(pick.lower(), key) or (generic and pick.lower() not in self.originals)):
                     break
+                if label in ("ORG", "FAC") and _ACRONYM.fullmatch(original):
+                    # "from LHR", "the FBI": other capitals, where a drawn firm ("from Carney Company") reads garbled
+                    pick = redraw.scramble(original, rng)
+                    continue
                 pick = named(label, rng, group) or bare(fallback_word(label, rng))
                 if plural:  # "Finnish" has no plural noun of its own form: draw again
                     pick = (lexicons.group_plural(pick) or "").lower() or None
