@@ -195,5 +195,6 @@ def test_a_town_after_an_address_and_a_name_beside_a_time(tagger):
     assert "Christmas" not in masked(tagger, "See you at the Christmas party.")
     # spaCy reads a known town with its postcode as a person ("London NW1 6XE"): it gave "Reid SQ7 6FI"
     for text, town in (("Write to 221B Baker Street, London NW1 6XE.", "London"),
-                       ("Send it to 5 Mill Road, Lincoln LN1 3AA.", "Lincoln")):
+                       ("Send it to 5 Mill Road, Lincoln LN1 3AA.", "Lincoln"),
+                       ("It is at 12 Elm Grove, Bristol BS8 1QU.", "Bristol")):  # an ORG: "Bryan Company"
         assert {s.text: s.label for s in tagger.find(text)}.get(town) == "GPE", text

@@ -190,6 +190,9 @@ def test_a_title_and_initials_belong_to_the_name_and_keep_its_gender():
     r = ob.obfuscate(text)
     assert re.search(r"by Mr\. [A-Z]\. [A-Z][a-z]+, and the Government by Dr [A-Z]\. [A-Z][a-z]+\.$", r.text), r.text
     assert "Kowalczyk" not in r.text and "Lindgren" not in r.text and "J.-P." not in r.text and "Ö." not in r.text
+    # a judgment's "Mr K." is an initial, and stays one (it gave "Mr Slater.")
+    r = ob.obfuscate("The court sentenced Mr K. to three years' imprisonment.")
+    assert re.search(r"sentenced Mr [A-JL-Z]\. to", r.text), r.text
 
 
 def test_a_title_inside_the_name_gives_the_substitute_its_gender():

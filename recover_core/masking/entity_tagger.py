@@ -200,9 +200,9 @@ def _resolved_label(ent, strong: list[Span]) -> str:
     if label not in OVERRULED or not strong:
         return label
     a, b = ent.start_char, ent.end_char
-    # "London NW1 6XE" read as a person: a word with a digit is no part of a name, and the rest
-    # may be a town
-    coded = [m.span() for m in re.finditer(r"\S*\d\S*", ent.text)] if label == "PERSON" else []
+    # "London NW1 6XE" read as a person, "Bristol BS8" as a firm: a word with a digit is no part
+    # of a name, and the rest may be a town
+    coded = [m.span() for m in re.finditer(r"\S*\d\S*", ent.text)]
     ws = [(a + m.start(), a + m.end()) for m in WORD_RE.finditer(ent.text)
           if m.group().lower() not in lexicons.FUNCTION_WORDS and m.group().lower() not in TITLES
           and not any(x <= m.start() < y for x, y in coded)]
@@ -412,7 +412,8 @@ def group_noun_spans(text: str, source: str) -> list[Span]:
 
 
 # Words that end a street's name; the one or two words before them are the name (FAC).
-STREET_WORDS = frozenset("street st road rd avenue ave lane ln boulevard blvd drive way close crescent".split())
+STREET_WORDS = frozenset("""street st road rd avenue ave lane ln boulevard blvd drive way close crescent grove
+    terrace place square gardens mews row walk parade highway parkway plaza""".split())
 
 
 def street_spans(text: str, caseless: bool = False, source: str = "streetName") -> list[Span]:

@@ -42,13 +42,14 @@ def _cased(word: str, like: str) -> str:
 
 def _initials(word: str, like: str) -> str | None:
     """An initial for an initial ("M." -> "J.", "C.-H." -> "R."), from the drawn name, and never
-    the original's letter; None where ``like`` is no initial."""
-    if not re.fullmatch(r"(?:[^\W\d_]\.-?){1,3}", like):
+    the original's letter; "K" for a bare capital ("Mr K." masked as "Mr K": it gave "Mr
+    Slater."); None where ``like`` is no initial."""
+    if not re.fullmatch(r"(?:[^\W\d_]\.-?){1,3}", like) and not (len(like) == 1 and like.isupper()):
         return None
     own = {c.lower() for c in like if c.isalpha()}
     letter = next((c for c in word if c.isalpha() and c.lower() not in own), None) or \
         next(c for c in "jmrsktdl" if c not in own)
-    return letter.upper() + "."
+    return letter.upper() + ("." if "." in like else "")
 
 
 _ACRONYM = re.compile(r"[A-Z]{3,5}")
