@@ -198,3 +198,14 @@ def test_a_town_after_an_address_and_a_name_beside_a_time(tagger):
                        ("Send it to 5 Mill Road, Lincoln LN1 3AA.", "Lincoln"),
                        ("It is at 12 Elm Grove, Bristol BS8 1QU.", "Bristol")):  # an ORG: "Bryan Company"
         assert {s.text: s.label for s in tagger.find(text)}.get(town) == "GPE", text
+
+
+def test_a_transcript_in_lower_case_gets_stand_ins_in_lower_case():
+    """A capitalised stand-in in "yeah so i called john smith" read wrong and showed an attacker
+    every replaced word at a glance."""
+    from recover_core import Obfuscator
+
+    text = "yeah so i called john smith at 555 123 4567 and then flew from london to see dave"
+    r = Obfuscator(key=b"c" * 32).obfuscate(text)
+    assert r.text == r.text.lower() and len(r.replacements) >= 4, r.text
+    assert not {"john", "smith", "london", "dave"} & set(r.text.split())

@@ -143,6 +143,10 @@ class _Text:
                     word = pseudonyms.other(original, label, prefer, scores)
                     if label not in IDENTIFIER_LABELS:  # "tom@example.com" stays lower case
                         word = word[:1].upper() + word[1:] if f.word[:1].isupper() else word  # a sentence start
+                if label not in IDENTIFIER_LABELS and original.islower():
+                    # a transcript in lower case ("i called john smith"): a capitalised stand-in
+                    # would read wrong and point at every replaced word
+                    word = word.lower()
                 new = [k for k in pseudonyms.mapping if k not in before]
                 if not new or attempt == tries - 1:
                     break
