@@ -52,6 +52,9 @@ def test_the_word_that_names_an_identifier_stays_and_the_identifier_keeps_its_sh
     sub = next(x.substitute for x in r.replacements if x.label == "IBAN")
     assert iban.is_valid(sub) and sub[:2] == "DE" and sub != "DE89 3704 0044 0532 0130 00"
     assert not _digit_runs(text) - {"192", "168"} & _digit_runs(r.text), r.text
+    # a card's network before its number stays too ("my Amex is" gave "my Slot is"); an employer does not
+    r = engine.obfuscate("My Amex is 3782 822463 10005, and she works at Visa in Dublin.")
+    assert r.text.startswith("My Amex is 37") and "Visa" not in r.text, r.text
 
 
 @pytest.mark.parametrize("text, masked", [

@@ -272,7 +272,7 @@ NATIONALITIES = tuple(w for words in GROUP_KINDS.values() for w in words)
 FACILITY_WORDS = ("Building", "Centre", "Hall", "Tower", "Bridge", "Stadium", "Airport", "Library")
 # The word that says what kind of place an organisation is: a substitute keeps it ("St. Mary's
 # Hospital" -> "St. Hughes Hospital", not "St. Hughes Associates"). It says what kind, not which.
-INSTITUTION_WORDS = frozenset("""Hospital Clinic Infirmary Hospice Surgery School Academy College University
+INSTITUTION_KINDS = frozenset("""Hospital Clinic Infirmary Hospice Surgery School Academy College University
 Institute Church Chapel Cathedral Mosque Synagogue Temple Prison Court Tribunal Police Library Museum Hotel
 Station Airport Stadium Centre Center Bank Council""".split())
 
@@ -280,7 +280,7 @@ Station Airport Stadium Centre Center Bank Council""".split())
 def institution_word(name: str) -> str | None:
     """The kind word ending ``name`` ("Hospital" of "Mary's Hospital"), if it has one."""
     last = name.split()[-1] if name.split() else ""
-    return last if last in INSTITUTION_WORDS and len(name.split()) > 1 else None
+    return last if last in INSTITUTION_KINDS and len(name.split()) > 1 else None
 
 
 @functools.lru_cache(maxsize=1)

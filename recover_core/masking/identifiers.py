@@ -199,12 +199,22 @@ KIND_WORDS = frozenset("""iban ssn dob d.o.b nhs nino vat cvv cvc bic swift mrn 
 KIND_ACRONYMS = frozenset("IP ID PIN ZIP SIN TIN DL NI MAC VIN GPS BTC".split())
 
 
-def names_a_kind(span: Span) -> bool:
-    """Whether an entity span is only the name of an identifier's kind (with "my", "the")."""
+# A card's network, right before its number ("my Amex is 3782 ..."): the card's substitute keeps
+# the network's prefix, so the word hides nothing, and "my Slot is 3701 ..." read garbled.
+# Only before digits: "she works at Visa" names an employer.
+CARD_NETWORKS = frozenset("visa mastercard amex maestro discover diners jcb unionpay".split())
+_DIGITS_SOON = re.compile(r"[^\n\d]{0,24}\d")
+
+
+def names_a_kind(span: Span, text: str = "") -> bool:
+    """Whether an entity span is only the name of an identifier's kind (with "my", "the"), or
+    a card's network right before a number in ``text``."""
     if span.label not in ENTITY_LABELS:
         return False
     ws = [w.strip(".,:;#") for w in span.text.split()]
     kinds = [w for w in ws if w.lower() in KIND_WORDS or w in KIND_ACRONYMS]
+    if not kinds and text and _DIGITS_SOON.match(text, span.end):
+        kinds = [w for w in ws if w.lower() in CARD_NETWORKS]
     return bool(kinds) and all(w in kinds or w.lower() in FUNCTION_WORDS for w in ws)
 
 
@@ -253,7 +263,7 @@ class WithIdentifiers(Masker):
         # one whole name: half of it still points to the place, and TAB counts it direct.
         out = []
         for t, spans in zip(texts, self.inner.find_many(texts)):
-            spans = without_numbered_places(t, [s for s in spans if not names_a_kind(s)])
+            spans = without_numbered_places(t, [s for s in spans if not names_a_kind(s, t)])
             spans = read_as_places(t, without_months(t, spans))
             spans = whole_bodies(completed_names(t, without_public_bodies(spans, t)), t)
             # a name found once in the text is masked wherever else it stands in it in capitals,
