@@ -265,6 +265,19 @@ def test_what_names_a_device_a_vehicle_a_wallet_or_a_spot_is_replaced_in_kind(en
         assert -60 <= lat <= 70 and abs(lon) <= 180 and ("°" in sub) == ("°" in item)
 
 
+def test_a_flight_is_a_quasi_identifier():
+    """A flight number with its date says where a person was and when (TAB's CODE)."""
+    from recover_core import Obfuscator
+
+    text = "I flew out on UA 901 and came back on flight BA123 from LHR."
+    assert not [s for s in Obfuscator(key=b"f" * 32).find(text) if s.label == "FLIGHT_NUMBER"]
+    r = Obfuscator(protect="quasi", key=b"f" * 32).obfuscate(text)
+    subs = [x.substitute for x in r.replacements if x.label == "FLIGHT_NUMBER"]
+    assert len(subs) == 2 and re.fullmatch(r"[A-Z]{2} \d{3}", subs[0]) and re.fullmatch(r"[A-Z]{2}\d{3}", subs[1])
+    assert "UA 901" not in r.text and "BA123" not in r.text and "LHR" not in r.text, r.text
+    assert [s.label for s in identifiers.find("Room B12 is on floor 3 of HQ2.", protect="quasi")] == []
+
+
 def test_numbers_that_only_look_like_them_are_left_alone(engine):
     text = "The values were 12.345, 67.890 at 10:30:45 in v1.2.3.4 of the ABCDEFGHJKLMNPRST list."
     assert [s.label for s in engine.find(text) if identifiers.is_identifier(s)] == []

@@ -24,7 +24,7 @@ from recover_core.masking import occupations, quasi
 from recover_core.masking.base import Masker
 from recover_core.masking.document import completed_names, recurrences
 from recover_core.masking.public_bodies import whole_bodies, without_public_bodies
-from recover_core.masking.locators import BitcoinAddress, Coordinates, MacAddress, NumberPlate, Vin
+from recover_core.masking.locators import BitcoinAddress, Coordinates, FlightNumber, MacAddress, NumberPlate, Vin
 from recover_core.masking.misread import read_as_places, without_months
 from recover_core.masking.payments import CardExpiry, CreditCard, Iban, SortCode
 from recover_core.masking.recognizers import (DIGIT_WORD_RE, Address, DateOfBirth, Email, Handle, IdNumber, IpAddress,
@@ -91,7 +91,7 @@ def _running(protect: str) -> tuple[Recognizer, ...]:
 # one registered first names it.
 _CASES = tuple(r for r in quasi.RECOGNIZERS if isinstance(r, quasi.CaseNumber))
 for _r in (Email(), Url(), Handle(), CreditCard(), CardExpiry(), Iban(), IpAddress(), MacAddress(), Vin(), NumberPlate(),
-           BitcoinAddress(), Coordinates(), Ssn(), Phone(), DateOfBirth(), Address(), Postcode(), *_CASES, IdNumber(),
+           FlightNumber(), BitcoinAddress(), Coordinates(), Ssn(), Phone(), DateOfBirth(), Address(), Postcode(), *_CASES, IdNumber(),
            NumberWithContext(), SortCode(), SpokenDigits(), *(r for r in quasi.RECOGNIZERS if r not in _CASES),
            *occupations.RECOGNIZERS):
     add(_r)

@@ -58,6 +58,19 @@ class NumberPlate(Recognizer):
         return self.in_context(text, start, window=24)
 
 
+class FlightNumber(Recognizer):
+    """A flight ("flight BA 283", "flew out on UA901"): with its date it says where a person was,
+    and when (TAB's CODE). Under protect="quasi"; after a word that says it is a flight."""
+
+    label = "FLIGHT_NUMBER"
+    profile = "quasi"
+    pattern = re.compile(r"(?<![\w-])(?:[A-Z]{2}|[A-Z]\d|\d[A-Z]) ?\d{1,4}[A-Z]?(?![\w-])")
+    context = _context_re(r"flight|flights|flew|fly|flying|boarded|boarding|booked on")
+
+    def validate(self, item: str, text: str, start: int) -> bool:
+        return self.in_context(text, start, window=16)
+
+
 class BitcoinAddress(Recognizer):
     """A Bitcoin address, legacy ("1A1zP1…") or bech32 ("bc1q…"), valid by its checksum: it
     ties payments to one wallet, and a wallet to its owner."""

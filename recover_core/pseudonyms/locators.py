@@ -34,8 +34,8 @@ def vehicle_id(original: str, rng: random.Random, helpers: object) -> str:
     return new_text
 
 
-def vehicle_plate(original: str, rng: random.Random, helpers: object) -> str:
-    """Another plate of the same format: a letter for a letter, a digit for a digit."""
+def in_layout(original: str, rng: random.Random, helpers: object) -> str:
+    """Another plate or flight of the same format: a letter for a letter, a digit for a digit."""
     for _ in range(20):
         new = scramble(original, rng)
         if new != original:
@@ -75,6 +75,5 @@ def coordinates(original: str, rng: random.Random, helpers: object) -> str:
     return out
 
 
-OPERATORS = {"MAC_ADDRESS": mac_address, "VEHICLE_ID": vehicle_id, "VEHICLE_PLATE": vehicle_plate,
-             "CRYPTO_ADDRESS": crypto_address,
-             "COORDINATES": coordinates}
+OPERATORS = {"MAC_ADDRESS": mac_address, "VEHICLE_ID": vehicle_id, "VEHICLE_PLATE": in_layout,
+             "FLIGHT_NUMBER": in_layout, "CRYPTO_ADDRESS": crypto_address, "COORDINATES": coordinates}
