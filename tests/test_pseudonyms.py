@@ -340,6 +340,7 @@ def test_a_group_keeps_its_number_and_a_polity_word_is_no_place():
     assert p.other("Mary's Hospital", "ORG", []).endswith(" Hospital")
     assert p.other("Leeds Crown Court", "ORG", ["Apostles"]) == "Apostles Court"
     assert p.other("Harvard University", "ORG", ["Princeton"]) == "Princeton University"
+    assert p.other("Gdańsk District Court (Sąd Rejonowy)", "ORG", []).endswith(" Court")  # was "the Congress"
     # an acronym becomes other capitals: "from LHR" gave "from Carney Company"
     assert p.other("LHR", "ORG", []).isupper() and len(p.other("LHR", "ORG", [])) == 3 != p.other("LHR", "ORG", [])
     assert p.other("Kabul", "GPE", ["Commonwealth", "Dresden"]) == "Dresden"

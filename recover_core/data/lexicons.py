@@ -278,9 +278,11 @@ Station Airport Stadium Centre Center Bank Council""".split())
 
 
 def institution_word(name: str) -> str | None:
-    """The kind word ending ``name`` ("Hospital" of "Mary's Hospital"), if it has one."""
-    last = name.split()[-1] if name.split() else ""
-    return last if last in INSTITUTION_KINDS and len(name.split()) > 1 else None
+    """The last kind word of ``name`` ("Hospital" of "Mary's Hospital", "Court" of "Gdańsk
+    District Court (Sąd Rejonowy)"), if it has one beside other words."""
+    words = [w.strip("()[],.;:") for w in name.split()]
+    kinds = [w for w in words if w in INSTITUTION_KINDS]
+    return kinds[-1] if kinds and len(words) > 1 else None
 
 
 @functools.lru_cache(maxsize=1)
