@@ -125,8 +125,12 @@ def test_audio_tab_obfuscates_the_names_in_an_example(page, tmp_path):
     page.get_by_role("tab", name="Audio").click()
     page.get_by_text("Obfuscate speech (preiss2023)").first.wait_for(timeout=30_000)
     page.get_by_text("dashwood-0870.flac").first.click()  # the speech section's example
+    # as in score_example: the button sends what the input holds when pressed, so wait for the clip
+    page.locator("a[data-testid=download-link][href$='/dashwood-0870.flac']").first.wait_for(timeout=60_000)
     page.get_by_role("button", name="Obfuscate", exact=True).click()
-    page.get_by_text(re.compile(r"Confidence \d\.\d\d")).first.wait_for(timeout=180_000)  # the verdict
+    verdict = page.get_by_text(re.compile(r"Confidence \d\.\d\d|No audio")).first
+    verdict.wait_for(timeout=180_000)
+    assert "Confidence" in verdict.inner_text(), page.inner_text("body")[-3000:]
     body = page.inner_text("body")
     assert "PERSON →" in body and "Traceback" not in body
     second = page.get_by_label("Second pass (what the recognizer hears in the output)").input_value()
