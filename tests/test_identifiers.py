@@ -120,6 +120,23 @@ def test_a_phone_stays_valid_in_its_region_and_an_iban_in_its_country(engine):
     assert iban.is_valid(sub) and sub[:2] == "GB" and "1234 5698" not in sub
 
 
+def test_a_phone_keeps_neither_its_area_code_nor_its_extension():
+    """An area code names a town. "(415) 555-2671 ext. 42" kept 415 under every key (its
+    extension's digits made it read as valid in 13 regions at once), and "020 7946 0958" kept
+    London's 020 (it is valid in 11 regions, and a number valid in all of them was preferred)."""
+    import random
+
+    from recover_core.pseudonyms.identifiers import substitute
+
+    for original, area, region in (("(415) 555-2671 ext. 42", "415", "US"), ("020 7946 0958", "020", "GB")):
+        subs = [substitute("PHONE", original, random.Random(i), None) for i in range(20)]
+        assert sum(s[:5].count(area) for s in subs) <= 2, subs  # a new area code, bar chance
+        assert all(phonenumbers.is_valid_number(phonenumbers.parse(re.sub(r" ext\. \d+", "", s), region))
+                   for s in subs), subs
+    assert all(re.fullmatch(r"\(\d{3}\) \d{3}-\d{4} ext\. \d\d", s) for s in
+               [substitute("PHONE", "(415) 555-2671 ext. 42", random.Random(i), None) for i in range(5)])
+
+
 def test_a_phone_substitute_is_a_number_of_the_same_type(engine):
     """A landline or mobile stays one: not one of NANP's non-geographic personal numbers (5XX),
     which phonenumbers also calls valid; a toll-free number stays toll-free."""

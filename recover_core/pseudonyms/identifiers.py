@@ -117,18 +117,32 @@ def _kind_in(text: str, region: str) -> int | None:
     return phonenumbers.number_type(n)
 
 
+# An extension after the number ("ext. 42", "x603"): its digits are no part of the number that
+# decides the region; counted in, "(415) 555-2671 ext. 42" read as valid in 13 regions at once.
+_EXTENSION = re.compile(r"(\s*(?:ext\.?|extension|x|#)\s*)(\d{1,6})$", re.I)
+
+
+TRIES = 300  # draws of a whole new number before one keeping the area code (each ~0.1 ms)
+
+
 def phone(original: str, rng: random.Random, helpers: Helpers) -> str:
     """A number of the same length and format and, where the original is a valid number, of
     its type (a landline or mobile stays one, not a non-geographic personal number such as
     NANP's 5XX codes), valid in every region the original is valid in (so in the caller's,
-    whichever it is), else in the likeliest one."""
+    whichever it is), else in the likeliest one. Its area code is drawn too, never kept
+    while a number valid in the likeliest region turns up: an area code names a town."""
+    ext = _EXTENSION.search(original)
+    if ext and ext.start() > 0:
+        return phone(original[:ext.start()], rng, helpers) + ext.group(1) + _rand_digits(len(ext.group(2)), rng)
     d = re.sub(r"\D", "", original)
     regions, keep = _phone_regions(original)
     text_of = (lambda s: "+" + re.sub(r"\D", "", s)[2:]) if original.lstrip().startswith("00") else (lambda s: s)
     kind = _kind_in(text_of(original), regions[0])
     first = typeless = None  # valid in the likeliest region at least (and of the original's type)
-    for attempt in range(400):
-        k = keep if attempt < 300 else min(len(d) - 2, keep + 3)  # then keep the area code too
+    for attempt in range(TRIES + 100):
+        if attempt == TRIES and first:
+            break  # valid in the likeliest region, of its type, with an area code of its own
+        k = keep if attempt < TRIES else min(len(d) - 2, keep + 3)  # then keep the area code too
         new = d[:k] + _rand_digits(len(d) - k, rng)
         if new == d:
             continue
