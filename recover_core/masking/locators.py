@@ -53,9 +53,7 @@ class NumberPlate(Recognizer):
     label = "VEHICLE_PLATE"
     pattern = re.compile(r"(?<![\w-])[A-Z]{2}\d{2} ?[A-Z]{3}(?![\w-])")
     context = _context_re(r"plate|plates|number plate|licen[cs]e plate|registration|reg|reg\.|vehicle|car|van")
-
-    def validate(self, item: str, text: str, start: int) -> bool:
-        return self.in_context(text, start, window=24)
+    context_before = 24
 
 
 class FlightNumber(Recognizer):
@@ -66,9 +64,7 @@ class FlightNumber(Recognizer):
     profile = "quasi"
     pattern = re.compile(r"(?<![\w-])(?:[A-Z]{2}|[A-Z]\d|\d[A-Z]) ?\d{1,4}[A-Z]?(?![\w-])")
     context = _context_re(r"flight|flights|flew|fly|flying|boarded|boarding|booked on")
-
-    def validate(self, item: str, text: str, start: int) -> bool:
-        return self.in_context(text, start, window=16)
+    context_before = 16
 
 
 class BitcoinAddress(Recognizer):

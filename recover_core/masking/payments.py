@@ -40,9 +40,7 @@ class CardExpiry(Recognizer):
     pattern = re.compile(r"(?<![\w/.-])(?:0[1-9]|1[0-2]) ?[/-] ?(?:20)?\d\d(?![\w/]|[.-]\d)")
     context = _context_re(r"exp|expiry|expires|expiration|expiration date|expiry date|valid thru|valid through|"
                           r"good thru|valid to|valid until|mm/yy")
-
-    def validate(self, item: str, text: str, start: int) -> bool:
-        return self.in_context(text, start, window=18)
+    context_before = 18
 
 
 class Iban(Recognizer):
@@ -72,6 +70,4 @@ class SortCode(Recognizer):
     strength = 1
     pattern = re.compile(r"(?<![\w-])\d\d-\d\d-\d\d(?![\w-])")
     context = _context_re(r"sort code|sort-code|sortcode|s/c")
-
-    def validate(self, item: str, text: str, start: int) -> bool:
-        return self.in_context(text, start, window=16)
+    context_before = 16

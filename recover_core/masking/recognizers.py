@@ -71,6 +71,9 @@ class Recognizer:
     needs: ClassVar[str | None] = "digit"  # None: runs on every line
     pattern: ClassVar[re.Pattern[str] | None] = None
     context: ClassVar[re.Pattern[str] | None] = None
+    # An item that counts only with a context word this many characters before it at most
+    # ("sort code 60-16-13", "exp 04/27"); None: no such rule.
+    context_before: ClassVar[int | None] = None
 
     gate: ClassVar[bool] = False  # True: only where a context word is in the line at all
     # "direct": names and identifiers, masked by every protection profile; "quasi": facts that
@@ -97,7 +100,7 @@ class Recognizer:
         return m.start(), m.end()
 
     def validate(self, item: str, text: str, start: int) -> bool:
-        return True
+        return self.context_before is None or self.in_context(text, start, window=self.context_before)
 
     def in_context(self, text: str, start: int, window: int = CONTEXT_WINDOW, end: int | None = None,
                    after: int = 0) -> bool:
@@ -287,9 +290,7 @@ class DateOfBirth(Recognizer):
         r"|(?:the )?\d{1,2}(?:st|nd|rd|th)?(?: of)? " + MONTH + r",? \d{4}"
         r"|" + MONTH + r" \d{1,2}(?:st|nd|rd|th)?,? \d{4})(?!\w)", re.I)
     context = _context_re(r"born|birth|dob|d\.o\.b\.?|birthday|birthdate|date of birth")
-
-    def validate(self, item: str, text: str, start: int) -> bool:
-        return self.in_context(text, start, window=40)
+    context_before = 40
 
 
 STREET_TYPES = (r"street|st|road|rd|avenue|ave|av|lane|ln|boulevard|blvd|drive|dr|way|court|ct|place|pl|terrace|"

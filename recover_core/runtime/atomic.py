@@ -176,23 +176,17 @@ def _left_by_kills(target: Path) -> Iterator[tuple[Path, os.stat_result]]:
             yield left, st
 
 
-def sweep(target: Path) -> None:
+def sweep(target: Path, *, folders_only: bool = False) -> None:
     """Delete the temporary files and folders that writes of ``target`` killed mid-way left
     (their names are random, so no later write replaces them, and they can hold a key or
     originals). Only for a target that one process writes at a time, such as a run's
-    checkpoint files: another writer's temporary in flight would go too."""
+    checkpoint files: another writer's temporary in flight would go too. ``folders_only``:
+    the folders that killed swaps left (``directory``)."""
     for left, st in _left_by_kills(Path(target)):
         if stat.S_ISDIR(st.st_mode):
             shutil.rmtree(left, ignore_errors=True)
-        else:
+        elif not folders_only:
             left.unlink(missing_ok=True)
-
-
-def _sweep_folders(target: Path) -> None:
-    """Temporary folders that killed swaps of ``target`` left: this user's real folders only."""
-    for left, st in _left_by_kills(target):
-        if stat.S_ISDIR(st.st_mode):
-            shutil.rmtree(left, ignore_errors=True)
 
 
 @contextlib.contextmanager
@@ -201,7 +195,7 @@ def directory(target: Path) -> Iterator[Path]:
     ``target`` (the old ``target``, if any, is deleted); when it fails it is deleted."""
     target = Path(target)
     target.parent.mkdir(parents=True, exist_ok=True)
-    _sweep_folders(target)
+    sweep(target, folders_only=True)
     tmp = Path(tempfile.mkdtemp(prefix=_hidden(target.name) + ".", suffix=".tmp", dir=target.parent))
     old = previous(target)
     try:
