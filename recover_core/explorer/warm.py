@@ -1,0 +1,83 @@
+"""Work the app does once when it starts, in the background, so that no visitor pays for it.
+
+On a fresh machine (a Space just built) the first request would otherwise merge the adapters
+into their bases, train entityTagger's name-shape model (17 s on 2 cores), load spaCy and every
+filler, and read the world name lists: 20-30 s for one sentence. ``start`` runs that work on a
+daemon thread while the page is already served: each step on the models thread (so it never
+competes with a request for the cores), one at a time, so a request that comes meanwhile waits
+only for the step it needs (the models are built once, under a lock: bundles._built_once).
+
+The steps use the page's own examples, never a visitor's text; the log says which step ran and
+how long it took, and for a step that failed only the kind of failure.
+"""
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from typing import Callable
+
+from recover_core.runtime import threads
+
+Step = tuple[str, Callable[[], object]]
+DONE = threading.Event()  # set when every step has run (tests and the Space check wait on it)
+
+
+def prepare_models() -> None:
+    """What `recover prepare` does: every bundle's merge or conversion, then the name-shape model."""
+    from recover_core.masking import name_shape
+    from recover_core.models import bundles
+
+    for name in bundles.names():
+        b = bundles.get(name)
+        if b.locate is not None:
+            try:
+                b.prepare()
+            except Exception as e:  # noqa: BLE001  (one model that cannot be built here leaves the others)
+                print(f"warm-up: {name} not prepared ({type(e).__name__})", file=sys.stderr, flush=True)
+    name_shape.model()
+
+
+def text_steps(examples: list[tuple[str, str]]) -> list[Step]:
+    """The Text tab on its examples (text, profile): masking, the engine's answer and all six
+    columns with the page's default models, so every model and list they use is loaded."""
+    from recover_core.explorer import sentence as explore
+    from recover_core.masking.vocab_thres import DEFAULT_N
+
+    models = {kind: explore.default_model(kind) for kind in explore.FILLER_TITLES}
+
+    def fill(text: str, protect: str) -> Callable[[], object]:
+        return lambda: list(explore.fill_steps(text, "entityTagger", DEFAULT_N, "mask", 10, 0, models,
+                                               explore.FILL_ORDER, protect, answer=True))
+
+    return [(f"text example {i + 1} ({protect})", fill(text, protect)) for i, (text, protect) in enumerate(examples)]
+
+
+def run_steps(steps: list[Step]) -> None:
+    t0 = time.time()
+    try:
+        for name, step in steps:
+            t = time.time()
+            try:
+                threads.run(step)
+                print(f"warm-up: {name} ready in {time.time() - t:.1f} s", file=sys.stderr, flush=True)
+            except Exception as e:  # noqa: BLE001  (the request that needs it will say what is missing)
+                print(f"warm-up: {name} failed ({type(e).__name__})", file=sys.stderr, flush=True)
+            finally:
+                _forget()
+    finally:
+        print(f"warm-up: done in {time.time() - t0:.1f} s", file=sys.stderr, flush=True)
+        DONE.set()
+
+
+def _forget() -> None:
+    from recover_core.models import bundles
+
+    bundles.forget_request_state()
+
+
+def start(steps: list[Step]) -> threading.Thread:
+    """Run ``steps`` on a daemon thread (the server does not wait for it to stop)."""
+    t = threading.Thread(target=run_steps, args=(steps,), name="recover-warm-up", daemon=True)
+    t.start()
+    return t
