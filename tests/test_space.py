@@ -80,3 +80,48 @@ def test_a_space_resolves_bert_base_uncased_from_the_hub_cache(space_url):
     assert "bert-base-uncased" in header and "cannot reach" not in header, header
     assert text_of(filled).lower() == f"the {STAND_IN_WORD} moved slowly."
     assert table["data"][0][2] == STAND_IN_WORD
+
+
+# --- what the hub reads to build the Space ---------------------------------------------------
+
+def front_matter() -> dict:
+    import yaml
+
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    return yaml.safe_load(text.split("---\n")[1])
+
+
+def test_the_space_preloads_every_hub_model_at_its_pinned_revision():
+    from recover_core.models.sources import HUB_REVISIONS, UNPINNED
+
+    entries = {e.split()[0]: e.split()[1:] for e in front_matter()["preload_from_hub"]}
+    # spacy-sm installs from PyPI in a Space, and distilroberta-base is not offered there.
+    used = {repo: rev for repo, rev in HUB_REVISIONS.items() if repo not in ("spacy/en_core_web_sm", "distilroberta-base")}
+    assert set(entries) == set(used)
+    for repo, rev in used.items():
+        assert entries[repo][-1:] == ([] if rev == UNPINNED else [rev]), repo  # an unpinned repo: whole, at main
+
+
+def test_the_space_installs_its_voices_and_sends_binaries_to_lfs():
+    import subprocess
+
+    assert {"espeak-ng", "flite"} <= set((ROOT / "packages.txt").read_text().split())
+    files = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True).stdout.split(b"\0")
+    binary = [f.decode() for f in files if f and b"\0" in (ROOT / f.decode()).read_bytes()[:8000]]
+    assert binary  # the adapters, the audio and the images
+    attrs = subprocess.run(["git", "check-attr", "filter", "--", *binary], cwd=ROOT, capture_output=True, text=True,
+                           check=True).stdout.splitlines()
+    plain = [a.split(":")[0] for a in attrs if not a.endswith(": lfs")]
+    assert not plain, f"binary files the hub would refuse (add their type to .gitattributes): {plain}"
+
+
+def test_a_space_warms_up_from_the_examples_and_logs_no_text(capsys):
+    from recover_core.explorer import warm
+
+    ran = []
+    steps = [("one", lambda: ran.append(1)), ("two", lambda: 1 / 0)]
+    warm.DONE.clear()
+    warm.start(steps).join(30)
+    err = capsys.readouterr().err
+    assert ran == [1] and warm.DONE.is_set()
+    assert "warm-up: one ready" in err and "warm-up: two failed (ZeroDivisionError)" in err and "warm-up: done" in err
