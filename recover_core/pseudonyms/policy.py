@@ -55,6 +55,14 @@ def _initials(word: str, like: str) -> str | None:
 _ACRONYM = re.compile(r"[A-Z]{3,5}")
 
 
+# How dates of events are written (``Pseudonyms.dates``; docs/privacy.md#dates says what each keeps):
+# "shift" moves every date of a document by one keyed offset (intervals and order kept); "year"
+# keeps its year alone, as HIPAA Safe Harbor does.
+DATE_POLICIES = ("shift", "year")
+# Labels whose substitute depends on the scope (the document) and not on the original alone.
+SCOPED_LABELS = frozenset({"EVENT_DATE"})
+
+
 class Pseudonyms:
     """One mapping from originals to substitutes; share it to keep a batch consistent.
 
@@ -70,6 +78,11 @@ class Pseudonyms:
         self.key = as_key(key)
         self.choice = choice
         self.attempt = 0  # a draw the tagger refused is drawn again with the next attempt's stream
+        # Dates of events (protect="quasi"): "shift" moves them by one keyed offset per scope,
+        # "year" keeps only their year (DATE_POLICIES). The scope is the document (or text, or the
+        # subject a caller names) being drawn: a run-wide mapping shares names, never a shift.
+        self.dates = DATE_POLICIES[0]
+        self.scope = ""
         self.mapping: dict[str, str] = dict(mapping or {})
         self.used: set[str] = {w.lower() for w in self.mapping.values()}
         self.originals: set[str] = set()  # an earlier original never becomes a substitute,
@@ -209,6 +222,10 @@ class Pseudonyms:
         key = self.key_of(original, label)
         if label in shapes.SHAPED_LABELS and shapes.has_shape(original):
             return self._shaped(key, original, candidates)
+        placed = _placed_body(original) if label in ("ORG", "FAC") else None
+        if placed:  # "Ankara Security Directorate" -> "Bursa Security Directorate": a body of its kind
+            place, body = placed
+            return f"{self.other(place, 'GPE', ())} {body}"
         if key not in self.mapping:
             rng = self._rng(key)
             kind = place_kind(original) if label in PLACE_LABELS else None
@@ -286,14 +303,14 @@ class Pseudonyms:
     def _identifier(self, original: str, label: str) -> str:
         """An identifier's substitute (pseudonyms/identifiers.py), drawn with the original's
         keyed stream; one per original in the mapping, never an original or a used one."""
-        key = original.strip().lower()
+        key = self.date_key(original) if label in SCOPED_LABELS else original.strip().lower()
         if key not in self.mapping:
             rng = self._rng(key)
             pick = original
             for _ in range(20):
                 pick = identifiers.substitute(label, original.strip(), rng, self)
                 low = pick.lower()
-                if low != key and low not in self.used and low not in self.originals:
+                if low != original.strip().lower() and low not in self.used and low not in self.originals:
                     break
             self._take(key, pick)
         return self.mapping[key]
@@ -324,6 +341,11 @@ class Pseudonyms:
         rng = self.keyed(f"date of birth shift:{of}")
         return rng.randint(30, 730) * rng.choice((-1, 1))
 
+    def date_key(self, original: str) -> str:
+        """The mapping's key for an event date: the date within its scope, so that one date in two
+        documents of a consistent run moves by each document's own shift."""
+        return f"{original.strip().lower()}\x1f{self.scope}" if self.scope else original.strip().lower()
+
     @property
     def event_shift(self) -> int:
         """Days every date of an event in this mapping moves by (protect="quasi"): one keyed shift
@@ -332,7 +354,7 @@ class Pseudonyms:
         documents would link them, and one known date would give away the rest. At least 190
         days: a year said alone moves as its middle day does, and a shorter shift left it as it
         was (one document in seven kept every "in 1962")."""
-        rng = self.keyed("event date shift")
+        rng = self.keyed("event date shift" + (f":{self.scope}" if self.scope else ""))
         return rng.randint(190, 1095) * rng.choice((-1, 1))
 
     def _accepted(self, role: str, gender: str) -> frozenset[str]:
@@ -378,6 +400,25 @@ class Pseudonyms:
         weights = [t * (1.0 + CONTEXT_WEIGHT * (scores[w] / top)) if w in scores else t
                    for w, t in zip(free, tempered)] if top > 0 else tempered
         return self._rng(original).choices(free, weights=weights)[0]
+
+
+_BODY_WORDS = frozenset(w.capitalize() for w in lexicons.INSTITUTION_WORDS | lexicons.BODY_KIND_WORDS) | \
+    lexicons.INSTITUTION_KINDS | frozenset({"Prison", "Directorate", "Hospital", "Municipality", "Governorship",
+                                            "Prosecutor’s", "Prosecutor's", "Office", "Security", "Public", "Of", "of"})
+
+
+def _placed_body(original: str) -> tuple[str, str] | None:
+    """(place, body) of a public body named by its place ("Ankara Security Directorate", "Leeds
+    City Council", "Van State Hospital"): the place is redrawn as a place of its kind and the body
+    kept, so a directorate stays a directorate. None where the rest is not a body's words."""
+    words = original.split()
+    for i in range(min(3, len(words) - 1), 0, -1):
+        head, rest = " ".join(words[:i]), words[i:]
+        if place_kind(head) in ("city", "country", "state") and any(w in lexicons.INSTITUTION_KINDS or
+                                                                   w.lower() in lexicons.INSTITUTION_WORDS for w in rest) \
+                and all(w in _BODY_WORDS for w in rest):
+            return head, " ".join(rest)
+    return None
 
 
 @functools.lru_cache(maxsize=8)

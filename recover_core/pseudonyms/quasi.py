@@ -32,6 +32,8 @@ REF_YEAR = 2001
 
 
 class Helpers(Protocol):
+    dates: str  # "shift" or "year" (policy.DATE_POLICIES)
+
     @property
     def event_shift(self) -> int:
         """Days every event date of the mapping moves by (keyed, never 0)."""
@@ -132,7 +134,10 @@ def _year_moved(year: int, shift: int) -> int:
 
 
 def event_date(original: str, rng: random.Random, helpers: Helpers) -> str:
-    """``original`` with every date in it moved by the mapping's shift, in its own format."""
+    """``original`` with every date in it moved by the mapping's shift, in its own format; under
+    the "year" policy, its year alone."""
+    if getattr(helpers, "dates", "shift") == "year":
+        return year_only(original)
     shift = helpers.event_shift
     numeric = _numeric(original, shift)
     if numeric is not None:
@@ -151,6 +156,25 @@ def event_date(original: str, rng: random.Random, helpers: Helpers) -> str:
         if n:
             return new
     raise ValueError("no date")  # redrawn character by character instead
+
+
+def year_only(original: str) -> str:
+    """A date generalised to its year (HIPAA Safe Harbor: "all elements of dates except the year"):
+    "29 November 1996" -> "1996", "12/09/2000" -> "2000", "1982-84" and "the 1990s" as they are. A
+    date with no year says "that day" ("last Tuesday", "3 March"), "that month" or "that time"."""
+    numeric = re.fullmatch(r"\d{1,2}[/.]\d{1,2}[/.](\d{4}|\d{2})|(\d{4})-\d{1,2}-\d{1,2}", original)
+    if numeric:
+        y = numeric[1] or numeric[2]
+        return y if len(y) == 4 else ("19" if int(y) > 40 else "20") + y
+    years = re.search(rf"{_YEAR_RE}s?(?:(?: ?[-–/] ?| and | to )(?:{_YEAR_RE}|\d\d)(?!\d))?", original)
+    if years:
+        # a season or a part of the year ("the summer of 1995", "early 1996") says more than the year: it goes
+        return years.group() if not original.startswith("the ") or not years.group().endswith("s") else f"the {years.group()}"
+    if re.search(r"\d{1,2}[.:]\d{2}|[ap]\.?m\.?|o'clock", original, re.I):
+        return "that time"
+    if re.fullmatch(rf"(?:in |since |until |by |from |of |during |before |after |early |late |mid-?)?{_MONTH_RE}", original, re.I):
+        return "that month"
+    return "that day"
 
 
 def _rebuilt(m: re.Match[str], new: dict[str, str | None]) -> str:
