@@ -60,3 +60,7 @@ def protect_arg(p: argparse.ArgumentParser) -> None:
                    help="direct (default): names and identifiers; quasi: also dates of events (each document's "
                         "shifted by one secret offset), ages, case numbers, sums, durations, nationalities and "
                         "organisations tied to a place (TAB's quasi-identifiers)")
+    p.add_argument("--dates", choices=["shift", "year"], default="shift",
+                   help="dates of events under --protect quasi: shift (default) moves each document's dates by "
+                        "one secret offset of its own, so order and intervals hold; year keeps the year alone "
+                        "(HIPAA Safe Harbor). What each lets an attacker do: docs/privacy.md#dates")

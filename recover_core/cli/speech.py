@@ -37,7 +37,8 @@ def _settings(args):
     engine = dataclasses.replace(
         SPEECH_ENGINE, technique=args.technique, types=types if "entityTagger" in args.technique else None,
         n=args.n, ner_model=args.ner_model, filler=args.filler, model=args.model, method=args.method,
-        sampling=args.sampling, k=args.k, seed=args.seed, identifiers=not args.no_identifiers, protect=args.protect)
+        sampling=args.sampling, k=args.k, seed=args.seed, identifiers=not args.no_identifiers, protect=args.protect,
+        dates=args.dates)
     return SpeechSettings(engine=engine, mode=args.mode, voice=args.voice, review_below=args.review_below,
                           second_pass=not args.no_second_pass, retries=0 if args.no_second_pass else args.retries,
                           respeak=not args.no_respeak).check()
