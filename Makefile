@@ -9,7 +9,7 @@ VENV ?= $(HOME)/.cache/recover/venv-$(HASH)
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: setup demo test browser data bench lms
+.PHONY: setup demo test browser data bench lms space-check space-create
 setup: $(STAMP)
 
 $(STAMP): $(REQS)
@@ -53,3 +53,17 @@ bench: setup
 	$(PY) bench/lm_speed.py
 	$(PY) bench/asr_speed.py
 	$(PY) -m recover_core evaluate-fillers --items 200
+
+# The Space as the hub builds it (bench/space_check.py): a venv from requirements.txt only, a clean
+# HOME, packages.txt, a local hub cache made from the offline packages, `python app.py` with SPACE_ID,
+# every tab's endpoints driven with gradio_client. Minutes (a first run builds a 7 GB venv): not in `make test`.
+space-check: setup
+	$(PY) bench/space_check.py
+
+# Create (or update) the Space SPACE=owner/name from this checkout's tracked files (needs `hf auth login`).
+space-create: setup
+	@test -n "$(SPACE)" || { echo "usage: make space-create SPACE=owner/name"; exit 2; }
+	$(PY) -c "import subprocess, sys; from huggingface_hub import HfApi; api = HfApi(); \
+	files = subprocess.run(['git', 'ls-files'], capture_output=True, text=True, check=True).stdout.split(); \
+	api.create_repo('$(SPACE)', repo_type='space', space_sdk='gradio', exist_ok=True); \
+	print(api.upload_folder(folder_path='.', repo_id='$(SPACE)', repo_type='space', allow_patterns=files))"

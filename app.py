@@ -602,7 +602,7 @@ def warm_up_steps() -> list:
     from recover_core.speech import voices
 
     return [("models (prepare)", warm.prepare_models), *warm.text_steps([tuple(e) for e in EXAMPLES[:2]]),
-            ("recognizer", recognizer), ("WER normalizer", wer.normalizer), ("voices", voices.available)]
+            ("recognizer", lambda: recognizer().whisper), ("WER normalizer", wer.normalizer), ("voices", voices.available)]
 
 
 def warm_up_wanted() -> bool:

@@ -53,6 +53,10 @@ FILL_ORDER = sorted(range(len(COLUMNS)), key=lambda i: (_SPEED[COLUMNS[i].kind],
 # The page's defaults where they differ from the fillers' own: the LoRA-tuned LLM column shows
 # smollm2-fill-wiki, tuned on Wikipedia only (smollm2-fill saw the news train split).
 APP_DEFAULT_MODEL = {"instruct": "smollm2-fill-wiki"}
+# The engine's answer fills with the MLM trained here wherever the page runs: offline it is the
+# engine's default already, and in a Space (whose research columns default to the paper's BERT) the
+# answer is then the one `recover obfuscate` gives and the product's figures were measured with.
+ANSWER_MODEL = "minilm-mlm"
 PROTECT = {"direct": "direct: names and identifiers (cards, e-mails, phones, IDs, addresses)",
            "quasi": "quasi: also dates of events, ages, case numbers, sums and nationalities"}
 assert set(PROTECT) == set(PROFILES)
@@ -98,7 +102,7 @@ def obfuscated(text: str, technique: str, n: int, markers: str, protect: str = "
     """The product's answer: ``Obfuscator.obfuscate`` with the engine's own filler and rules
     (pseudonym rules, identifiers in their shape) under ``protect``, drawn under a fresh key
     of this request's (an engine per request; its masker and models are the shared ones)."""
-    settings = engine(technique, int(n), markers, protect=protect).settings
+    settings = engine(technique, int(n), markers, model=ANSWER_MODEL, protect=protect).settings
     return Obfuscator(settings, key=new_key()).obfuscate(text)
 
 
