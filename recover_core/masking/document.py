@@ -22,7 +22,8 @@ from recover_core.data import lexicons
 from recover_core.data.lexicons import everyday
 from recover_core.text.shapes import MONTHS
 from recover_core.masking.name_cues import TITLES
-from recover_core.masking.public_bodies import INSTITUTION_WORDS, is_public_body
+from recover_core.masking.public_bodies import INSTITUTION_WORDS, as_places, is_public_body, without_public_bodies
+from recover_core.masking.public_text import without_public_text
 from recover_core.masking.mask import Masked
 from recover_core.text.spans import Span, merge
 
@@ -106,6 +107,10 @@ def recurrences(parts: Sequence[tuple[int, str]], found: Sequence[list[Span]]) -
             label = by_word.get(core)
             if label is not None:
                 extra.append(Span(a, b, m.group(), label, SOURCE))
+        # A place found in one piece is no place inside a public body's or a law's name elsewhere
+        # ("arrived in the United Kingdom" masks neither "the United Kingdom Government" nor "United
+        # Kingdom law"), nor in a citation (public_text.py).
+        extra = without_public_text(piece, as_places(without_public_bodies(extra, piece), piece))
         out.append(with_initials(piece, merge([*spans, *extra])))
     return out
 

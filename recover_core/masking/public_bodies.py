@@ -39,15 +39,22 @@ def _is_country(text: str) -> bool:
 _PARTY_BEFORE = re.compile(r"(?:\bagainst (?:the )?|\bv\. (?:the )?)$", re.I)
 
 
+# The State as the author of its law: "under United Kingdom law", "the Turkey authorities".
+_STATE_AFTER = re.compile(r"['’]?s?[’']? (?:law|laws|legislation|authorities|courts|government|ministers?|parliament)\b")
+
+
 def as_places(spans: list[Span], text: str) -> list[Span]:
     """Each country a tagger read as an organisation ("the United Kingdom" as ORG) a place, so it
     is replaced by a country; the respondent State named as a party dropped (it stays)."""
     out = []
     for s in spans:
-        if s.label in LABELS and s.label != "NORP" and lexicons.is_country(s.text):
-            if _PARTY_BEFORE.search(text, max(0, s.start - 16), s.start):
+        if s.label in LABELS and s.label != "NORP":
+            a, b = _whole_bounds(text, s)  # "Northern Ireland" of "the United Kingdom of Great Britain and Northern Ireland"
+            if lexicons.is_country(text[a:b]) and (_PARTY_BEFORE.search(text, max(0, a - 16), a) or
+                                                   _STATE_AFTER.match(text, b)):
                 continue
-            s = replace(s, label="GPE") if s.label != "GPE" else s
+            if lexicons.is_country(s.text) and s.label != "GPE":
+                s = replace(s, label="GPE")
         out.append(s)
     return out
 
@@ -83,6 +90,10 @@ _EDGE_WORDS = frozenset({"the", "a", "an", "The", "A", "An"})
 _GLOSS = re.compile(r" \((?:[^\W\d_][\w’'-]*)(?: [\w’'-]+){0,4}\)")
 
 
+# What a name of the form "X of Y" starts with: "Court of Appeal", "Ministry of the Interior", "University of Oxford".
+_BODY_HEADS = INSTITUTION_WORDS | BODY_KIND_WORDS | frozenset(w.lower() for w in lexicons.INSTITUTION_KINDS)
+
+
 def _name_word(tok: str) -> bool:
     return tok[:1].isupper() and tok[:1].isalpha()
 
@@ -111,6 +122,8 @@ def _whole_bounds(text: str, span: Span) -> tuple[int, int]:
     first, last = inside[0], inside[-1]
     while first > 0 and joins(first - 1, first) and (_name_word(toks[first - 1][2]) or toks[first - 1][2] in _CONNECTIVES
                                                    or toks[first - 1][2] == "the"):
+        if toks[first - 1][2] == "of" and first > 1 and toks[first - 2][2].lower() not in _BODY_HEADS:
+            break  # "Mr C. Whomersley of the Foreign ... Office": a person's name is no body's head
         first -= 1
     while last + 1 < len(toks) and joins(last, last + 1):
         last += 1

@@ -54,7 +54,14 @@ _NAMED_LAW = re.compile(
     rf"(?:,? (?:of |dated )?(?:{_DATE}))?(?![\w])")
 # Where a sentence dates a law or a treaty rather than an event of the case.
 _IN_FORCE = re.compile(r"(?i)\b(?:(?:came|come|comes|coming|entered|enter|enters|entering|entry|put) into force|"
-                       r"ratif(?:ied|ication|ying)|promulgat\w+|official gazette|enacted|signed (?:in|at) [A-Z]\w+)\b")
+                       r"ratif(?:ied|ication|ying)|promulgat\w+|official gazette|enacted|signed (?:in|at) [A-Z]\w+|"
+                       # the Court's own public calendar: "On 1 November 2001 the Court changed the
+                       # composition of its Sections" is the same date in every judgment of the time
+                       r"composition of its sections)\b")
+# Where a party's lawyer or the Government's agent works is theirs, not the applicant's: "a lawyer
+# practising in Istanbul", "solicitors in London", "the Foreign and Commonwealth Office, London".
+_COUNSEL_PLACE = re.compile(r"(?:\b(?:lawyers?|solicitors?|barristers?|advocates?|attorneys?|counsel)(?: practi[sc]ing)?"
+                            r"|\bOffice,|\bMinistry of [A-Z][\w ]{0,40},) (?:in )?([A-Z][\w’'-]+(?: [A-Z][\w’'-]+)?)")
 _SIGNED_IN = re.compile(r"\bsigned (?:in|at) ([A-Z][\w’'-]+(?: [A-Z][\w’'-]+)?)")
 _SENTENCE_END = re.compile(r"(?<=[.;!?])\s+(?=[A-Z(“\"])|\n")
 # A heading: a marker ("A.", "II.", "3.", "(b)") or none, then a short title with no full stop,
@@ -99,10 +106,14 @@ def _sentences(text: str) -> list[tuple[int, int]]:
 
 def public_ranges(text: str) -> list[tuple[int, int]]:
     """[start, end) of each stretch of ``text`` that cites the law: provisions with their
-    numbers, named laws and treaties with their years and dates, and every date of a sentence
-    that says when a law or treaty was signed, ratified or came into force."""
+    numbers, named laws and treaties with their years and dates, every date of a sentence that
+    says when a law or treaty was signed, ratified or came into force, and where counsel work."""
     ranges = [(m.start(), m.end()) for m in _PROVISION.finditer(text)]
     ranges += [(m.start(), m.end()) for m in _NAMED_LAW.finditer(text) if _names_a_law(m.group())]
+    # counsel's place, where counsel represents someone (not "the applicant, a lawyer in Izmir"); the
+    # window reaches past an initial's full stop ("by Ms B. Baysal, a lawyer practising in Istanbul")
+    ranges += [(m.start(1), m.end(1)) for m in _COUNSEL_PLACE.finditer(text)
+               if "represent" in text[max(0, m.start() - 160):m.start()]]
     for a, b in _sentences(text):
         if _IN_FORCE.search(text, a, b):
             ranges += [(a + m.start(), a + m.end()) for m in re.finditer(_DATE, text[a:b], re.I)]

@@ -22,7 +22,7 @@ import re
 
 from recover_core.data import lexicons
 from recover_core.data.lexicons import everyday
-from recover_core.masking.recognizers import MONTH, DateOfBirth, Recognizer, _context_re
+from recover_core.masking.recognizers import MONTH, DateOfBirth, Recognizer, _context_re, said_born
 
 QUASI = "quasi"
 
@@ -38,7 +38,6 @@ _WEEKDAY = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
 _TIME = r"\d{1,2}(?:[.:]\d{2})(?: ?[ap]\.?m\.?)?|\d{1,2} ?[ap]\.m\.|\d{1,2} ?o'clock"
 
 
-_BIRTH = re.compile(r"(?i)\b(?:born|birth|dob|d\.o\.b\.?|birthday|birthdate)\b")
 
 
 # What follows a house number: one to three capitalised words and a word that can only end a
@@ -78,8 +77,10 @@ class EventDate(Recognizer):
         return a, b
 
     def validate(self, item: str, text: str, start: int) -> bool:
-        if _BIRTH.search(text, max(0, start - 40), start) and DateOfBirth.pattern.fullmatch(item):
-            return False  # a whole birth date: DATE_OF_BIRTH's, shifted on its own ("born in 1952" stays ours)
+        if said_born(text, start) and DateOfBirth.pattern.fullmatch(item):
+            return False  # a whole birth date: DATE_OF_BIRTH's, moved with the document's ages
+        if re.fullmatch(_YEAR, item) and re.search(r"(?i)\bborn in $", text[max(0, start - 8):start]):
+            return False  # a birth year: BirthYear's
         low = item.lower()
         if re.fullmatch(rf"{_YEAR}", item) and re.match(r"\s*(?:%|per|percent|euros?|dollars?|pounds?|km|kg|people|persons|cases)\b", text[start + len(item):start + len(item) + 12], re.I):
             return False  # "2000 euros", "1800 km": an amount or a count, not a year
@@ -100,7 +101,10 @@ class Age(Recognizer):
         r"(?<![\w-])(?:\d{1,3}|[a-z]+(?:-[a-z]+)?)[- ]years?[- ]old(?![\w-])"
         r"|(?<!\w)(?:aged|age|at the age of|age of)(?: about)? \d{1,3}(?!\d)"
         # "Grace Okafor, 47, flew": a number set off by commas right after a capitalised name
-        r"|(?<=[a-z], )\d{1,2}(?=,)", re.I)
+        r"|(?<=[a-z], )\d{1,2}(?=,)"
+        # "49 years of age", "His age is 49", "He was 17 at the time"
+        r"|(?<![\w-])\d{1,3}(?= years? of age\b)|(?:(?<=\bage is )|(?<=\bage was ))\d{1,3}(?!\d)"
+        r"|(?:(?<=\bwas )|(?<=\bis )|(?<=\bwere ))\d{1,2}(?= (?:at the time|when)\b)", re.I)
     _NUMBER_WORD = re.compile(r"(?i)(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|"
                               r"fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|"
                               r"sixty|seventy|eighty|ninety)(?:-(?:one|two|three|four|five|six|seven|eight|nine))?")
@@ -116,6 +120,17 @@ class Age(Recognizer):
     def validate(self, item: str, text: str, start: int) -> bool:
         head = re.split(r"[- ]", item)[0]
         return head.isdigit() or bool(self._NUMBER_WORD.fullmatch(item.rsplit("-year", 1)[0].rsplit(" year", 1)[0]))
+
+
+class BirthYear(Recognizer):
+    """A birth year said alone ("born in 1951"): it moves with the document's birth dates and
+    ages (pseudonyms/identifiers.date_of_birth), not with its events, or event year minus birth
+    year would give the true age."""
+
+    label = "DATE_OF_BIRTH"
+    profile = QUASI
+    strength = 4  # over EVENT_DATE on the same year
+    pattern = re.compile(rf"(?<=\bborn in ){_YEAR}(?![\d/-])", re.I)
 
 
 class CaseNumber(Recognizer):
@@ -301,5 +316,5 @@ def _is_everyday(low: str) -> bool:
     return everyday(low)
 
 
-RECOGNIZERS: tuple[Recognizer, ...] = (EventDate(), Age(), ApplicationNumber(), CaseNumber(), Amount(), Duration(),
+RECOGNIZERS: tuple[Recognizer, ...] = (BirthYear(), EventDate(), Age(), ApplicationNumber(), CaseNumber(), Amount(), Duration(),
                                        Count(), Nationality())

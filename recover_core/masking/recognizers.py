@@ -292,6 +292,23 @@ class DateOfBirth(Recognizer):
     context = _context_re(r"born|birth|dob|d\.o\.b\.?|birthday|birthdate|date of birth")
     context_before = 40
 
+    def validate(self, item: str, text: str, start: int) -> bool:
+        return said_born(text, start)
+
+
+_BORN = re.compile(r"(?i)\b(?:born|birth|dob|d\.o\.b\.?|birthday|birthdate)")
+
+
+def said_born(text: str, start: int, window: int = 40) -> bool:
+    """Whether the date at ``start`` is a birth date: "born", "DOB" ... in the ``window`` before it,
+    in the same sentence, with no other date between ("born on 3 March 1960. On 2 October 2000"
+    dates an event)."""
+    seg = text[max(0, start - window):start]
+    last = None
+    for last in _BORN.finditer(seg):
+        pass
+    return last is not None and not re.search(r"[.;!?](?:\s|$)|\n|\d{4}", seg[last.end():].replace("d.o.b.", ""))
+
 
 STREET_TYPES = (r"street|st|road|rd|avenue|ave|av|lane|ln|boulevard|blvd|drive|dr|way|court|ct|place|pl|terrace|"
                 r"close|crescent|square|sq|parkway|pkwy|highway|hwy|circle|cir|trail|trl|row|alley|gardens|grove|"

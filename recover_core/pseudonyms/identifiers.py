@@ -46,8 +46,8 @@ class Helpers(Protocol):
         """A stream keyed by ``what`` (a domain, a date) under the mapping's key: the same
         part of two identifiers ("acme.com" in two addresses) gets the same substitute."""
 
-    def date_shift(self, of: str) -> int:
-        """Days the birth date ``of`` (ISO) moves by: its own keyed shift, never 0."""
+    def birth_moved(self, born: date) -> date:
+        """Where the birth date ``born`` moves: in step with the document's events and its stated ages."""
 
 
 def card_expiry(original: str, rng: random.Random, helpers: Helpers) -> str:
@@ -305,14 +305,17 @@ def _suffix(day: int) -> str:
 
 
 def date_of_birth(original: str, rng: random.Random, helpers: Helpers) -> str:
-    """The date moved by its own keyed shift (``Helpers.date_shift``), written as the
-    original was. One shift for every date of a run kept each age gap exact, so one known
-    birth date gave away the others; each date's shift is drawn apart, keyed by the date
-    itself (not its spelling: "3/4/1980" and "April 3, 1980" move alike, since which person
-    a date belongs to is not known here)."""
-    def moved(d: date) -> date:
-        return d + timedelta(days=helpers.date_shift(d.isoformat()))
-
+    """The date moved as ``Helpers.birth_moved`` says, written as the original was: by the
+    document's event shift and, apart from it, by the document's age offset in whole years, so
+    that every age the output states agrees with the birth and event dates it shows, and none
+    of them tells the true age. A birth year said alone ("born in 1951") moves the same way."""
+    moved = helpers.birth_moved
+    if re.fullmatch(r"(?:1[6-9]|20)\d\d", original.strip()):
+        return str(moved(date(int(original), 7, 2)).year)
+    if getattr(helpers, "dates", "shift") == "year":  # its year alone, back by the age offset as ages move
+        year = re.search(r"(?:1[6-9]|20)\d\d", original)
+        if year:
+            return str(int(year.group()) - helpers.age_offset)  # type: ignore[attr-defined]
     m = re.fullmatch(r"(\d{1,2})([/.-])(\d{1,2})\2(\d{2}|\d{4})", original)
     try:
         if m:

@@ -3,6 +3,7 @@ substitute and keeps the mapping (``apply.py`` applies it to a filler's output).
 from __future__ import annotations
 
 import functools
+from datetime import date, timedelta
 import random
 import re
 from typing import Sequence
@@ -60,7 +61,7 @@ _ACRONYM = re.compile(r"[A-Z]{3,5}")
 # keeps its year alone, as HIPAA Safe Harbor does.
 DATE_POLICIES = ("shift", "year")
 # Labels whose substitute depends on the scope (the document) and not on the original alone.
-SCOPED_LABELS = frozenset({"EVENT_DATE"})
+SCOPED_LABELS = frozenset({"EVENT_DATE", "AMOUNT", "DURATION", "COUNT", "AGE", "DATE_OF_BIRTH"})
 
 
 class Pseudonyms:
@@ -334,12 +335,27 @@ class Pseudonyms:
         two e-mails gets the same stand-in within this mapping."""
         return keyed_rng(self.key, f"identifier-part:{self.seed}:{what}")
 
-    def date_shift(self, of: str) -> int:
-        """Days the birth date ``of`` (ISO) moves by: keyed by the date itself, never 0. One
-        shift for the whole run kept every age gap exact and let one known date give the
-        others away (issue 75); each date's own shift does not."""
-        rng = self.keyed(f"date of birth shift:{of}")
-        return rng.randint(30, 730) * rng.choice((-1, 1))
+    def birth_moved(self, born: date) -> date:
+        """Where a birth date of this scope moves: back by ``age_offset`` years, then by the event
+        shift. Every stated age then reads ``age_offset`` more than it was and agrees with the shown
+        birth and event dates (event - birth = age + offset), and neither tells the true age. One
+        run-wide shift let one known birth date give away the others (issue 75); the shift is now
+        one document's."""
+        year = born.year - self.age_offset
+        if self.dates == "year":
+            return date(year, 7, 2)  # events keep their years: only the age offset moves a birth
+        try:
+            back = born.replace(year=year)
+        except ValueError:  # 29 February
+            back = born.replace(year=year, day=28)
+        return back + timedelta(days=self.event_shift)
+
+    @property
+    def age_offset(self) -> int:
+        """Years every stated age of this scope reads more (or less) than it was: 1 to 3, keyed per
+        scope, against the event shift's sign, so a birth date always moves by over a year."""
+        k = self.keyed("age offset" + (f":{self.scope}" if self.scope else "")).choice((1, 2, 3))
+        return -k if self.event_shift > 0 else k
 
     def date_key(self, original: str) -> str:
         """The mapping's key for an event date: the date within its scope, so that one date in two
@@ -356,6 +372,13 @@ class Pseudonyms:
         was (one document in seven kept every "in 1962")."""
         rng = self.keyed("event date shift" + (f":{self.scope}" if self.scope else ""))
         return rng.randint(190, 1095) * rng.choice((-1, 1))
+
+    def quantity_scale(self, unit: str) -> float:
+        """The factor every quantity of ``unit`` ("money:eur", "time:year", "count:package") in this
+        scope is scaled by: keyed, between 0.6 and 1.6 and never within 15% of 1, so that one
+        known sum gives away only the sums of its own unit in its own document."""
+        rng = self.keyed(f"quantity scale:{unit}" + (f":{self.scope}" if self.scope else ""))
+        return rng.uniform(1.15, 1.6) if rng.random() < 0.5 else rng.uniform(0.6, 0.87)
 
     def _accepted(self, role: str, gender: str) -> frozenset[str]:
         """The names a filler's candidate may be (draws come from the wider ``_pool``)."""

@@ -4,10 +4,12 @@
   clinical de-identification's date shifting), written back in the original's own format,
   so the order of events and the intervals between them hold. A date given only to the
   month or year moves as its middle day does, so order holds at every precision.
-* AGE: another age in the same band (child, teen, 18-29, 30-44, 45-64, 65-89, 90+: HIPAA
-  groups ages over 89), in the original's wording.
-* AMOUNT, DURATION and COUNT: the same currency or unit and the same number of digits, in the
-  same layout; a number in words becomes another of its order of magnitude.
+* AGE: the age plus the document's age offset (1-3 years, keyed), in the original's wording;
+  its birth dates move back by the same offset (pseudonyms/identifiers.date_of_birth), so every
+  age agrees with the dates shown and none tells the true age.
+* AMOUNT, DURATION and COUNT: scaled by one keyed factor per unit and document (``quantity``),
+  rounded to the original's precision, in its layout or words: one quantity one substitute,
+  order and proportions kept.
 * NATIONALITY: another nationality, adjective for adjective, plural for plural.
 * OCCUPATION: another of Faker's job titles; HEALTH: a common condition.
 * CASE_NUMBER has no operator of its own: it is redrawn character by character (a digit for
@@ -242,9 +244,6 @@ def _time(rng: random.Random) -> Callable[[re.Match[str]], str]:
     return fn
 
 
-# Age bands: an age stays in its band, so what a reader infers from it holds (a minor stays
-# a minor); HIPAA Safe Harbor counts every age over 89 as one band.
-AGE_BANDS = ((0, 12), (13, 17), (18, 29), (30, 44), (45, 64), (65, 89), (90, 105))
 _UNITS = "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen " \
          "seventeen eighteen nineteen".split()
 _TENS = "_ _ twenty thirty forty fifty sixty seventy eighty ninety".split()
@@ -271,8 +270,8 @@ def age(original: str, rng: random.Random, helpers: object) -> str:
     years = int(m.group()) if m else (_word_number(words.group()) if words else None)
     if years is None:
         raise ValueError("no age")  # redrawn character by character instead
-    lo, hi = next(((a, b) for a, b in AGE_BANDS if a <= years <= b), AGE_BANDS[-1])
-    new = rng.choice([y for y in range(lo, hi + 1) if y != years] or [years + 1])
+    # every age of the document moves by its one offset, as its birth dates do (Helpers.age_offset)
+    new = max(1, years + helpers.age_offset)  # type: ignore[attr-defined]
     if m:
         return original[: m.start()] + str(new) + original[m.end():]
     assert words is not None
@@ -280,45 +279,97 @@ def age(original: str, rng: random.Random, helpers: object) -> str:
     return (word.capitalize() if words.group()[:1].isupper() else word) + original[words.end():]
 
 
-def amount(original: str, rng: random.Random, helpers: object) -> str:
-    """The same currency and layout; each digit of the sum redrawn, its first never 0. A sum,
-    duration or count in words ("three years and nine months", "seven other persons") has each
-    number word redrawn within its order of magnitude."""
-    m = re.search(r"\d[\d ,.]*\d|\d", original)
-    if not m:
-        return _words_redrawn(original, rng)
-    first = True
-    out = []
-    for c in m.group():
-        if c.isdigit():
-            out.append(str(rng.randint(1, 9)) if first else str(rng.randrange(10)))
-            first = False
-        else:
-            out.append(c)
-    # a conversion in brackets ("[approx. EUR 138]") is a sum too: its digits are redrawn as well
-    rest = original[m.end():]
-    return original[: m.start()] + "".join(out) + (amount(rest, rng, helpers) if re.search(r"\d", rest) else rest)
+# --- quantities that keep their relations -------------------------------------------------
+# A sum, a duration or a count is scaled by one keyed factor per unit and document
+# (``Helpers.quantity_scale``), then rounded to the original's precision: one quantity has one
+# substitute, "reduced from 14 to 12 years" stays a reduction, a prison term stays a prison term
+# in size, and sums in one currency keep their proportions. Redrawn digit for digit ("14 years"
+# -> "83 years", "12 years" -> "11 years") they kept none of that.
+_GROUPED = re.compile(r"(\d{1,3})((?:([ ,.])\d{3})(?:\3\d{3})*)(?:([.,])(\d{1,2}))?$")
+_PLAIN = re.compile(r"(\d+)(?:([.,])(\d{1,2}))?$")
+_CURRENCY = re.compile(r"(?i)[€$£]|\b(?:[A-Z]{3})\b|\b(?:euro|dollar|pound|franc|lira|zloty|rouble|ruble|hryvnia|kuna|"
+                       r"koruna|forint|lei|leu|lev|mark|kron|dinar|drachma|escudo|peseta|schilling|shilling|lari|dram|"
+                       r"manat|cent)\w*")
+_UNIT_WORD = re.compile(r"(?i)\b(year|month|week|day|hour|minute)s?\b|%|per ?cent")
+
+
+def quantity_unit(original: str) -> str:
+    """What ``original`` counts, so that quantities of one unit share one factor: a currency, a
+    time unit, a share, or the noun counted ("packages")."""
+    cur = _CURRENCY.search(original)
+    if cur and not _UNIT_WORD.search(original):
+        return "money:" + cur.group().lower().rstrip("s")
+    unit = _UNIT_WORD.search(original)
+    if unit:
+        return "time:" + (unit.group(1) or "%").lower()
+    return "count:" + original.split()[-1].lower().rstrip("s")
+
+
+def _scaled(value: float, factor: float, decimals: int) -> float:
+    """``value`` times ``factor``, rounded to the original's significant figures (5,000 -> 7,000;
+    7,630,000 -> 6,100,000; 14 -> 19), never equal to it, never below 1."""
+    if decimals:
+        new = round(value * factor, decimals)
+        return new if new != value else round(value + 10 ** -decimals * (1 if factor > 1 else -1), decimals)
+    whole = int(round(value))
+    digits = str(whole).rstrip("0") or "0"
+    place = 10 ** (len(str(whole)) - len(digits))  # 5,000: 1,000; 14: 1
+    new = max(1, int(round(value * factor / place)) * place)
+    if new == whole:
+        new = max(1, whole + place * (1 if factor > 1 else -1))
+    return float(new if new != whole else whole + place)
+
+
+def _number_scaled(text: str, factor: float) -> str:
+    """A number as written ("5,000", "7.630.000", "2.5", "14") scaled, in the same layout."""
+    g = _GROUPED.match(text)
+    if g and (len(text) > 4 or g.group(3) != "."):
+        sep, dec_sep, dec = g.group(3), g.group(4), g.group(5) or ""
+        value = float(text.replace(sep, "").replace(dec_sep or "#", "."))
+        new = _scaled(value, factor, len(dec))
+        whole, _, frac = f"{new:.{len(dec)}f}".partition(".")
+        grouped = f"{int(whole):,}".replace(",", sep)
+        return grouped + (dec_sep + frac if dec else "")
+    p = _PLAIN.match(text)
+    if not p:
+        raise ValueError("no number")
+    dec = p.group(3) or ""
+    new = _scaled(float(p.group(1) + ("." + dec if dec else "")), factor, len(dec))
+    out = f"{new:.{len(dec)}f}"
+    return out.replace(".", p.group(2)) if dec else out
+
+
+def quantity(original: str, rng: random.Random, helpers: object) -> str:
+    """A sum, duration or count scaled by its unit's factor in this document, in its own words:
+    figures stay figures in their layout, number words stay words; a share stays under 100%."""
+    factor = helpers.quantity_scale(quantity_unit(original))  # type: ignore[attr-defined]
+    nums = list(re.finditer(r"\d[\d ,.]*\d|\d", original))
+    if not nums:
+        def one(m: re.Match[str]) -> str:
+            n = _word_number(m.group().replace(" ", "-").lower())
+            if n is None:
+                return m.group()
+            new = int(_scaled(float(n), factor, 0))
+            word = _number_word(new) if new < 100 else str(new)
+            return word.capitalize() if m.group()[:1].isupper() else word
+        out = _NUMBER_WORDS.sub(one, original)
+        if out == original:
+            raise ValueError("no number")
+        return out
+    out, at = [], 0
+    share = bool(re.search(r"%|per ?cent", original, re.I))
+    for m in nums:
+        new = _number_scaled(m.group(), factor)
+        if share and float(re.sub(r"[^\d.]", "", new.replace(",", ".")) or 0) >= 100:
+            new = _number_scaled(m.group(), 1 / factor) if factor > 1 else new  # a share stays a share
+        out += [original[at:m.start()], new]
+        at = m.end()
+    return "".join(out) + original[at:]
 
 
 _NUMBER_WORDS = re.compile(r"(?i)\b(?:(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[- ](?:one|two|three|"
                            r"four|five|six|seven|eight|nine))?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|"
                            r"twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen)\b")
-
-
-def _words_redrawn(original: str, rng: random.Random) -> str:
-    """Each number word of ``original`` redrawn: 2-9 within 2-9, 10-19 within 10-19, tens within
-    20-99, in the original's case; the words around them ("years", "other persons") stay."""
-    def one(m: re.Match[str]) -> str:
-        n = _word_number(m.group().replace(" ", "-"))
-        if n is None:
-            return m.group()
-        lo, hi = (1, 9) if n < 10 else (10, 19) if n < 20 else (20, 99)
-        new = _number_word(rng.choice([x for x in range(max(lo, 2), hi + 1) if x != n]))
-        return new.capitalize() if m.group()[:1].isupper() else new
-    out = _NUMBER_WORDS.sub(one, original)
-    if out == original:
-        raise ValueError("no number")  # redrawn character by character instead
-    return out
 
 
 def nationality(original: str, rng: random.Random, helpers: object) -> str:
@@ -365,6 +416,6 @@ def health(original: str, rng: random.Random, helpers: object) -> str:
     return rng.choice([c for c in CONDITIONS if c != original.lower()])
 
 
-OPERATORS: dict[str, Callable] = {"EVENT_DATE": event_date, "AGE": age, "AMOUNT": amount, "DURATION": amount,
-                                   "COUNT": amount,
+OPERATORS: dict[str, Callable] = {"EVENT_DATE": event_date, "AGE": age, "AMOUNT": quantity, "DURATION": quantity,
+                                   "COUNT": quantity,
                                    "NATIONALITY": nationality, "OCCUPATION": occupation, "HEALTH": health}
