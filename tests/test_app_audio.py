@@ -177,7 +177,7 @@ def test_obfuscate_speech_then_edit_a_substitute(client, tmp_path):
 
 
 def played_on_server(client) -> list[Path]:
-    """The players' audio the app keeps for this client's session (app.played_folder)."""
+    """The players' audio the app keeps for this client's session (ui.audio.played_folder)."""
     h = hashlib.sha256(client.session_hash.encode()).hexdigest()[:20]
     return sorted(Path(tempfile.gettempdir()).glob(f"recover-gradio-*/played-{h}/*"))
 

@@ -1,0 +1,1 @@
+"""The app's Gradio side: each tab's handlers, which only convert formats (recover_core does the work)."""
