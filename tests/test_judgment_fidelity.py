@@ -87,3 +87,42 @@ def test_the_year_policy_keeps_only_years():
     assert out.startswith("In 1999 he was arrested; in 2000 he was released, that day he called.")
     with pytest.raises(RecoverError, match="date policy"):
         Obfuscator(protect="quasi", dates="month")
+
+
+def _numbers(text: str) -> list[int]:
+    return [int(n.replace(",", "")) for n in re.findall(r"\d[\d,]*\d|\d", text)]
+
+
+def test_quantities_keep_their_relations(quasi):
+    text = ("He was sentenced to 14 years' imprisonment, reduced on appeal to 12 years. The 12 year sentence ran. "
+            "He claimed GBP 5,000 and was awarded GBP 3,000.")
+    out = quasi.obfuscate(text).text
+    first, second, third, claimed, awarded = _numbers(out)
+    assert first > second == third  # one quantity one substitute; a reduction stays a reduction
+    assert 5 <= second <= 25 and claimed > awarded and claimed % 1000 == 0  # plausible, in the original's precision
+    assert (first, second, claimed, awarded) != (14, 12, 5000, 3000)
+    assert "GBP" in out and "years' imprisonment" in out
+
+
+def test_stated_ages_agree_with_the_dates_shown_and_hide_the_true_age():
+    text = ("THE FACTS\n\nMr Tom Baker was born on 3 March 1960. On 2 October 2000, at the age of 40, he was arrested. "
+            "He was 40 at the time.")
+    offsets = set()
+    for k in range(6):
+        out = Obfuscator(protect="quasi", key=bytes([k]) * 32).obfuscate(text).text
+        born, event = (_day(d) for d in _DATE.findall(out))
+        stated = {int(n) for n in re.findall(r"\bage of (\d+)|\bwas (\d+) at", out) for n in n if n}
+        shown = event.year - born.year - ((event.month, event.day) < (born.month, born.day))
+        assert stated == {shown}, out  # no stated age contradicts the dates
+        offsets.add(shown - 40)
+    assert 0 not in offsets and len(offsets) > 1  # the true age is not what the output says
+
+
+def test_joined_applications_keep_their_order_and_a_plausible_year(quasi):
+    out = quasi.obfuscate("The case originated in two applications (nos. 26480/95 and 26481/95) lodged on "
+                          "3 March 1995, joined to application no. 31831/96.").text
+    (a, ya), (b, yb), (c, yc) = [(int(n), int(y)) for n, y in re.findall(r"\b(\d{4,7})/(\d\d)\b", out)]
+    assert a + 1 == b < c and ya == yb <= yc  # order and distance kept, the years in step
+    assert "26480" not in out and "31831" not in out
+    lodged = _day(_DATE.search(out).group())
+    assert abs(lodged.year % 100 - ya) <= 1  # the year of lodging moved with the dates

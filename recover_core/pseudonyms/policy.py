@@ -61,7 +61,7 @@ _ACRONYM = re.compile(r"[A-Z]{3,5}")
 # keeps its year alone, as HIPAA Safe Harbor does.
 DATE_POLICIES = ("shift", "year")
 # Labels whose substitute depends on the scope (the document) and not on the original alone.
-SCOPED_LABELS = frozenset({"EVENT_DATE", "AMOUNT", "DURATION", "COUNT", "AGE", "DATE_OF_BIRTH"})
+SCOPED_LABELS = frozenset({"EVENT_DATE", "AMOUNT", "DURATION", "COUNT", "AGE", "DATE_OF_BIRTH", "CASE_NUMBER"})
 
 
 class Pseudonyms:
@@ -372,6 +372,12 @@ class Pseudonyms:
         was (one document in seven kept every "in 1962")."""
         rng = self.keyed("event date shift" + (f":{self.scope}" if self.scope else ""))
         return rng.randint(190, 1095) * rng.choice((-1, 1))
+
+    def case_offset(self, digits: int) -> int:
+        """What application numbers of ``digits`` digits in this scope move by: keyed, a few percent
+        of their range, never 0, so joined applications keep their order and distance."""
+        rng = self.keyed(f"case offset:{digits}" + (f":{self.scope}" if self.scope else ""))
+        return rng.randint(max(1, 10 ** (digits - 1) // 20), max(2, 10 ** digits // 8))
 
     def quantity_scale(self, unit: str) -> float:
         """The factor every quantity of ``unit`` ("money:eur", "time:year", "count:package") in this

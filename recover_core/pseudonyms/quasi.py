@@ -12,8 +12,8 @@
   order and proportions kept.
 * NATIONALITY: another nationality, adjective for adjective, plural for plural.
 * OCCUPATION: another of Faker's job titles; HEALTH: a common condition.
-* CASE_NUMBER has no operator of its own: it is redrawn character by character (a digit for
-  a digit, a letter for a letter), which is its shape.
+* CASE_NUMBER: an application number's serial moved by the document's keyed offset, its year
+  as the document's dates move (``case_number``); any other code redrawn character by character.
 
 Each operator takes the original, an ``rng`` keyed by the run's secret and the original, and
 the ``Helpers`` of the mapping; nothing here reads a seed of its own.
@@ -307,16 +307,18 @@ def quantity_unit(original: str) -> str:
 
 def _scaled(value: float, factor: float, decimals: int) -> float:
     """``value`` times ``factor``, rounded to the original's significant figures (5,000 -> 7,000;
-    7,630,000 -> 6,100,000; 14 -> 19), never equal to it, never below 1."""
+    7,630,000 -> 6,100,000; 14 -> 19), never equal to it, never below 1, nor below 2 where it was
+    2 or more ("two applications" never becomes "one applications")."""
+    low = 2 if value >= 2 else 1
     if decimals:
         new = round(value * factor, decimals)
         return new if new != value else round(value + 10 ** -decimals * (1 if factor > 1 else -1), decimals)
     whole = int(round(value))
     digits = str(whole).rstrip("0") or "0"
     place = 10 ** (len(str(whole)) - len(digits))  # 5,000: 1,000; 14: 1
-    new = max(1, int(round(value * factor / place)) * place)
+    new = max(low, int(round(value * factor / place)) * place)
     if new == whole:
-        new = max(1, whole + place * (1 if factor > 1 else -1))
+        new = max(low, whole + place * (1 if factor > 1 else -1))
     return float(new if new != whole else whole + place)
 
 
@@ -365,6 +367,29 @@ def quantity(original: str, rng: random.Random, helpers: object) -> str:
         out += [original[at:m.start()], new]
         at = m.end()
     return "".join(out) + original[at:]
+
+
+_CASE = re.compile(r"(?P<head>[A-Z]{1,4}[ .-]?)?(?P<n>[1-9]\d{0,6})/(?P<yy>\d{2}|\d{4})(?P<tail>(?:[-/]\d{1,4})?)")
+
+
+def case_number(original: str, rng: random.Random, helpers: object) -> str:
+    """An application number "26480/95": its serial moved by the document's keyed offset (joined
+    applications keep their order and their distance, no leading zero), its year of lodging moved
+    as the document's dates are ("/95" stays a year, before the judgment). Any other code is
+    redrawn character by character."""
+    m = _CASE.fullmatch(original.strip())
+    if not m:
+        raise ValueError("not an application number")
+    serial = m["n"]
+    new = int(serial) + helpers.case_offset(len(serial))  # type: ignore[attr-defined]
+    if new < 10 ** (len(serial) - 1) or new >= 10 ** len(serial):
+        new = int(serial) - helpers.case_offset(len(serial))  # type: ignore[attr-defined]
+    if not 1 <= new < 10 ** len(serial) or new == int(serial):
+        raise ValueError("no room")
+    yy = m["yy"]
+    year = int(yy) if len(yy) == 4 else (1900 + int(yy) if int(yy) > 40 else 2000 + int(yy))
+    moved = _year_moved(year, helpers.event_shift) if getattr(helpers, "dates", "shift") == "shift" else year  # type: ignore[attr-defined]
+    return f"{m['head'] or ''}{new}/{str(moved)[-len(yy):]}{m['tail']}"
 
 
 _NUMBER_WORDS = re.compile(r"(?i)\b(?:(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[- ](?:one|two|three|"
@@ -417,5 +442,5 @@ def health(original: str, rng: random.Random, helpers: object) -> str:
 
 
 OPERATORS: dict[str, Callable] = {"EVENT_DATE": event_date, "AGE": age, "AMOUNT": quantity, "DURATION": quantity,
-                                   "COUNT": quantity,
+                                   "COUNT": quantity, "CASE_NUMBER": case_number,
                                    "NATIONALITY": nationality, "OCCUPATION": occupation, "HEALTH": health}
