@@ -40,7 +40,7 @@ _PARTY_BEFORE = re.compile(r"(?:\bagainst (?:the )?|\bv\. (?:the )?)$", re.I)
 
 
 # The State as the author of its law: "under United Kingdom law", "the Turkey authorities".
-_STATE_AFTER = re.compile(r"['’]?s?[’']? (?:law|laws|legislation|authorities|courts|government|ministers?|parliament)\b")
+_STATE_AFTER = re.compile(r"['’]?s?[’']? (?:law|laws|legislation|authorities|government|ministers?|parliament)\b")
 
 
 def as_places(spans: list[Span], text: str) -> list[Span]:
@@ -59,11 +59,27 @@ def as_places(spans: list[Span], text: str) -> list[Span]:
     return out
 
 
+# A national body named by what it does ("the General Directorate of National Roads and Highways",
+# "the Department of Lands and Surveys"): its head word, then "of", and no place in its name.
+_NATIONAL_HEADS = frozenset("""office department directorate general ministry agency board authority commission
+    inspectorate institute bureau division service administration""".split())
+
+
+def _national_body(words: list[str]) -> bool:
+    words = [w for w in words if w != "the"]
+    if len(words) < 3 or words[0] not in _NATIONAL_HEADS or "of" not in words[:3]:
+        return False
+    return not any(w in lexicons.place_names() for w in words)
+
+
 def is_public_body(text: str) -> bool:
     """Whether ``text`` names a public body or a state as a whole: at least one institution
-    word, and nothing but institution words, function words and country names."""
+    word, and nothing but institution words, function words and country names; or a national
+    body named by what it does, with no place in its name."""
     words = [w.lower().rstrip("’'s") if w.lower().endswith(("’s", "'s")) else w.lower()
              for w in re.findall(r"[\w’'-]+", text)]
+    if _national_body(words):
+        return True
     if not any(w in INSTITUTION_WORDS for w in words) or _is_country(text):
         return False  # "United States" is a country, not a body: masked as a place
     countries = _country_words()

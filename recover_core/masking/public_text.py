@@ -58,10 +58,14 @@ _IN_FORCE = re.compile(r"(?i)\b(?:(?:came|come|comes|coming|entered|enter|enters
                        # the Court's own public calendar: "On 1 November 2001 the Court changed the
                        # composition of its Sections" is the same date in every judgment of the time
                        r"composition of its sections)\b")
-# Where a party's lawyer or the Government's agent works is theirs, not the applicant's: "a lawyer
-# practising in Istanbul", "solicitors in London", "the Foreign and Commonwealth Office, London".
-_COUNSEL_PLACE = re.compile(r"(?:\b(?:lawyers?|solicitors?|barristers?|advocates?|attorneys?|counsel)(?: practi[sc]ing)?"
-                            r"|\bOffice,|\bMinistry of [A-Z][\w ]{0,40},) (?:in )?([A-Z][\w’'-]+(?: [A-Z][\w’'-]+)?)")
+# Where the Government's agent works is the Government's: "the Foreign and Commonwealth Office,
+# London". (The applicant's lawyer's town is not public: TAB's experts mask it, as it points to
+# where the applicant lives.)
+_AGENT_PLACE = re.compile(r"(?:\bOffice,|\bMinistry of [A-Z][\w ]{0,40},) ([A-Z][\w’'-]+(?: [A-Z][\w’'-]+)?)")
+# How near a date must stand to what makes it a law's ("entered into force on 10 January 1998"):
+# further off in a long sentence it dates the case ("... acquired jurisdiction and on 26 December
+# 1994 the case file was transmitted").
+_FORCE_NEAR = 60
 _SIGNED_IN = re.compile(r"\bsigned (?:in|at) ([A-Z][\w’'-]+(?: [A-Z][\w’'-]+)?)")
 _SENTENCE_END = re.compile(r"(?<=[.;!?])\s+(?=[A-Z(“\"])|\n")
 # A heading: a marker ("A.", "II.", "3.", "(b)") or none, then a short title with no full stop,
@@ -106,17 +110,18 @@ def _sentences(text: str) -> list[tuple[int, int]]:
 
 def public_ranges(text: str) -> list[tuple[int, int]]:
     """[start, end) of each stretch of ``text`` that cites the law: provisions with their
-    numbers, named laws and treaties with their years and dates, every date of a sentence that
-    says when a law or treaty was signed, ratified or came into force, and where counsel work."""
+    numbers, named laws and treaties with their years and dates, the dates a sentence gives for
+    when a law or treaty was signed, ratified or came into force, and the Government agent's town."""
     ranges = [(m.start(), m.end()) for m in _PROVISION.finditer(text)]
     ranges += [(m.start(), m.end()) for m in _NAMED_LAW.finditer(text) if _names_a_law(m.group())]
-    # counsel's place, where counsel represents someone (not "the applicant, a lawyer in Izmir"); the
-    # window reaches past an initial's full stop ("by Ms B. Baysal, a lawyer practising in Istanbul")
-    ranges += [(m.start(1), m.end(1)) for m in _COUNSEL_PLACE.finditer(text)
+    # the agent's office's town, where the agent represents the Government
+    ranges += [(m.start(1), m.end(1)) for m in _AGENT_PLACE.finditer(text)
                if "represent" in text[max(0, m.start() - 160):m.start()]]
     for a, b in _sentences(text):
-        if _IN_FORCE.search(text, a, b):
-            ranges += [(a + m.start(), a + m.end()) for m in re.finditer(_DATE, text[a:b], re.I)]
+        force = [(a + m.start(), a + m.end()) for m in _IN_FORCE.finditer(text, a, b)]
+        if force:
+            ranges += [(a + m.start(), a + m.end()) for m in re.finditer(_DATE, text[a:b], re.I)
+                       if any(a + m.end() >= fa - _FORCE_NEAR and a + m.start() <= fb + _FORCE_NEAR for fa, fb in force)]
             # where a treaty was signed ("signed in Rome on 4 November 1950") is the treaty's
             ranges += [(a + m.start(1), a + m.end(1)) for m in _SIGNED_IN.finditer(text[a:b])]
     return sorted(ranges)

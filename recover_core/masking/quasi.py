@@ -79,7 +79,7 @@ class EventDate(Recognizer):
     def validate(self, item: str, text: str, start: int) -> bool:
         if said_born(text, start) and DateOfBirth.pattern.fullmatch(item):
             return False  # a whole birth date: DATE_OF_BIRTH's, moved with the document's ages
-        if re.fullmatch(_YEAR, item) and re.search(r"(?i)\bborn in $", text[max(0, start - 8):start]):
+        if re.match(_YEAR, item) and re.search(r"(?i)\bborn in $", text[max(0, start - 8):start]):
             return False  # a birth year: BirthYear's
         low = item.lower()
         if re.fullmatch(rf"{_YEAR}", item) and re.match(r"\s*(?:%|per|percent|euros?|dollars?|pounds?|km|kg|people|persons|cases)\b", text[start + len(item):start + len(item) + 12], re.I):
@@ -130,7 +130,9 @@ class BirthYear(Recognizer):
     label = "DATE_OF_BIRTH"
     profile = QUASI
     strength = 4  # over EVENT_DATE on the same year
-    pattern = re.compile(rf"(?<=\bborn in ){_YEAR}(?![\d/-])", re.I)
+    # "born in 1932 and 1934": each year a birth year
+    pattern = re.compile(rf"(?:(?<=\bborn in )|(?<=\bborn in \d{{4}} and )|(?<=\bborn in \d{{4}}, )){_YEAR}(?![\d/-])",
+                         re.I)
 
 
 class CaseNumber(Recognizer):
