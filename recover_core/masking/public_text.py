@@ -118,7 +118,7 @@ def public_ranges(text: str) -> list[tuple[int, int]]:
     ranges += [(m.start(1), m.end(1)) for m in _AGENT_PLACE.finditer(text)
                if "represent" in text[max(0, m.start() - 160):m.start()]]
     for a, b in _sentences(text):
-        force = [(a + m.start(), a + m.end()) for m in _IN_FORCE.finditer(text, a, b)]
+        force = [(m.start(), m.end()) for m in _IN_FORCE.finditer(text, a, b)]
         if force:
             ranges += [(a + m.start(), a + m.end()) for m in re.finditer(_DATE, text[a:b], re.I)
                        if any(a + m.end() >= fa - _FORCE_NEAR and a + m.start() <= fb + _FORCE_NEAR for fa, fb in force)]
