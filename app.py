@@ -24,11 +24,13 @@ from recover_core.text.validation import MAX_K  # noqa: E402
 from ui.audio import (AUDIO_EXAMPLES, ERROR_COLORS, LM_CHOICES, SPEECH, SPEECH_VOICES, compare, forget_played,  # noqa: E402
                       on_speech_find, on_speech_render, on_wer, recognizer, speech_demo_choices, without_empty_temp)
 from ui.common import CAUSAL, FAST, MODELS, QUEUE_SIZE, SHARED, friendly  # noqa: E402,F401
+from ui.serve import keep_built_files, server_name, warm_up_steps, warm_up_wanted  # noqa: E402
 from ui.results import ALL, RESULTS, on_results_chart, on_results_claims, on_results_metric, on_results_table  # noqa: E402
-from ui.text import CAUSAL_COLUMNS, EXAMPLES, MLM_COLUMNS, on_fill, on_fill_causal, on_fill_mlm, on_mask, on_resample  # noqa: E402
+from ui.text import (CAUSAL_COLUMNS, EXAMPLES, MLM_COLUMNS, on_example, on_fill, on_fill_causal,  # noqa: E402
+                     on_fill_mlm, on_load, on_mask, on_resample)
 
 
-def text_tab() -> None:
+def text_tab(demo: gr.Blocks) -> None:
     """Mask one sentence; the engine's answer; the papers' six columns (two events: the fast MLM
     columns in a group of their own, then the causal ones)."""
     with gr.Row():
@@ -41,7 +43,7 @@ def text_tab() -> None:
                                info="[MASK], or class markers such as [PERSON]")
             protect = gr.Radio([(v, k) for k, v in explore.PROTECT.items()], value="direct",
                                label="Protect", info="what is private beside the technique's words")
-    gr.Examples(EXAMPLES, inputs=[text, protect], label="What a reviewer types first")
+    examples = gr.Examples(EXAMPLES, inputs=[text, protect], label="What a reviewer types first")
     with gr.Row():
         k = gr.Slider(1, MAX_K, value=10, step=1, label="K (Top-K samples among the best K)")
         seed = gr.Number(value=0, precision=0, label="Seed")
@@ -86,6 +88,9 @@ def text_tab() -> None:
     for trigger, suffix in ((fill_btn.click, ""), (text.submit, "_on_submit")):
         trigger(on_fill_mlm, fill_inputs, mlm_outputs, api_name=f"fill_mlm{suffix}", **FAST).success(
             on_fill_causal, fill_inputs, causal_outputs, api_name=f"fill_causal{suffix}", **CAUSAL)
+    # An example fills as it is clicked, at once from the warm-up's cache; the page opens on the first one.
+    examples.load_input_event.then(on_example, fill_inputs, head_outputs + col_outputs, api_name="example", **CAUSAL)
+    demo.load(on_load, None, [text, protect] + head_outputs + col_outputs, api_name="first_example")
     resample_btn.click(on_resample, seed, seed, api_name="resample").then(
         on_fill_mlm, fill_inputs, mlm_outputs, api_name="fill_mlm_after_resample", **FAST).success(
         on_fill_causal, fill_inputs, causal_outputs, api_name="fill_causal_after_resample", **CAUSAL)
@@ -242,7 +247,7 @@ def build_demo() -> gr.Blocks:
             "(Vats et al., ICASSP 2024; Preiss, Findings of ACL 2023). Your text is processed in memory "
             "and never stored.")
         with gr.Tab("Text"):
-            text_tab()
+            text_tab(demo)
         with gr.Tab("Results"):
             results_tab()
         with gr.Tab("Audio"):
@@ -250,37 +255,6 @@ def build_demo() -> gr.Blocks:
             speech_tab(demo)
     keep_built_files(demo)
     return demo.queue(max_size=QUEUE_SIZE, default_concurrency_limit=1)
-
-
-def keep_built_files(demo: gr.Blocks) -> None:
-    """Gradio copies the examples into its cache while the app is built, without marking them
-    to keep, so the delete_cache sweep removed them once they were older than its age, and an
-    example clicked after that failed. Whatever is in the cache at build time is the app's own
-    (no user has sent anything yet): keep it."""
-    for block in demo.blocks.values():
-        block.keep_in_cache.update(getattr(block, "temp_files", ()))
-
-
-def warm_up_steps() -> list:
-    """What a Space does once at start, in the background (recover_core/explorer/warm.py):
-    `prepare` (merges, the name-shape model), the first two examples through every column,
-    then the Audio tab's recognizer, voices and normalizer."""
-    from recover_core.asr import wer
-    from recover_core.explorer import warm
-    from recover_core.speech import voices
-
-    return [("models (prepare)", warm.prepare_models), *warm.text_steps([tuple(e) for e in EXAMPLES[:2]]),
-            ("recognizer", lambda: recognizer().whisper), ("WER normalizer", wer.normalizer), ("voices", voices.available)]
-
-
-def warm_up_wanted() -> bool:
-    """In a Space (no visitor should pay for the first request's work), or when asked."""
-    return os.environ.get("RECOVER_WARM_UP", "1" if env.in_space() else "0") == "1"
-
-
-def server_name() -> str:
-    """A Space's proxy reaches the app on the container's own interface, not its loopback."""
-    return os.environ.get("GRADIO_SERVER_NAME", "0.0.0.0" if env.in_space() else "127.0.0.1")
 
 
 demo = build_demo()

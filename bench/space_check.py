@@ -17,9 +17,11 @@ preload_from_hub). This machine has no hub, so the check stands one in:
 3. `python app.py` from that venv with SPACE_ID, HF_HUB_OFFLINE=1, HF_HOME at that cache and a clean
    HOME (so nothing the project's setup built is there: merges and the name-shape model happen as
    in a new Space, in its background warm-up);
-4. every tab's endpoints driven with gradio_client: Text (mask; all six columns through /fill and
-   through the page's two steps, both profiles), Results, Audio (WER of an uploaded utterance,
-   speech find, render as substitute, bleep and silence). A pass/fail table; exit 1 on any failure.
+4. every tab's endpoints driven with gradio_client: Text (the page opening on the first example,
+   each example clicked, from the warm-up's cache in under a second; mask; all six columns through
+   /fill and through the page's two steps, both profiles), Results, Audio (WER of an uploaded
+   utterance, speech find, render as substitute, bleep and silence). A pass/fail table; exit 1 on
+   any failure.
 
 bert-base-uncased and roberta-base (the Space's hub MLMs) ship in no offline package: the check
 fills with minilm-mlm (built on the pinned MiniLM) instead, and speech substitutes come from the
@@ -208,13 +210,21 @@ def text_of(h) -> str:
     return "".join(t["token"] for t in h) if isinstance(h, list) else (h or {}).get("text", "")
 
 
+# The Space's hub MLMs: no offline package ships them, so the stand-in hub cannot hold them.
+NO_OFFLINE_COPY = ("bert-base-uncased", "roberta-base")
+
+
 def columns_ok(cols: list, models: dict) -> str:
-    """Six (filled, header, table) triples: each filled, none with an error in its header."""
+    """Six (filled, header, table) triples: each filled, none with an error in its header (a
+    model of NO_OFFLINE_COPY that the stand-in hub lacks is said, not counted as a pass)."""
     from recover_core.explorer.sentence import COLUMNS
 
     notes = []
     for col, (filled, header, table) in zip(COLUMNS, cols):
-        model = models[col.kind]
+        model = models.get(col.kind) or header.split("** · ", 1)[-1].split(":")[0].split(" · ")[0]
+        if model in NO_OFFLINE_COPY and f"{model}:" in header and "this Space's cache" in header:
+            notes.append(f"{col.title}: {model} not checked (no offline copy)")
+            continue
         if f"{model}:" in header or "waiting" in header or not text_of(filled).strip():
             raise AssertionError(f"{col.title}: {header}")
         if "[MASK]" in text_of(filled):
@@ -321,6 +331,30 @@ def timing(url: str) -> str:
     return f"first /fill after the warm-up {times[0]:.1f} s, second {times[1]:.1f} s (+{times[0] - times[1]:.1f} s)"
 
 
+def examples(url: str) -> None:
+    """The page opens on the first example filled, and a click on any example (the page's default
+    settings: the Space's own default models) shows its outputs within a second, from the warm-up."""
+    from gradio_client import Client
+
+    from ui.text import EXAMPLES
+
+    c = Client(url, verbose=False)
+
+    def first():
+        out = c.predict(api_name="/first_example")
+        assert out[0] == EXAMPLES[0][0] and out[3].startswith("**Obfuscated** (the engine"), out[3]
+        return out, columns_ok([out[6 + 3 * i: 9 + 3 * i] for i in range(6)], {})
+    check("Text: the page opens on the first example", first)
+    for i, (text, protect) in enumerate(EXAMPLES):
+        def click(text=text, protect=protect):
+            t = time.time()
+            out = c.predict(text, protect=protect, api_name="/example")
+            took = time.time() - t
+            assert took <= 1.0, f"{took:.1f} s"
+            return out, f"{took:.2f} s; " + columns_ok([out[4 + 3 * i: 7 + 3 * i] for i in range(6)], {})
+        check(f"Text: example {i + 1} clicked, from the cache", click)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--fresh", action="store_true", help="build the venv again even if requirements.txt is unchanged")
@@ -346,6 +380,7 @@ def main() -> int:
         for line in log.read_text().splitlines():
             if line.startswith("warm-up:"):
                 print("  " + line, flush=True)
+        examples(f"http://127.0.0.1:{port}/")
         timed = timing(f"http://127.0.0.1:{port}/")
         drive(f"http://127.0.0.1:{port}/", work / "downloads")
     finally:

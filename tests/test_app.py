@@ -527,3 +527,27 @@ def test_the_server_log_says_where_not_what(capsys):
     log = capsys.readouterr().err
     assert "ValueError at recover_core/explorer/sentence.py:" in log
     assert "Zorblaxia" not in log and "Zorblaxia" not in str(e.value) and "Traceback" not in str(e.value)
+
+
+def test_an_example_clicked_with_the_default_settings_comes_from_the_warm_up():
+    """The warm-up fills the page's examples once; a click with the page's defaults shows them at
+    once (one output, no model run), and the page opens on the first; other settings fill live."""
+    import time
+
+    import app
+    from recover_core.explorer import sentence as explore
+    from recover_core.explorer import warm
+    from recover_core.masking.vocab_thres import DEFAULT_N
+
+    text, protect = app.EXAMPLES[3]
+    (name, step), = warm.text_steps([(text, protect)])
+    step()
+    models = [explore.default_model(kind) for kind in ("mlm", "infill", "instruct")]
+    t = time.perf_counter()
+    outs = list(app.on_example(text, "entityTagger", float(DEFAULT_N), "mask", 10, 0, *models, protect))
+    assert time.perf_counter() - t < 1.0 and len(outs) == 1
+    assert outs[0][1].startswith("**Obfuscated** (the engine") and len(outs[0]) == 4 + 3 * len(explore.COLUMNS)
+    assert "Maria Gonzalez" not in str(outs[0][0]) and "[MASK]" in str(outs[0][2])
+    assert warm.example(text, "entityTagger", DEFAULT_N, "mask", 9, 0, dict(zip(("mlm", "infill", "instruct"), models)),
+                        protect) is None  # another K: not the example's settings
+    assert not warm.example(*app.EXAMPLES[0][:1], "entityTagger", DEFAULT_N, "mask", 10, 0, {}, "direct")

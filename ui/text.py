@@ -1,7 +1,11 @@
 """The Text tab's handlers: mask one sentence, the engine's answer, the papers' six columns."""
 from __future__ import annotations
 
+import gradio as gr
+
 from recover_core.explorer import sentence as explore
+from recover_core.explorer import warm
+from recover_core.masking.vocab_thres import DEFAULT_N
 from recover_core.runtime import threads
 from ui.common import CAUSAL_REQUESTS, friendly
 
@@ -84,3 +88,25 @@ def on_fill_causal(text, technique, n, markers, k, seed, mlm_model, causal_model
 @friendly
 def on_resample(seed):
     return explore.seed_of(seed) + 1
+
+
+@friendly
+def on_example(text, technique, n, markers, k, seed, mlm_model, causal_model, instruct_model, protect="direct"):
+    """An example clicked: with the page's default settings, its outputs from the start's warm-up
+    at once (warm.example); else (other settings, or no warm-up ran) filled as /fill fills them."""
+    hit = warm.example(text, technique, n, markers, k, seed, models_of(mlm_model, causal_model, instruct_model),
+                       protect)
+    if hit is not None:
+        yield head_of(hit[0], hit[1], hit[2]) + flat(hit[3], ALL_COLUMNS)
+        return
+    yield from on_fill(text, technique, n, markers, k, seed, mlm_model, causal_model, instruct_model, protect)
+
+
+def on_load():
+    """The page opened: the first example, filled, when the warm-up has it (in a Space); else nothing."""
+    text, protect = EXAMPLES[0]
+    models = {kind: explore.default_model(kind) for kind in explore.FILLER_TITLES}
+    hit = warm.example(text, "entityTagger", DEFAULT_N, "mask", 10, 0, models, protect)
+    if hit is None:
+        return [gr.update()] * (2 + 4 + 3 * len(ALL_COLUMNS))
+    return [text, protect] + head_of(hit[0], hit[1], hit[2]) + flat(hit[3], ALL_COLUMNS)

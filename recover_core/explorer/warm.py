@@ -21,6 +21,9 @@ from recover_core.runtime import threads
 
 Step = tuple[str, Callable[[], object]]
 DONE = threading.Event()  # set when every step has run (tests and the Space check wait on it)
+# The examples' page outputs as the warm-up computed them, by their settings (``key``): an example
+# clicked with the page's default settings is shown from here at once. Only the page's own examples.
+_EXAMPLES: dict[tuple, tuple] = {}
 
 
 def prepare_models() -> None:
@@ -47,10 +50,27 @@ def text_steps(examples: list[tuple[str, str]]) -> list[Step]:
     models = {kind: explore.default_model(kind) for kind in explore.FILLER_TITLES}
 
     def fill(text: str, protect: str) -> Callable[[], object]:
-        return lambda: list(explore.fill_steps(text, "entityTagger", DEFAULT_N, "mask", 10, 0, models,
-                                               explore.FILL_ORDER, protect, answer=True))
+        def run() -> None:
+            *_, last = explore.fill_steps(text, "entityTagger", DEFAULT_N, "mask", 10, 0, models, explore.FILL_ORDER,
+                                          protect, answer=True)
+            if last[1] is not None and "**Obfuscated** (the engine" in last[1][1]:  # keep only a whole answer
+                _EXAMPLES[key(text, "entityTagger", DEFAULT_N, "mask", 10, 0, models, protect)] = last
+        return run
 
     return [(f"text example {i + 1} ({protect})", fill(text, protect)) for i, (text, protect) in enumerate(examples)]
+
+
+def key(text, technique, n, markers, k, seed, models: dict, protect) -> tuple:
+    return (text, technique, int(n), markers, int(k), int(seed or 0), tuple(sorted(models.items())), protect)
+
+
+def example(text, technique, n, markers, k, seed, models: dict, protect) -> tuple | None:
+    """An example's (masked, answer, status, columns) as the warm-up filled them, if it did with
+    these settings; else None."""
+    try:
+        return _EXAMPLES.get(key(text, technique, n, markers, k, seed, models, protect))
+    except (TypeError, ValueError):  # a cleared slider or seed: not an example's settings
+        return None
 
 
 def run_steps(steps: list[Step]) -> None:
