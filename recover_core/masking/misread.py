@@ -35,6 +35,17 @@ def read_as_places(text: str, spans: list[Span]) -> list[Span]:
     return out
 
 
+# A firm named after its partners: "represented by Royds Rdw, solicitors in London", "Glynn, a firm
+# of lawyers". Read as a person, it became a person ("represented by Steven Rollins, solicitors").
+_FIRM_AFTER = re.compile(r",? (?:a firm of |a law firm|solicitors\b|lawyers\b|attorneys\b|advocates\b|LLP\b|& Co\b)")
+
+
+def read_as_firms(text: str, spans: list[Span]) -> list[Span]:
+    """``spans`` with a PERSON span that names a law firm (right before ", solicitors", ", a firm
+    of lawyers") labelled ORG, so that a firm stands in for it."""
+    return [replace(s, label="ORG") if s.label == "PERSON" and _FIRM_AFTER.match(text, s.end) else s for s in spans]
+
+
 def without_months(text: str, spans: list[Span]) -> list[Span]:
     """``spans`` less the PERSON spans that are a month beside a day ("Jan 3rd", "3 May"):
     "Jan Kowalski" or "May said" stay names."""

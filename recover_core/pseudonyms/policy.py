@@ -247,6 +247,8 @@ class Pseudonyms:
             # (only places are retried here): a retry draws instead ("The Bush says" for "The
             # United States Government says").
             offered = candidates if self.attempt == 0 else ()
+            if label == "ORG" and _named_after_people(original):
+                offered = ()  # a firm named after its partners ("Pierce Glynn") is drawn as a firm, not "Congress"
 
             def fits(c: str) -> bool:
                 w = bare(c)
@@ -434,6 +436,16 @@ class Pseudonyms:
 _BODY_WORDS = frozenset(w.capitalize() for w in lexicons.INSTITUTION_WORDS | lexicons.BODY_KIND_WORDS) | \
     lexicons.INSTITUTION_KINDS | frozenset({"Prison", "Directorate", "Hospital", "Municipality", "Governorship",
                                             "Prosecutor’s", "Prosecutor's", "Office", "Security", "Public", "Of", "of"})
+
+
+def _named_after_people(original: str) -> bool:
+    """Two or more capitalised words, none an everyday or an institution word, one of them a known
+    first or last name: a firm's partners ("Pierce Glynn"; not "Islamic Jihad")."""
+    words = original.split()
+    return len(words) >= 2 and any(w.lower() in lexicons.first_names() or w.lower() in lexicons.last_names()
+                                   for w in words) and all(w[:1].isupper() and not lexicons.everyday(w.lower()) and
+                                   w.lower() not in lexicons.INSTITUTION_WORDS and w not in lexicons.INSTITUTION_KINDS
+                                   and w not in lexicons.COMPANY_SUFFIXES for w in words)
 
 
 def _placed_body(original: str) -> tuple[str, str] | None:
