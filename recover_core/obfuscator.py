@@ -29,7 +29,7 @@ import hashlib
 import warnings
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import AbstractSet, Iterable, Sequence
+from typing import Iterable, Sequence
 
 from recover_core.errors import RecoverError
 from recover_core.filling import KINDS, get_filler
@@ -41,9 +41,9 @@ from recover_core.masking.identifiers import PROFILES, WithIdentifiers, passed_i
 from recover_core.masking.document import joined, joined_masks, pieces, recurrences
 from recover_core.masking.mask import render
 from recover_core.models import bundles
-from recover_core.pseudonyms import CHOICES, DATE_POLICIES, Pseudonyms, bare, consistent_many as apply_rules, sound
+from recover_core.pseudonyms import CHOICES, DATE_POLICIES, Pseudonyms, consistent_many as apply_rules
 from recover_core.pseudonyms.key import as_key, subkey
-from recover_core.pseudonyms.quality import original_spans, originals_per_fill
+from recover_core.pseudonyms.quality import original_spans, originals_per_fill, private_words, without_originals
 from recover_core.text import validation
 from recover_core.text.spans import ENTITY_LABELS, IDENTIFIER_LABELS, IDENTIFIER_MASK, Span, words_shared
 
@@ -468,28 +468,6 @@ class Obfuscator:
 
 class IdentifierWarning(UserWarning):
     """Identifiers passed through unmasked (rules="paper" with identifiers left at its default)."""
-
-
-def private_words(originals: Iterable[str]) -> tuple[frozenset[str], frozenset[str]]:
-    """The words of a text's originals, and how each sounds: what no output may hold."""
-    words = frozenset(w for o in originals for w in (bare(t) for t in o.split()) if w)
-    return words, frozenset(k for k in map(sound, words) if k)
-
-
-def without_originals(candidates: Iterable[Candidate],
-                      private: tuple[tuple[AbstractSet[str], ...], tuple[AbstractSet[str], ...]]) -> tuple[Candidate, ...]:
-    """A filler's candidate list with every original word, and every word that sounds like
-    one, taken out: the list leaves the engine (CLI jsonl, ``public()``, the app's tables)
-    and a filler may well have proposed the original it never saw. ``private``: sets of
-    original words and sets of their sounds, read in place."""
-    words, sounds = private
-    if not any(words):
-        return tuple(candidates)
-
-    def held(w: str) -> bool:
-        key = sound(w)
-        return any(w in ws for ws in words) or bool(key) and any(key in ss for ss in sounds)
-    return tuple(c for c in candidates if not any(held(w) for w in (bare(t) for t in c.word.split())))
 
 
 def identifier_labels(filled: Filled, original: str, spans: list[Span]) -> Filled:

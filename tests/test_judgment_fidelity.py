@@ -9,7 +9,7 @@ from datetime import datetime
 import pytest
 
 from recover_core import Obfuscator
-from recover_core.data import lexicons
+from recover_core.data import countries
 from recover_core.errors import RecoverError
 
 KEY = b"j" * 32
@@ -52,8 +52,8 @@ def test_a_country_becomes_a_country_and_a_body_stays_a_body_of_its_kind(quasi):
     r = quasi.obfuscate("On 3 September 1997 the packages were brought into the United Kingdom. He was held at "
                         "the Ankara Security Directorate, then sued Leeds City Council for GBP 5,000.")
     place = next(x.substitute for x in r.replacements if x.original == "United Kingdom")
-    assert lexicons.is_country(place) and place != "United Kingdom"
-    assert (" the " + place in r.text) == (place.lower() in lexicons.THE_COUNTRIES)  # "into Germany", "into the Netherlands"
+    assert countries.is_country(place) and place != "United Kingdom"
+    assert (" the " + place in r.text) == (place.lower() in countries.THE_COUNTRIES)  # "into Germany", "into the Netherlands"
     body = next(x.substitute for x in r.replacements if "Ankara" in x.original)
     assert body.endswith(" Security Directorate") and "Ankara" not in r.text
     assert re.search(r"City Council for GBP [\d,]+\.$", r.text) and "Leeds" not in r.text  # "for" stays

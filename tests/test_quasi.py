@@ -9,7 +9,7 @@ import pytest
 import cli_run
 from recover_core import Obfuscator
 from recover_core.errors import RecoverError
-from recover_core.pseudonyms.quasi import _month_index
+from recover_core.text.dates import month_index as _month_index
 
 KEY = b"q" * 32
 DEMO = "On 14 March 2021 the patient, a 47-year-old Nigerian woman named Grace Okafor, paid EUR 5,000."

@@ -7,7 +7,6 @@ use them without depending on each other.
 from __future__ import annotations
 
 import functools
-import re
 from pathlib import Path
 from typing import NamedTuple
 
@@ -182,46 +181,6 @@ def geonames() -> Geonames:
                     tuple(c["name"] for c in gc.get_countries().values()),
                     tuple(s["name"] for s in gc.get_us_states().values()),
                     {c["name"]: int(c.get("population") or 0) for c in gc.get_countries().values()})
-
-
-# A state's formal names: "the United Kingdom of Great Britain and Northern Ireland", "the Republic
-# of Turkey", "the Russian Federation", "the Hellenic Republic".
-_COUNTRY_ALIASES = {"united states of america": "united states", "usa": "united states", "uk": "united kingdom",
-                    "britain": "united kingdom", "great britain": "united kingdom", "russian federation": "russia",
-                    "hellenic republic": "greece", "helvetic confederation": "switzerland"}
-_FORMAL = re.compile(r"^(?:(?:federal |socialist |democratic |islamic |people's |hellenic |slovak |czech |italian |"
-                     r"french |portuguese |polish |turkish |lithuanian |latvian |estonian )*republic|kingdom|"
-                     r"grand duchy|principality|federation|state|commonwealth) of (?:the )?")
-
-
-def country_name(text: str, formal: bool = True) -> str | None:
-    """The country ``text`` names, in any of its written forms (``formal``: "the Republic of
-    Turkey" too), lower-case; None for anything else."""
-    low = re.sub(r"^the ", "", text.strip().lower())
-    low = re.sub(r" of great britain and northern ireland$", "", low)
-    low = _COUNTRY_ALIASES.get(low, low)
-    if low in _country_names_lower():
-        return low
-    if not formal:
-        return None
-    bare = _FORMAL.sub("", low)
-    bare = _COUNTRY_ALIASES.get(bare, bare)
-    return bare if bare != low and bare in _country_names_lower() else None
-
-
-def is_country(text: str) -> bool:
-    return country_name(text) is not None
-
-
-@functools.lru_cache(maxsize=1)
-def _country_names_lower() -> frozenset[str]:
-    return frozenset(c.lower() for c in geonames().countries)
-
-
-# Countries named with "the" ("into the Netherlands"): a substitute keeps the sentence right.
-THE_COUNTRIES = frozenset("""united states|united kingdom|netherlands|czech republic|philippines|gambia|bahamas|
-maldives|united arab emirates|dominican republic|central african republic|comoros|seychelles|solomon islands|
-marshall islands|democratic republic of the congo|republic of the congo|vatican""".replace("\n", "").split("|"))
 
 
 @functools.lru_cache(maxsize=1)

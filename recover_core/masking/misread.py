@@ -12,7 +12,7 @@ import re
 from dataclasses import replace
 
 from recover_core.data import lexicons
-from recover_core.masking.recognizers import MONTH
+from recover_core.text.dates import MONTH
 from recover_core.text.spans import Span
 
 # "in", "from", "near" before a single capitalised word: a place far more often than a person

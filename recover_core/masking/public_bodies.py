@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import re
 
-from recover_core.data import lexicons
+from recover_core.data import countries, lexicons
 from recover_core.data.lexicons import BODY_KIND_WORDS, INSTITUTION_WORDS
 from dataclasses import replace
 
@@ -31,7 +31,7 @@ def _country_words() -> frozenset[str]:
 def _is_country(text: str) -> bool:
     # A state by its formal name ("the Republic of Turkey") is the State as a public body; its plain
     # name ("Turkey", "the United States") is a place.
-    return lexicons.country_name(text, formal=False) is not None
+    return countries.country_name(text, formal=False) is not None
 
 
 # The respondent State of an application, named as a party: "an application against the Republic
@@ -50,10 +50,10 @@ def as_places(spans: list[Span], text: str) -> list[Span]:
     for s in spans:
         if s.label in LABELS and s.label != "NORP":
             a, b = _whole_bounds(text, s)  # "Northern Ireland" of "the United Kingdom of Great Britain and Northern Ireland"
-            if lexicons.is_country(text[a:b]) and (_PARTY_BEFORE.search(text, max(0, a - 16), a) or
+            if countries.is_country(text[a:b]) and (_PARTY_BEFORE.search(text, max(0, a - 16), a) or
                                                    _STATE_AFTER.match(text, b)):
                 continue
-            if lexicons.is_country(s.text) and s.label != "GPE":
+            if countries.is_country(s.text) and s.label != "GPE":
                 s = replace(s, label="GPE")
         out.append(s)
     return out

@@ -21,7 +21,7 @@ import re
 from dataclasses import replace
 
 from recover_core.data.lexicons import everyday
-from recover_core.masking.recognizers import MONTH
+from recover_core.text.dates import MONTH
 from recover_core.text.spans import Span
 
 # The kinds a citation, a law's date or a heading word is misread as. A card, a phone or an

@@ -22,13 +22,12 @@ import re
 
 from recover_core.data import lexicons
 from recover_core.data.lexicons import everyday
-from recover_core.masking.recognizers import MONTH, DateOfBirth, Recognizer, _context_re, said_born
+from recover_core.masking.recognizers import DateOfBirth, Recognizer, _context_re
+from recover_core.text.dates import DAY as _DAY, MONTH, YEAR as _YEAR, said_born
 
 QUASI = "quasi"
 
 _MONTH = MONTH.replace("may|", "may(?!\\w)|")  # the month, never "maybe"
-_DAY = r"\d{1,2}(?:st|nd|rd|th)?(?![\d\w])"
-_YEAR = r"(?:1[6-9]|20)\d\d"
 # "1, 2 and 3 March 1999", "29 November 1996", "the 3rd of May 2001", "3 March" (a year later or never)
 _DAY_MONTH = rf"(?:the )?{_DAY}(?:(?:, ?| and | or | to |-|–){_DAY})*(?: of)? {_MONTH}"
 _MONTH_DAY = rf"{_MONTH} {_DAY}(?:(?:, ?| and |-|–){_DAY})*"

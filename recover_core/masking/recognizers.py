@@ -23,6 +23,7 @@ import phonenumbers
 from phonenumbers import Leniency
 from stdnum.us import ssn as _ssn
 
+from recover_core.text.dates import MONTH, said_born
 from recover_core.text.spans import Span
 
 SOURCE = "identifiers"
@@ -262,10 +263,6 @@ class IdNumber(Recognizer):
 _DATE_TAIL = re.compile(r"(?<!\d)\d{1,2}[/.-]\d{1,2}[/.-](?:\d{4}|\d{2})$")
 
 
-MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|"
-         r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?")
-
-
 _MONTH_BEFORE = re.compile(MONTH + r",? $", re.I)
 _YEAR_AFTER_MONTH = re.compile(MONTH + r"(?: \d{1,2}(?:st|nd|rd|th)?)?,? $", re.I)
 
@@ -295,19 +292,6 @@ class DateOfBirth(Recognizer):
     def validate(self, item: str, text: str, start: int) -> bool:
         return said_born(text, start)
 
-
-_BORN = re.compile(r"(?i)\b(?:born|birth|dob|d\.o\.b\.?|birthday|birthdate)")
-
-
-def said_born(text: str, start: int, window: int = 40) -> bool:
-    """Whether the date at ``start`` is a birth date: "born", "DOB" ... in the ``window`` before it,
-    in the same sentence, with no other date between ("born on 3 March 1960. On 2 October 2000"
-    dates an event)."""
-    seg = text[max(0, start - window):start]
-    last = None
-    for last in _BORN.finditer(seg):
-        pass
-    return last is not None and not re.search(r"[.;!?](?:\s|$)|\n|\d{4}", seg[last.end():].replace("d.o.b.", ""))
 
 
 STREET_TYPES = (r"street|st|road|rd|avenue|ave|av|lane|ln|boulevard|blvd|drive|dr|way|court|ct|place|pl|terrace|"

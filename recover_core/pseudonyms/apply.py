@@ -8,7 +8,7 @@ from typing import Callable, Sequence
 
 from recover_core.filling.base import Fill, Filled
 from recover_core.filling.candidates import TypeCheck, near
-from recover_core.data import lexicons
+from recover_core.data import countries, lexicons
 from recover_core.pseudonyms.names import POSSESSIVES, TITLES, bare, title_gender
 from recover_core.pseudonyms.policy import Pseudonyms
 from recover_core.text.spans import GENERIC_LABELS, IDENTIFIER_LABELS
@@ -205,8 +205,8 @@ def agree_the(before: str, word: str) -> str:
     """``before`` with a "the" right before a substituted country made to fit it: "into the
     United Kingdom" -> "into Germany", "to Poland" -> "to the Netherlands"."""
     m = _THE.search(before)
-    takes = word.lower() in lexicons.THE_COUNTRIES
-    if m and not takes and lexicons.is_country(word):
+    takes = word.lower() in countries.THE_COUNTRIES
+    if m and not takes and countries.is_country(word):
         return before[:m.start()]
     if not m and takes and re.search(r"(?<![\w'’-])[a-z]+\s+$", before):
         return before + "the "

@@ -23,7 +23,7 @@ from __future__ import annotations
 import ipaddress
 import random
 import re
-from datetime import date, timedelta
+from datetime import date
 from typing import Callable, Protocol, Sequence
 
 import phonenumbers
@@ -32,6 +32,7 @@ from stdnum import luhn as _luhn
 from stdnum.us import ssn as _ssn
 
 from recover_core.text import shapes
+from recover_core.text.dates import day_word, month_index, month_word
 from recover_core.pseudonyms import locators, quasi
 from recover_core.pseudonyms.redraw import like as _like, put as _put, rand_digits as _rand_digits
 from recover_core.pseudonyms.redraw import scramble as _scramble, shared_groups as _shared_groups
@@ -297,11 +298,6 @@ def id_number(original: str, rng: random.Random, helpers: Helpers) -> str:
     return _put(original, _rand_digits(len(d), rng), str.isdigit)
 
 
-MONTHS = shapes.MONTHS
-
-
-def _suffix(day: int) -> str:
-    return "th" if 10 <= day % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(day % 10, "th")
 
 
 def date_of_birth(original: str, rng: random.Random, helpers: Helpers) -> str:
@@ -330,21 +326,16 @@ def date_of_birth(original: str, rng: random.Random, helpers: Helpers) -> str:
         if m:
             n = moved(date(int(m.group(1)), int(m.group(2)), int(m.group(3))))
             return f"{n.year}-{n.month:0{len(m.group(2))}d}-{n.day:0{len(m.group(3))}d}"
-        month = re.search(r"[A-Za-z]{3,}", original)
-        day = re.search(r"\b(\d{1,2})(st|nd|rd|th)?\b", original)
+        month = re.search(r"[A-Za-z]{3,}\.?", original)
+        day = re.search(r"\b\d{1,2}(?:st|nd|rd|th)?\b", original)
         year = re.search(r"\d{4}", original)
-        if month and day and year:
-            word = month.group()
-            idx = next(i for i, name in enumerate(MONTHS) if name.startswith(word.lower()[:3]))
-            n = moved(date(int(year.group()), idx + 1, int(day.group(1))))
-            name = MONTHS[n.month - 1]
-            name = name[: len(word)] if len(word) == 3 else name
-            name = name.upper() if word.isupper() else name.capitalize() if word[:1].isupper() else name
-            out = original[: month.start()] + name + original[month.end():]
-            day = re.search(r"\b(\d{1,2})(st|nd|rd|th)?\b", out)
+        index = month_index(month.group()) if month else None
+        if index and day and year:
+            n = moved(date(int(year.group()), index, int(re.match(r"\d+", day.group()).group())))  # type: ignore[union-attr]
+            out = original[: month.start()] + month_word(n.month, month.group()) + original[month.end():]
+            day = re.search(r"\b\d{1,2}(?:st|nd|rd|th)?\b", out)
             assert day is not None
-            sfx = _suffix(n.day) if day.group(2) else ""
-            out = out[: day.start()] + str(n.day) + sfx + out[day.end():]
+            out = out[: day.start()] + day_word(n.day, day.group()) + out[day.end():]
             return re.sub(r"\d{4}", str(n.year), out, count=1)
     except (ValueError, StopIteration, OverflowError):
         pass

@@ -2,13 +2,15 @@
 
 - leak rate: the share of substitutes equal to the word they replace;
 - same-type rate: for entity masks, the share of substitutes that NER tags with
-  the original's entity type inside the filled sentence.
+  the original's entity type inside the filled sentence;
+- what no output may hold: a text's original words and how they sound (``without_originals``).
 """
 from __future__ import annotations
 
-from typing import Sequence
+from typing import AbstractSet, Iterable, Sequence
 
-from recover_core.filling.base import Filled
+from recover_core.filling.base import Candidate, Filled
+from recover_core.pseudonyms.names import bare, sound
 from recover_core.text.spans import GENERIC_LABELS, IDENTIFIER_LABELS
 
 
@@ -55,3 +57,25 @@ def original_spans(original: str, spans, filled: Filled) -> list[tuple[int, int]
             j += 1
         out.append((group[0].start, group[-1].end))
     return out
+
+
+def private_words(originals: Iterable[str]) -> tuple[frozenset[str], frozenset[str]]:
+    """The words of a text's originals, and how each sounds: what no output may hold."""
+    words = frozenset(w for o in originals for w in (bare(t) for t in o.split()) if w)
+    return words, frozenset(k for k in map(sound, words) if k)
+
+
+def without_originals(candidates: Iterable[Candidate],
+                      private: tuple[tuple[AbstractSet[str], ...], tuple[AbstractSet[str], ...]]) -> tuple[Candidate, ...]:
+    """A filler's candidate list with every original word, and every word that sounds like
+    one, taken out: the list leaves the engine (CLI jsonl, ``public()``, the app's tables)
+    and a filler may well have proposed the original it never saw. ``private``: sets of
+    original words and sets of their sounds, read in place."""
+    words, sounds = private
+    if not any(words):
+        return tuple(candidates)
+
+    def held(w: str) -> bool:
+        key = sound(w)
+        return any(w in ws for ws in words) or bool(key) and any(key in ss for ss in sounds)
+    return tuple(c for c in candidates if not any(held(w) for w in (bare(t) for t in c.word.split())))

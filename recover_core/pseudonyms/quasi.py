@@ -27,7 +27,9 @@ from datetime import date, datetime, time, timedelta
 from typing import Callable, Protocol
 
 from recover_core.data import lexicons
-from recover_core.text.shapes import MONTHS, WEEKDAYS
+from recover_core.text.dates import DAY as _DAY_RE, DAYS as _DAYS_RE, MONTH as _MONTH_RE, YEAR as _YEAR_RE
+from recover_core.text.dates import day_word as _day_word, month_index as _month_index, month_word as _month_word
+from recover_core.text.shapes import WEEKDAYS
 
 # The year a day and month without a year are read in (a common year: no 29 February).
 REF_YEAR = 2001
@@ -41,37 +43,6 @@ class Helpers(Protocol):
         """Days every event date of the mapping moves by (keyed, never 0)."""
 
 
-def _month_index(word: str) -> int | None:
-    low = word.lower().rstrip(".")
-    for i, m in enumerate(MONTHS):
-        if low == m or (len(low) >= 3 and m.startswith(low)):
-            return i + 1
-    return None
-
-
-def _month_word(month: int, like: str) -> str:
-    """Month ``month`` written as ``like`` is: full or cut to three letters, its case, its dot."""
-    full = MONTHS[month - 1]
-    core = like.rstrip(".")
-    word = full if core.lower() in MONTHS else full[:3]  # "May" is whole; "Sept." an abbreviation
-    if core.isupper() and len(core) > 1:
-        word = word.upper()
-    elif core[:1].isupper():
-        word = word.capitalize()
-    return word + ("." if like.endswith(".") and word != full else "")
-
-
-def _suffix(day: int) -> str:
-    return "th" if 10 <= day % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(day % 10, "th")
-
-
-def _day_word(day: int, like: str) -> str:
-    """``day`` as ``like`` writes its day: "3", "03" or "3rd"."""
-    digits = re.match(r"\d+", like).group()  # type: ignore[union-attr]
-    out = str(day).zfill(len(digits)) if digits.startswith("0") else str(day)
-    return out + (_suffix(day) if len(like) > len(digits) else "")
-
-
 def _moved(d: date, shift: int) -> date:
     return d + timedelta(days=shift)
 
@@ -83,12 +54,6 @@ def _safe(year: int, month: int, day: int) -> date:
         except ValueError:
             continue
     return date(year, month, 28)
-
-
-_MONTH_RE = r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
-_DAY_RE = r"\d{1,2}(?:st|nd|rd|th)?(?![\d\w])"
-_DAYS_RE = rf"{_DAY_RE}(?:(?:, ?| and | or | to |-|–){_DAY_RE})*"
-_YEAR_RE = r"(?:1[6-9]|20)\d\d"
 
 
 def _days_in(days_text: str) -> list[tuple[int, int, str]]:
