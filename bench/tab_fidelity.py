@@ -11,6 +11,8 @@ TAB document under ``protect="quasi"``, never the test split (``tab.load_tab`` d
   mention the experts mask: share written out unchanged;
 * substitute kind kept: each replaced PERSON / LOC / ORG mention (TAB's gold type), re-tagged by
   spaCy md in the output: share whose substitute reads as its kind (PERSON; GPE/LOC/FAC; ORG);
+* dates of laws and treaties kept: the experts' NO_MASK dates in a sentence that names a law, a
+  treaty or its entry into force (this file's own pattern), share untouched;
 * the one-known-date attack: for each public date (NO_MASK DATETIME) that was moved, the offset
   it gives applied to the document's other moved dates: share undone; and, as the reference, the
   same with one private date known (the shift policy's own exposure);
@@ -44,6 +46,10 @@ _FULL_DATE = re.compile(rf"\b(\d{{1,2}}) ({'|'.join(_MONTHS)}) ((?:1[89]|20)\d\d
 # This bench's own reading of a citation, kept apart from the engine's (masking/public_text.py).
 _REFERENCE = re.compile(r"\b(?:Articles?|Rules?|Protocol No\.|Protocol)\s+\d+(?:\s*§+\s*\d+)?|§+\s*\d+")
 _HEADING = re.compile(r"^(?:[A-Z]|[IVX]{1,5}|\d{1,2})\. \S.{0,80}$|^[A-Z][A-Z ,’'-]{3,80}$")
+# This bench's own reading of a law's or treaty's date: an experts' NO_MASK date in a sentence that
+# names a law or a treaty or its entry into force.
+_LAW_SENTENCE = re.compile(r"\b(?:Act|Law|Protocol|Convention|Treaty|Code|Regulations?|Decree|Constitution)\b|"
+                           r"into force|[Gg]azette|ratif|promulgat|enact")
 _KINDS = {"PERSON": {"PERSON"}, "LOC": {"GPE", "LOC", "FAC"}, "ORG": {"ORG", "GPE", "FAC", "NORP"}}
 
 
@@ -54,6 +60,12 @@ def _date(text: str) -> date | None:
 
 def _touched(a: int, b: int, spans: Sequence[tuple[int, int]]) -> bool:
     return any(s < b and a < e for s, e in spans)
+
+
+def _sentence(text: str, at: int) -> str:
+    a = max(text.rfind(". ", 0, at), text.rfind("\n", 0, at)) + 1
+    b = min([i for i in (text.find(". ", at), text.find("\n", at)) if i >= 0] or [len(text)])
+    return text[a:b]
 
 
 def _one_date_attack(pairs: list[tuple[date, date]], known: tuple[date, date]) -> float | None:
@@ -78,6 +90,9 @@ def score(doc: GoldDoc, ob, nlp) -> dict:
                 public[(e.entity_type, "all")] += 1
                 public[(e.entity_type, "kept")] += not _touched(a, b, spans)
     out["public"] = public
+    laws = [(a, b) for e in doc.entities if e.entity_type == "DATETIME"
+            for (a, b), needs in zip(e.mentions, e.mention_masking) if not needs and _LAW_SENTENCE.search(_sentence(doc.text, a))]
+    out["law_dates"] = (sum(not _touched(a, b, spans) for a, b in laws), len(laws))
     refs = [(m.start(), m.end()) for m in _REFERENCE.finditer(doc.text)]
     out["refs"] = (sum(not _touched(a, b, spans) for a, b in refs), len(refs))
     # headings: lines with no mention the experts mask
@@ -204,6 +219,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     for etype in sorted({k for k, _ in public}):
         print(f"  public text kept, {etype:9s} {_share((public[(etype, 'kept')], public[(etype, 'all')]))}")
     print(f"  legal references kept       {_share(total('refs'))}")
+    print(f"  dates of laws and treaties kept (NO_MASK, in a sentence naming a law) {_share(total('law_dates'))}")
     print(f"  headings kept               {_share(total('headings'))}")
     print(f"  substitute kind kept        {_share(total('kinds'))}")
     print(f"  one public date known: share of the other dates undone   "
