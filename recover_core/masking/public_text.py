@@ -83,18 +83,19 @@ def _line_bounds(text: str) -> list[tuple[int, int]]:
 
 
 def headings(text: str) -> list[tuple[int, int, int]]:
-    """(start, marker end, end) of each heading line of ``text``: a short line that ends with no
-    full stop, led by a list marker or written in capitals."""
+    """(start, marker end, end) of each heading line of ``text``: a short line of one sentence led
+    by a list marker, or in capitals with no full stop."""
     out = []
     for a, b in _line_bounds(text):
         line = text[a:b]
         stripped = line.strip()
-        if not stripped or len(stripped.split()) > _HEADING_WORDS or stripped.endswith((".", ";", ",", ":")):
+        if not stripped or len(stripped.split()) > _HEADING_WORDS or stripped.endswith((";", ",", ":")):
             continue
         lead = len(line) - len(line.lstrip())
         m = _MARKER.match(line, lead)
         capitals = stripped.upper() == stripped and any(c.isalpha() for c in stripped)
-        if m or capitals:
+        # a marked heading may end with a full stop ("A. Proceedings concerning a claim."), one sentence only
+        if (m and not re.search(r"[.!?]\s", stripped[m.end() - lead:])) or (capitals and not stripped.endswith(".")):
             out.append((a, a + (m.end() if m else lead), b))
     return out
 
