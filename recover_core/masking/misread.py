@@ -46,6 +46,19 @@ def read_as_firms(text: str, spans: list[Span]) -> list[Span]:
     return [replace(s, label="ORG") if s.label == "PERSON" and _FIRM_AFTER.match(text, s.end) else s for s in spans]
 
 
+_NAME_LABELS = frozenset({"PERSON", "ORG", "GPE", "LOC", "FAC", "NORP"})
+
+
+def without_common_words(text: str, spans: list[Span]) -> list[Span]:
+    """``spans`` less a name the tagger read into ordinary lower-case words of a cased text ("a
+    claim for compensation" as an organisation, which became "for britain"). A text in lower
+    case (a transcript) has its names in lower case too: there every span stays."""
+    if text.lower() == text:
+        return spans
+    return [s for s in spans if not (s.label in _NAME_LABELS and s.text.islower()
+                                     and all(lexicons.everyday(w) for w in re.findall(r"[a-z]+", s.text)))]
+
+
 def without_months(text: str, spans: list[Span]) -> list[Span]:
     """``spans`` less the PERSON spans that are a month beside a day ("Jan 3rd", "3 May"):
     "Jan Kowalski" or "May said" stay names."""

@@ -260,6 +260,10 @@ _COUNT_NOT_AFTER = re.compile(r"(?i)(?:article|articles|§|§§|paragraph|paragr
                               r"protocol|no\.|nos\.|no|number|chapter|part|point|item|law|act|decree|page|pages|p\.|pp\.)\s*$")
 
 
+_NOT_COUNTED = frozenset("""eyes ears hands arms legs feet knees shoulders sides parties parents ways times words
+    things""".split())
+
+
 class Count(Recognizer):
     label = "COUNT"
     profile = QUASI
@@ -274,6 +278,8 @@ class Count(Recognizer):
             return False  # one thing is no count; "1998 elections" is a year
         if noun.endswith(("ss", "us", "is")) or re.fullmatch(_TIME_UNIT, noun):
             return False  # "two years" is a duration's
+        if noun.lower() in _NOT_COUNTED:
+            return False  # "the two eyes", "both parties": what everyone has two of singles no one out
         return not _COUNT_NOT_AFTER.search(text[max(0, start - 14):start])
 
 
