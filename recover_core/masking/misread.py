@@ -18,17 +18,21 @@ from recover_core.text.spans import Span
 # "in", "from", "near" before a single capitalised word: a place far more often than a person
 # ("a letter from Anna" is why a first name must also read as a place, lexicons.reads_as_place).
 _BEFORE = re.compile(r"\b(?:in|from|near)\s+$")
+# "the Konya court", "the Edirne prison": a place before what a body is, in lower case
+_BODY_AFTER = re.compile(r" (?:court|courts|prison|garrison|police|municipality|governorship|gendarmerie)\b")
 _MONTH = re.compile(MONTH, re.I)  # the date recognizers' month names, whole or cut short
 _DAY_AFTER = re.compile(r" \d{1,2}(?:st|nd|rd|th)?\b")
 _DAY_BEFORE = re.compile(r"\b\d{1,2}(?:st|nd|rd|th)? (?:of )?$")
 
 
 def read_as_places(text: str, spans: list[Span]) -> list[Span]:
-    """``spans`` with a one-word PERSON span after "in", "from" or "near" that reads as a
-    well-known place ("Izmir", "Lagos"; not "Mary", a distant town) labelled GPE."""
+    """``spans`` with a one-word PERSON span after "in", "from" or "near", or before a body in lower
+    case ("the Konya court"), that reads as a well-known place ("Izmir", "Lagos"; not "Mary", a
+    distant town) labelled GPE."""
     out = []
     for s in spans:
-        if (s.label == "PERSON" and " " not in s.text and _BEFORE.search(text[max(0, s.start - 12):s.start])
+        if (s.label == "PERSON" and " " not in s.text and (_BEFORE.search(text[max(0, s.start - 12):s.start])
+                                                          or _BODY_AFTER.match(text, s.end))
                 and lexicons.reads_as_place(s.text)):
             s = replace(s, label="GPE")
         out.append(s)
@@ -37,13 +41,17 @@ def read_as_places(text: str, spans: list[Span]) -> list[Span]:
 
 # A firm named after its partners: "represented by Royds Rdw, solicitors in London", "Glynn, a firm
 # of lawyers". Read as a person, it became a person ("represented by Steven Rollins, solicitors").
+# "Mr T. Villa, lawyers practising in ...": one of the lawyers, named with a title or an initial.
+_ONE_PERSON = re.compile(r"\b(?:Mr|Mrs|Ms|Miss|Dr|Prof)\b|\b[A-Z]\.")
+_TITLE_BEFORE = re.compile(r"\b(?:Mr|Mrs|Ms|Miss|Dr|Prof)\.?(?: [A-Z]\.)* $|\b[A-Z]\. $")
 _FIRM_AFTER = re.compile(r",? (?:a firm of |a law firm|solicitors\b|lawyers\b|attorneys\b|advocates\b|LLP\b|& Co\b)")
 
 
 def read_as_firms(text: str, spans: list[Span]) -> list[Span]:
     """``spans`` with a PERSON span that names a law firm (right before ", solicitors", ", a firm
     of lawyers") labelled ORG, so that a firm stands in for it."""
-    return [replace(s, label="ORG") if s.label == "PERSON" and _FIRM_AFTER.match(text, s.end) else s for s in spans]
+    return [replace(s, label="ORG") if s.label == "PERSON" and _FIRM_AFTER.match(text, s.end) and not _ONE_PERSON.search(s.text)
+            and not _TITLE_BEFORE.search(text, max(0, s.start - 20), s.start) else s for s in spans]
 
 
 _NAME_LABELS = frozenset({"PERSON", "ORG", "GPE", "LOC", "FAC", "NORP"})

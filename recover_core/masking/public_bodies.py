@@ -95,8 +95,20 @@ def without_public_bodies(spans: list[Span], text: str) -> list[Span]:
     for s in spans:
         if s.label in LABELS and is_public_body(_whole_name(text, s)):
             continue
+        if s.label in LABELS | {"PERSON"} and _gloss_of_public_body(text, s):
+            continue
         out.append(s)
     return out
+
+
+_GLOSS_OPEN = re.compile(r"((?:[A-Z][\w’'-]* (?:of (?:the )?)?)*[A-Z][\w’'-]*) \([^()]{0,40}$")
+
+
+def _gloss_of_public_body(text: str, s: Span) -> bool:
+    """A public body's name in its own language, in brackets right after it: "the Supreme Court
+    (Högsta domstolen)", "the Court of Appeal (Svea hovrätt)"."""
+    m = _GLOSS_OPEN.search(text, max(0, s.start - 120), s.start)
+    return bool(m) and text.find(")", s.end, s.end + 40) >= 0 and is_public_body(m.group(1))
 
 
 _TOKEN = re.compile(r"[\w’'/-]+|[^\w\s]")

@@ -252,6 +252,9 @@ class Pseudonyms:
 
             def fits(c: str) -> bool:
                 w = bare(c)
+                if label in ("ORG", "FAC") and not original.isupper() and (w in lexicons.first_names() or " " not in w and w in lexicons.last_names()
+                                                and w not in lexicons.place_names()):
+                    return False  # a person's name for a body ("the Phillip court") changes its kind; "BBC" -> "AURA" does not
                 return acceptable(c, label) and (kind is None or _kind_of(w) == kind) and (
                     not name_like or w not in lexicons.first_names()) and (
                     plural is None or (w in lexicons.plural_groups()) == plural) and (
