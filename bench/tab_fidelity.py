@@ -11,9 +11,11 @@ TAB document under ``protect="quasi"``, never the test split (``tab.load_tab`` d
   mention the experts mask: share written out unchanged;
 * substitute kind kept: each replaced PERSON / LOC / ORG mention (TAB's gold type), re-tagged by
   spaCy md in the output: share whose substitute reads as its kind (PERSON; GPE/LOC/FAC; ORG);
-* dates of laws and treaties kept: the experts' NO_MASK dates in a sentence that names a law, a
-  treaty or its entry into force (this file's own pattern), share untouched;
-* the one-known-date attack: for each public date (NO_MASK DATETIME) that was moved, the offset
+* dates of laws and treaties kept: the experts' NO_MASK dates in a sentence that dates a law or
+  a treaty (entry into force, ratification, gazette, signature: this file's own pattern), share
+  untouched;
+* the one-known-date attack: for each date of a law or treaty that was moved, and for each date
+  the experts left unmasked (NO_MASK DATETIME; lodging dates among them) that was moved, the offset
   it gives applied to the document's other moved dates: share undone; and, as the reference, the
   same with one private date known (the shift policy's own exposure);
 * the interval fingerprint: each output's day gaps matched against every original's: share of
@@ -47,9 +49,11 @@ _FULL_DATE = re.compile(rf"\b(\d{{1,2}}) ({'|'.join(_MONTHS)}) ((?:1[89]|20)\d\d
 _REFERENCE = re.compile(r"\b(?:Articles?|Rules?|Protocol No\.|Protocol)\s+\d+(?:\s*§+\s*\d+)?|§+\s*\d+")
 _HEADING = re.compile(r"^(?:[A-Z]|[IVX]{1,5}|\d{1,2})\. \S.{0,80}$|^[A-Z][A-Z ,’'-]{3,80}$")
 # This bench's own reading of a law's or treaty's date: an experts' NO_MASK date in a sentence that
-# names a law or a treaty or its entry into force.
-_LAW_SENTENCE = re.compile(r"\b(?:Act|Law|Protocol|Convention|Treaty|Code|Regulations?|Decree|Constitution)\b|"
-                           r"into force|[Gg]azette|ratif|promulgat|enact")
+# dates a law or a treaty.
+# A sentence that dates a law or a treaty: its entry into force, ratification, publication or
+# signature. (Only "naming a law" took in "lodged under Article 34 of the Convention on 14 May
+# 1998", the date of the application, which is the case's.)
+_LAW_SENTENCE = re.compile(r"into force|[Gg]azette|ratif|promulgat|enact|\bsigned (?:in|at) |\badopted on")
 _KINDS = {"PERSON": {"PERSON"}, "LOC": {"GPE", "LOC", "FAC"}, "ORG": {"ORG", "GPE", "FAC", "NORP"}}
 
 
@@ -93,6 +97,7 @@ def score(doc: GoldDoc, ob, nlp) -> dict:
     laws = [(a, b) for e in doc.entities if e.entity_type == "DATETIME"
             for (a, b), needs in zip(e.mentions, e.mention_masking) if not needs and _LAW_SENTENCE.search(_sentence(doc.text, a))]
     out["law_dates"] = (sum(not _touched(a, b, spans) for a, b in laws), len(laws))
+    out["laws"] = laws
     refs = [(m.start(), m.end()) for m in _REFERENCE.finditer(doc.text)]
     out["refs"] = (sum(not _touched(a, b, spans) for a, b in refs), len(refs))
     # headings: lines with no mention the experts mask
@@ -131,6 +136,10 @@ def score(doc: GoldDoc, ob, nlp) -> dict:
                 public_pairs.append((o, n))
     out["pairs"] = pairs
     out["public_attack"] = [x for p in public_pairs if (x := _one_date_attack(pairs, p)) is not None]
+    law_pairs = [(o, n) for s, r in placed if (o := _date(s.text)) and (n := _date(r.substitute))
+                 and _touched(s.start, s.end, laws)]
+    out["law_attack"] = [x for p in law_pairs if (x := _one_date_attack(pairs, p)) is not None]
+    out["law_docs"] = bool(laws)
     out["private_attack"] = [x for p in pairs[:1] if (x := _one_date_attack(pairs, p)) is not None]
     out["output_dates"] = [n for _, n in pairs]
     out["original_dates"] = [d for d in (_date(m.group()) for m in _FULL_DATE.finditer(doc.text)) if d]
@@ -222,7 +231,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"  dates of laws and treaties kept (NO_MASK, in a sentence naming a law) {_share(total('law_dates'))}")
     print(f"  headings kept               {_share(total('headings'))}")
     print(f"  substitute kind kept        {_share(total('kinds'))}")
-    print(f"  one public date known: share of the other dates undone   "
+    law_docs = sum(r["law_docs"] for r in rows)
+    law_attack = [x for r in rows for x in r["law_attack"]]
+    print(f"  one date of a law or treaty known: share of the other dates undone   "
+          f"{mean(law_attack) if law_attack else f'0 (none of the {law_docs} documents with one moved it)'}")
+    print(f"  one date the experts left unmasked known (lodging dates included): share undone   "
           f"{mean([x for r in rows for x in r['public_attack']])}")
     print(f"  one private date known (reference): share undone        "
           f"{mean([x for r in rows for x in r['private_attack']])}")

@@ -20,7 +20,8 @@ PUBLIC = ("PROCEDURE\n\n"
           "A. Arrest and detention\n\n"
           "On 3 September 1997 he was arrested under section 1 of the Police and Criminal Evidence Act 1984. "
           "The President of the Chamber decided to apply Rule 41 and Article 27 § 1 of the Convention. "
-          "Under Law no. 4928 of 19 July 2003 his sentence was reviewed.\n\n"
+          "Under Law no. 4928 of 19 July 2003 his sentence was reviewed, as in R v. Lambert [2001] 3 WLR 206 "
+          "and under the 1886 and 1898 Acts.\n\n"
           "C. Proceedings on appeal\n\n"
           "On 6 March 2001 the Court of Appeal dismissed Mr Yetkinsekerci’s appeal.")
 _DATE = re.compile(r"\b\d{1,2} [A-Z][a-z]+ \d{4}\b")
@@ -41,7 +42,8 @@ def test_citations_laws_treaty_dates_and_headings_stay(quasi):
                  "on 1 November 1998, when", "section 1 of the Police and Criminal Evidence Act 1984",
                  "Rule 41 and Article 27 § 1 of the Convention", "Law no. 4928 of 19 July 2003",
                  "\n\nA. Arrest and detention\n\n", "\n\nC. Proceedings on appeal\n\n",
-                 "against the United Kingdom lodged"):  # the respondent State is the public party
+                 "against the United Kingdom lodged",  # the respondent State is the public party
+                 "[2001] 3 WLR 206", "the 1886 and 1898 Acts"):
         assert kept in out
     # the private dates moved, all by one shift: order and intervals hold
     assert "14 May 1998" not in out and "3 September 1997" not in out and "6 March 2001" not in out

@@ -52,6 +52,10 @@ _NAMED_LAW = re.compile(
     rf"(?:{_NAME_WORD}(?: (?:and|of|on|for|the|in|to|de))* ){{0,7}}{_LAW_WORD}"
     rf"(?: (?:of|on|for) (?:the )?{_NAME_WORD}(?: (?:and|of|on|for|the|in) {_NAME_WORD}| {_NAME_WORD})*)?"
     rf"(?:,? (?:of |dated )?(?:{_DATE}))?(?![\w])")
+# A law report ("R v. Lambert [2001] 3 WLR 206", "(1978) 2 EHRR 25") and a law named by its year
+# ("the 1998 Act", "the 1886 and 1898 Acts").
+_LAW_REPORT = re.compile(r"[\[(](?:1[6-9]|20)\d\d[\])] (?:\d{1,3} )?[A-Z][A-Za-z.]{1,8}(?: \([A-Za-z]+\))? \d{1,4}")
+_YEAR_LAW = re.compile(r"\b(?:1[6-9]|20)\d\d(?:(?:,| and| or) (?:1[6-9]|20)\d\d)* (?:Acts?|Law|Laws|Code|Constitution|Regulations?)\b")
 # Where a sentence dates a law or a treaty rather than an event of the case.
 _IN_FORCE = re.compile(r"(?i)\b(?:(?:came|come|comes|coming|entered|enter|enters|entering|entry|put) into force|"
                        r"ratif(?:ied|ication|ying)|promulgat\w+|official gazette|enacted|signed (?:in|at) [A-Z]\w+|"
@@ -115,6 +119,7 @@ def public_ranges(text: str) -> list[tuple[int, int]]:
     when a law or treaty was signed, ratified or came into force, and the Government agent's town."""
     ranges = [(m.start(), m.end()) for m in _PROVISION.finditer(text)]
     ranges += [(m.start(), m.end()) for m in _NAMED_LAW.finditer(text) if _names_a_law(m.group())]
+    ranges += [(m.start(), m.end()) for pattern in (_LAW_REPORT, _YEAR_LAW) for m in pattern.finditer(text)]
     # the agent's office's town, where the agent represents the Government
     ranges += [(m.start(1), m.end(1)) for m in _AGENT_PLACE.finditer(text)
                if "represent" in text[max(0, m.start() - 160):m.start()]]
