@@ -228,7 +228,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     for etype in sorted({k for k, _ in public}):
         print(f"  public text kept, {etype:9s} {_share((public[(etype, 'kept')], public[(etype, 'all')]))}")
     print(f"  legal references kept       {_share(total('refs'))}")
-    print(f"  dates of laws and treaties kept (NO_MASK, in a sentence naming a law) {_share(total('law_dates'))}")
+    print(f"  dates of laws and treaties kept (NO_MASK, in a sentence dating a law) {_share(total('law_dates'))}")
     print(f"  headings kept               {_share(total('headings'))}")
     print(f"  substitute kind kept        {_share(total('kinds'))}")
     law_docs = sum(r["law_docs"] for r in rows)
