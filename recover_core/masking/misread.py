@@ -18,23 +18,33 @@ from recover_core.text.spans import Span
 # "in", "from", "near" before a single capitalised word: a place far more often than a person
 # ("a letter from Anna" is why a first name must also read as a place, lexicons.reads_as_place).
 _BEFORE = re.compile(r"\b(?:in|from|near)\s+$")
+# Where only a place can stand: "lives in", "was born in", "a lawyer practising in", "a village in".
+_PLACE_BEFORE = re.compile(r"\b(?:lives|lived|living|live|born|practising|practicing|resident|residing|detention|"
+                           r"detained|imprisoned|village|villages|town|city|locality|district|province|moved|travelled|"
+                           r"arrived|family|bridge|municipality|county|area|region|Court|Courts|court)\s+"
+                           r"(?:in|of|at|to|known as)\s+$")
 # "the Konya court", "the Edirne prison": a place before what a body is, in lower case
-_BODY_AFTER = re.compile(r" (?:court|courts|prison|garrison|police|municipality|governorship|gendarmerie)\b")
+_BODY_AFTER = re.compile(r" (?:court|courts|prison|garrison|police|municipality|governorship|gendarmerie|district|"
+                         r"prosecutor['’]s office|public prosecutor)\b")
 _MONTH = re.compile(MONTH, re.I)  # the date recognizers' month names, whole or cut short
 _DAY_AFTER = re.compile(r" \d{1,2}(?:st|nd|rd|th)?\b")
 _DAY_BEFORE = re.compile(r"\b\d{1,2}(?:st|nd|rd|th)? (?:of )?$")
 
 
 def read_as_places(text: str, spans: list[Span]) -> list[Span]:
-    """``spans`` with a one-word PERSON span after "in", "from" or "near", or before a body in lower
-    case ("the Konya court"), that reads as a well-known place ("Izmir", "Lagos"; not "Mary", a
-    distant town) labelled GPE."""
+    """``spans`` with a PERSON span labelled GPE where it is a place: one word after "in", "from"
+    or "near" that reads as a well-known place ("Izmir", "Lagos"; not "Mary", a distant town); one
+    word before a body in lower case ("the Konya court"); up to two words where only a place can
+    stand ("lives in Tammi", "a lawyer practising in Aydın", "the municipality of Jokkmokk")."""
     out = []
     for s in spans:
-        if (s.label == "PERSON" and " " not in s.text and (_BEFORE.search(text[max(0, s.start - 12):s.start])
-                                                          or _BODY_AFTER.match(text, s.end))
+        if (s.label == "PERSON" and " " not in s.text and _BEFORE.search(text[max(0, s.start - 12):s.start])
                 and lexicons.reads_as_place(s.text)):
             s = replace(s, label="GPE")
+        elif s.label == "PERSON" and " " not in s.text and _BODY_AFTER.match(text, s.end):
+            s = replace(s, label="GPE")  # "the Konya court", "the Tekke district": what stands before a body is a place
+        elif s.label == "PERSON" and len(s.text.split()) <= 2 and _PLACE_BEFORE.search(text, max(0, s.start - 30), s.start):
+            s = replace(s, label="GPE")  # a town no list holds, where only a place can stand ("lives in Tammi")
         out.append(s)
     return out
 
