@@ -57,11 +57,18 @@ _TITLE_BEFORE = re.compile(r"\b(?:Mr|Mrs|Ms|Miss|Dr|Prof)\.?(?: [A-Z]\.)* $|\b[A
 _FIRM_AFTER = re.compile(r",? (?:a firm of |a law firm|solicitors\b|lawyers\b|attorneys\b|advocates\b|LLP\b|& Co\b)")
 
 
+# What names a body, right before its name: "a company named Lund", "the political party “Frank”".
+_BODY_BEFORE = re.compile(r"\b(?:company|firm|association|party|union|organisation|organization|foundation|"
+                          r"society|club|bank|newspaper|magazine|group)(?:,? (?:named|called|known as))?\s+[“\"]?$")
+
+
 def read_as_firms(text: str, spans: list[Span]) -> list[Span]:
-    """``spans`` with a PERSON span that names a law firm (right before ", solicitors", ", a firm
-    of lawyers") labelled ORG, so that a firm stands in for it."""
-    return [replace(s, label="ORG") if s.label == "PERSON" and _FIRM_AFTER.match(text, s.end) and not _ONE_PERSON.search(s.text)
-            and not _TITLE_BEFORE.search(text, max(0, s.start - 20), s.start) else s for s in spans]
+    """``spans`` with a PERSON span that names a firm or a body labelled ORG, so that a firm stands
+    in for it: right before ", solicitors", ", a firm of lawyers", or right after "a company named",
+    "the association"."""
+    return [replace(s, label="ORG") if s.label == "PERSON" and not _ONE_PERSON.search(s.text) and (
+        (_FIRM_AFTER.match(text, s.end) and not _TITLE_BEFORE.search(text, max(0, s.start - 20), s.start))
+        or _BODY_BEFORE.search(text, max(0, s.start - 40), s.start)) else s for s in spans]
 
 
 _NAME_LABELS = frozenset({"PERSON", "ORG", "GPE", "LOC", "FAC", "NORP"})
