@@ -24,6 +24,7 @@ from recover_core.data import lexicons
 from recover_core.data.lexicons import everyday
 from recover_core.masking.recognizers import DateOfBirth, Recognizer, _context_re
 from recover_core.text.dates import DAY as _DAY, MONTH, YEAR as _YEAR, said_born
+from recover_core.text.shapes import CURRENCY_CODE as _CURRENCY_CODE, CURRENCY_WORD as _CURRENCY_WORD
 
 QUASI = "quasi"
 
@@ -170,13 +171,6 @@ class ApplicationNumber(CaseNumber):
         return self.in_context(text, start, window=24) and super().validate(item, text, start)
 
 
-# ISO 4217 codes, with the ones the euro replaced (ATS, DEM, FRF ...): judgments give old sums in them.
-_CURRENCY_CODE = (r"(?:EUR|USD|GBP|TRL|TRY|YTL|PLN|RUB|UAH|CHF|SEK|DKK|NOK|HUF|CZK|HRK|BGN|RON|ISK|MKD|RSD|BAM|GEL|AMD|"
-                  r"AZN|MDL|ATS|DEM|FRF|ITL|GRD|ESP|PTE|BEF|NLG|FIM|IEP|LUF|SIT|SKK|EEK|LVL|LTL|CYP|MTL|ALL|BYN|BYR|"
-                  r"KZT|JPY|CNY|INR|AUD|CAD|ROL|SUR)")
-_CURRENCY_WORD = (r"(?i:euros?|dollars?|pounds?(?: sterling)?|francs?|liras?|lira|zlotys?|roubles?|rubles?|hryvnias?|"
-                  r"kunas?|korunas?|forints?|lei|leu|levs?|leva|marks?|kroner|kronor|krona|krone|dinars?|drachmas?|"
-                  r"escudos?|pesetas?|shillings?|schillings?|lari|drams?|manats?|cents?)")
 _AMOUNT_NUMBER = r"\d{1,3}(?:[ ,.]\d{3})+(?:[.,]\d{1,2})?|\d+(?:[.,]\d{1,2})?"
 _SCALE = r"(?: (?:million|billion|thousand))?"
 # Numbers in words: "five hundred euros", "seventy-one hearings", "Twenty three".

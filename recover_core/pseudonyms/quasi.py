@@ -29,7 +29,7 @@ from typing import Callable, Protocol
 from recover_core.data import lexicons
 from recover_core.text.dates import DAY as _DAY_RE, DAYS as _DAYS_RE, MONTH as _MONTH_RE, YEAR as _YEAR_RE
 from recover_core.text.dates import day_word as _day_word, month_index as _month_index, month_word as _month_word
-from recover_core.text.shapes import WEEKDAYS
+from recover_core.text.shapes import CURRENCY_CODE, CURRENCY_WORD, WEEKDAYS
 
 # The year a day and month without a year are read in (a common year: no 29 February).
 REF_YEAR = 2001
@@ -252,9 +252,7 @@ def age(original: str, rng: random.Random, helpers: object) -> str:
 # -> "83 years", "12 years" -> "11 years") they kept none of that.
 _GROUPED = re.compile(r"(\d{1,3})((?:([ ,.])\d{3})(?:\3\d{3})*)(?:([.,])(\d{1,2}))?$")
 _PLAIN = re.compile(r"(\d+)(?:([.,])(\d{1,2}))?$")
-_CURRENCY = re.compile(r"(?i)[€$£]|\b(?:[A-Z]{3})\b|\b(?:euro|dollar|pound|franc|lira|zloty|rouble|ruble|hryvnia|kuna|"
-                       r"koruna|forint|lei|leu|lev|mark|kron|dinar|drachma|escudo|peseta|schilling|shilling|lari|dram|"
-                       r"manat|cent)\w*")
+_CURRENCY = re.compile(rf"[€$£]|\b{CURRENCY_CODE}\b|\b{CURRENCY_WORD}")
 _UNIT_WORD = re.compile(r"(?i)\b(year|month|week|day|hour|minute)s?\b|%|per ?cent")
 
 

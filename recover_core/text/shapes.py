@@ -20,6 +20,14 @@ WEEKDAYS = "monday tuesday wednesday thursday friday saturday sunday".split()
 NUMBER_WORDS = ("one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
                 "sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety "
                 "hundred thousand million billion").split()
+# Currencies, as a sum is written (masking/quasi.py finds sums by them, pseudonyms/quasi.py names a
+# sum's unit by them). ISO 4217 codes, with the ones the euro replaced (ATS, DEM, FRF ...): judgments give old sums in them.
+CURRENCY_CODE = (r"(?:EUR|USD|GBP|TRL|TRY|YTL|PLN|RUB|UAH|CHF|SEK|DKK|NOK|HUF|CZK|HRK|BGN|RON|ISK|MKD|RSD|BAM|GEL|AMD|"
+                  r"AZN|MDL|ATS|DEM|FRF|ITL|GRD|ESP|PTE|BEF|NLG|FIM|IEP|LUF|SIT|SKK|EEK|LVL|LTL|CYP|MTL|ALL|BYN|BYR|"
+                  r"KZT|JPY|CNY|INR|AUD|CAD|ROL|SUR)")
+CURRENCY_WORD = (r"(?i:euros?|dollars?|pounds?(?: sterling)?|francs?|liras?|lira|zlotys?|roubles?|rubles?|hryvnias?|"
+                  r"kunas?|korunas?|forints?|lei|leu|levs?|leva|marks?|kroner|kronor|krona|krone|dinars?|drachmas?|"
+                  r"escudos?|pesetas?|shillings?|schillings?|lari|drams?|manats?|cents?)")
 # Labels whose substitutes keep the original's shape (NUMBER is vocabThres/allowList's digits).
 SHAPED_LABELS = frozenset({"NUMBER", "DATE", "TIME", "CARDINAL", "ORDINAL", "MONEY", "PERCENT", "QUANTITY"})
 
