@@ -23,7 +23,7 @@ preload_from_hub). This machine has no hub, so the check stands one in:
    utterance, speech find, render as substitute, bleep and silence). A pass/fail table; exit 1 on
    any failure.
 
-bert-base-uncased and roberta-base (the Space's hub MLMs) ship in no offline package: the check
+bert-base-uncased, roberta-base and distilroberta-base (the Space's hub MLMs) ship in no offline package: the check
 fills with minilm-mlm (built on the pinned MiniLM) instead, and speech substitutes come from the
 infill filler (SmolLM2), since the speech tab's MLM is bert-base-uncased in a Space. Whisper's
 normalizer.json (a British-to-American spelling map) ships in no package either: the stand-in is
@@ -211,7 +211,7 @@ def text_of(h) -> str:
 
 
 # The Space's hub MLMs: no offline package ships them, so the stand-in hub cannot hold them.
-NO_OFFLINE_COPY = ("bert-base-uncased", "roberta-base")
+NO_OFFLINE_COPY = ("bert-base-uncased", "roberta-base", "distilroberta-base")
 
 
 def columns_ok(cols: list, models: dict) -> str:

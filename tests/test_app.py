@@ -467,17 +467,16 @@ def test_every_hub_revision_is_a_commit_but_the_marked_ones():
     from recover_core.models import sources
 
     loose = {repo for repo, rev in sources.HUB_REVISIONS.items() if not re.fullmatch(r"[0-9a-f]{40}", rev)}
-    # spaCy's and distilroberta's commits could not be looked up from an offline machine (UNPINNED);
+    # spaCy's commits could not be looked up from an offline machine (UNPINNED);
     # piper's voice is pinned by a release tag. Any other repo must name a commit.
     assert loose == sources.NOT_A_COMMIT
-    assert {r for r in loose if not sources.pinned(r)} == {"spacy/en_core_web_sm", "spacy/en_core_web_md",
-                                                            "distilroberta-base"}
+    assert {r for r in loose if not sources.pinned(r)} == {"spacy/en_core_web_sm", "spacy/en_core_web_md"}
 
 
-def test_a_space_offers_no_unpinned_transformers_model(in_a_space):
+def test_a_space_offers_the_pinned_transformers_models(in_a_space):
     from recover_core.models import bundles
 
-    assert "distilroberta-base" not in bundles.names()
+    assert "distilroberta-base" in bundles.names()  # offered once its commit was pinned (models/sources.py)
     assert "bert-base-uncased" in bundles.names(available_only=True)
 
 

@@ -95,8 +95,8 @@ def test_the_space_preloads_every_hub_model_at_its_pinned_revision():
     from recover_core.models.sources import HUB_REVISIONS, UNPINNED
 
     entries = {e.split()[0]: e.split()[1:] for e in front_matter()["preload_from_hub"]}
-    # spacy-sm installs from PyPI in a Space, and distilroberta-base is not offered there.
-    used = {repo: rev for repo, rev in HUB_REVISIONS.items() if repo not in ("spacy/en_core_web_sm", "distilroberta-base")}
+    # spacy-sm installs from PyPI in a Space, so its hub copy is not downloaded.
+    used = {repo: rev for repo, rev in HUB_REVISIONS.items() if repo != "spacy/en_core_web_sm"}
     assert set(entries) == set(used)
     for repo, rev in used.items():
         assert entries[repo][-1:] == ([] if rev == UNPINNED else [rev]), repo  # an unpinned repo: whole, at main

