@@ -1,0 +1,230 @@
+"""Numbers said aloud, as a transcript writes them: read into digits and written back in words.
+
+Whisper writes a number sometimes in figures ("47 years old") and often in words ("forty seven
+years old", "the fourteenth of march nineteen sixty", "three hundred thousand pounds"). The
+quasi-identifier operators (pseudonyms/quasi.py, pseudonyms/identifiers.py) read figures; rather
+than teach each of them words, ``in_words`` wraps one: the span's spoken numbers become figures,
+the operator moves or scales them as it does any written number (one policy for text and
+speech), and the figures it returns are said again in the original's own spoken form (a year as
+a year, "nineteen sixty one"; a day as an ordinal, "the ninth"; a sum in words, "four hundred
+thousand"), its case, hyphens and "and" kept.
+
+The patterns here (``CARDINAL``, ``DAY_ORDINAL``, ``SPOKEN_YEAR``) are what the recognizers of
+spoken quasi-identifiers (masking/spoken.py) find. Reading a number's value is text2num's
+(``text_to_num``); writing one is num2words'. This module imports neither masking/ nor
+pseudonyms/: an operator reaches it as a plain function.
+"""
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+from typing import Any, Callable
+
+_UNITS = "one two three four five six seven eight nine".split()
+_TEENS = "ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen".split()
+_TENS = "twenty thirty forty fifty sixty seventy eighty ninety".split()
+
+
+def _alt(words: list[str]) -> str:
+    # each word whole: "six" never matches the head of "sixty" or "sixteen"
+    return "(?:" + "|".join(sorted(words, key=len, reverse=True)) + r")(?![\w'])"
+
+
+_UNIT = _alt(_UNITS)
+_TEEN = _alt(_TEENS)
+_TEN = _alt(_TENS)
+# 1-99: "forty seven", "forty-seven", "twelve", "six"
+BELOW_100 = rf"(?:{_TEN}(?:[- ]{_UNIT})?|{_TEEN}|{_UNIT})"
+_TEN_TO_99 = rf"(?:{_TEN}(?:[- ]{_UNIT})?|{_TEEN})"
+# 1-999: "three hundred", "a hundred and fifty", "one hundred fifty"
+_GROUP = rf"(?:(?:a|{_UNIT}) hundred(?![\w'])(?:(?: and)? {BELOW_100})?|{BELOW_100})"
+_SCALE = r"(?:thousand|million|billion)(?![\w'])"
+# Any whole number said in words: "forty seven thousand five hundred", "a million", "three
+# hundred thousand". A group follows another only after a scale word, so "two three" (digits
+# said one by one: SPOKEN_DIGITS') is two numbers, not one.
+CARDINAL = rf"(?:{_GROUP}|a(?= {_SCALE}))(?: {_SCALE}(?:,?(?: and)? {_GROUP}(?! {_SCALE}))?)*"
+
+_ORDINAL_UNITS = "first second third fourth fifth sixth seventh eighth ninth".split()
+_ORDINAL_TEENS = ("tenth eleventh twelfth thirteenth fourteenth fifteenth sixteenth seventeenth eighteenth "
+                  "nineteenth").split()
+# A day of the month said as an ordinal, 1-31: "the ninth", "twenty first", "thirty-first"
+DAY_ORDINAL = (rf"(?:(?:twenty)[- ]{_alt(_ORDINAL_UNITS)}|thirty[- ]first(?![\w'])|"
+               rf"{_alt(['twentieth', 'thirtieth'] + _ORDINAL_TEENS + _ORDINAL_UNITS)})")
+# A year said as a person says it, 1600-2099: "nineteen sixty", "nineteen eighty nine",
+# "nineteen oh five", "nineteen hundred", "twenty ten", "two thousand and five"
+SPOKEN_YEAR = (rf"(?:(?:sixteen|seventeen|eighteen|nineteen) (?:hundred(?![\w'])|oh[- ]{_UNIT}|{_TEN_TO_99})"
+               rf"|twenty (?:oh[- ]{_UNIT}|{_TEN_TO_99})"
+               rf"|two thousand(?![\w'])(?:(?: and)? {BELOW_100})?)")
+
+_ORDINAL_AS_CARDINAL = {"first": "one", "second": "two", "third": "three", "fifth": "five", "eighth": "eight",
+                        "ninth": "nine", "twelfth": "twelve", "twentieth": "twenty", "thirtieth": "thirty"}
+
+_YEAR_RE = re.compile(rf"(?<![\w'-]){SPOKEN_YEAR}(?![\w'-])", re.I)
+_ORDINAL_RE = re.compile(rf"(?<![\w'-]){DAY_ORDINAL}(?![\w'-])", re.I)
+_CARDINAL_RE = re.compile(rf"(?<![\w'-]){CARDINAL}(?![\w'-])", re.I)
+
+
+@dataclass(frozen=True)
+class Said:
+    """One number said in words: where it is, its value, and how it was said."""
+
+    start: int
+    end: int
+    value: int
+    kind: str  # "cardinal", "ordinal" or "year"
+    words: str
+
+
+def _value(words: str) -> int:
+    """The value of a cardinal said in words (text2num), "a hundred" read as "one hundred"."""
+    from text_to_num import text2num
+
+    low = re.sub(r"^a ", "one ", words.lower().replace(",", ""))
+    return int(text2num(low, "en"))
+
+
+def _ordinal_value(words: str) -> int:
+    # text2num reads cardinals; an ordinal's last word is turned back into its cardinal first
+    # ("twenty first" -> "twenty one", "fourteenth" -> "fourteen")
+    head, _, last = words.lower().replace("-", " ").rpartition(" ")
+    last = _ORDINAL_AS_CARDINAL.get(last) or re.sub(r"th$", "", last)
+    return _value(f"{head} {last}".strip())
+
+
+def _year_value(words: str) -> int:
+    """A spoken year's value: "two thousand and five" is a cardinal; otherwise it is said in two
+    halves, century then the rest ("nineteen | eighty nine", "nineteen | oh five", "nineteen | hundred")."""
+    low = words.lower()
+    if low.startswith("two thousand"):
+        return _value(low)
+    century, _, rest = low.partition(" ")
+    rest = rest.replace("-", " ")
+    if rest == "hundred":
+        return _value(century) * 100
+    return _value(century) * 100 + _value(re.sub(r"^oh ", "", rest))
+
+
+def read(text: str, years: bool = False) -> list[Said]:
+    """The numbers ``text`` says in words, in order (years only where ``years``: "nineteen sixty"
+    in a date is a year; in a sum, "nineteen hundred pounds" is a cardinal). Numbers in figures
+    are left out; a run text2num cannot read is left out too."""
+    found: list[Said] = []
+    taken: list[tuple[int, int]] = []
+    kinds = ([("year", _YEAR_RE, _year_value)] if years else []) + [("ordinal", _ORDINAL_RE, _ordinal_value),
+                                                                    ("cardinal", _CARDINAL_RE, _value)]
+    for kind, pattern, value in kinds:
+        for m in pattern.finditer(text):
+            if any(m.start() < b and a < m.end() for a, b in taken):
+                continue
+            try:
+                n = value(m.group())
+            except ValueError:
+                continue
+            found.append(Said(m.start(), m.end(), n, kind, m.group()))
+            taken.append((m.start(), m.end()))
+    return sorted(found, key=lambda s: s.start)
+
+
+def _figures(s: Said) -> str:
+    if s.kind == "ordinal":
+        return f"{s.value}{_suffix(s.value)}"
+    return str(s.value)
+
+
+def _suffix(n: int) -> str:
+    return "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+
+
+def in_figures(text: str, said: list[Said]) -> str:
+    """``text`` with each spoken number of ``said`` written in figures ("the 14th of march 1960")."""
+    out = text
+    for s in reversed(said):
+        out = out[: s.start] + _figures(s) + out[s.end:]
+    return out
+
+
+def say(value: int, kind: str, like: str = "") -> str:
+    """``value`` in words as ``like`` says its number: a year as a year ("nineteen sixty one",
+    "two thousand and five" where ``like`` says "thousand"), a day as an ordinal ("ninth"), any
+    other number as a cardinal ("four hundred thousand"); with hyphens and "and" only where
+    ``like`` has them, "a hundred" where it says "a", its first capital where it has one."""
+    from num2words import num2words
+
+    if kind == "year" and not re.search(r"thousand", like, re.I) and 1100 <= value <= 2099:
+        words = num2words(value, to="year")
+    elif kind == "ordinal":
+        words = num2words(value, to="ordinal")
+    else:
+        words = num2words(value)
+    words = words.replace(",", "")
+    if not re.search(r"\band\b", like, re.I) and like:
+        words = re.sub(r" and\b", "", words)  # "one hundred fifty", as an American speaker says it
+    if "-" not in like:
+        words = words.replace("-", " ")  # transcripts without punctuation: "forty seven"
+    if re.match(r"(?i)a (?:hundred|thousand|million|billion)\b", like):
+        words = re.sub(r"^one (?=hundred|thousand|million|billion)", "a ", words)
+    return words.capitalize() if like[:1].isupper() else words
+
+
+_FIGURES = re.compile(r"(?<![\w.,])\d+(?:,\d{3})*(?:st|nd|rd|th)?(?![\w]|[.,]\d)")
+
+
+def _class(figures: str, has_year: bool) -> str:
+    digits = re.sub(r"(?:st|nd|rd|th)$", "", figures).replace(",", "")
+    if not figures[-1:].isdigit():
+        return "ordinal"
+    if has_year and len(digits) == 4 and 1600 <= int(digits) <= 2099:
+        return "year"
+    return "cardinal"
+
+
+def in_words_like(text: str, said: list[Said], original_figures: str) -> str:
+    """``text`` (an operator's output in figures) with each number said as the original said
+    the number in its place: numbers are matched kind by kind, in order (the i-th day with the
+    i-th day, the year with the year), so an operator that drops one ("the 14th of march 1960"
+    -> "1960" under the year policy) still gets each right; a number the original wrote in
+    figures stays in figures."""
+    by_kind: dict[str, list[Said | None]] = {}
+    spoken_at = {_figures_start(s, said, original_figures): s for s in said}
+    has_year = any(s.kind == "year" for s in said)
+    for m in _FIGURES.finditer(original_figures):
+        by_kind.setdefault(_class(m.group(), has_year), []).append(spoken_at.get(m.start()))
+    seen: dict[str, int] = {}
+    pieces, at = [], 0
+    for m in _FIGURES.finditer(text):
+        kind = _class(m.group(), has_year)
+        options = by_kind.get(kind) or []
+        i = seen.get(kind, 0)
+        seen[kind] = i + 1
+        like = options[min(i, len(options) - 1)] if options else None
+        if like is None:
+            continue  # in figures in the original too, or nothing of its kind was said
+        value = int(re.sub(r"\D", "", re.sub(r"(?:st|nd|rd|th)$", "", m.group())))
+        pieces += [text[at:m.start()], say(value, like.kind, like.words)]
+        at = m.end()
+    return "".join(pieces) + text[at:]
+
+
+def _figures_start(s: Said, said: list[Said], original_figures: str) -> int:
+    """Where ``s`` stands once every number of ``said`` is in figures."""
+    shift = sum(len(_figures(o)) - (o.end - o.start) for o in said if o.start < s.start)
+    return s.start + shift
+
+
+Operator = Callable[[str, Any, Any], str]
+
+
+def in_words(op: Operator, years: bool = False) -> Operator:
+    """``op`` (an operator on figures: ``op(original, rng, helpers)``) made to take and give
+    numbers in words as well: a span with none said in words goes to ``op`` as it is."""
+
+    @functools.wraps(op)
+    def spoken(original: str, rng: Any, helpers: Any) -> str:
+        said = read(original, years=years)
+        if not said:
+            return op(original, rng, helpers)
+        figures = in_figures(original, said)
+        return in_words_like(op(figures, rng, helpers), said, figures)
+
+    return spoken
