@@ -20,7 +20,7 @@ from typing import Sequence
 
 from recover_core.data.lexicons import FUNCTION_WORDS
 from recover_core.errors import RecoverError
-from recover_core.masking import occupations, quasi
+from recover_core.masking import occupations, quasi, spoken
 from recover_core.masking.base import Masker
 from recover_core.masking.document import completed_names, recurrences
 from recover_core.masking.public_bodies import as_places, whole_bodies, without_public_bodies
@@ -94,6 +94,7 @@ _CASES = tuple(r for r in quasi.RECOGNIZERS if isinstance(r, quasi.CaseNumber))
 for _r in (Email(), Url(), Handle(), CreditCard(), CardExpiry(), Iban(), IpAddress(), MacAddress(), Vin(), NumberPlate(),
            FlightNumber(), BitcoinAddress(), Coordinates(), Ssn(), Phone(), DateOfBirth(), Address(), Postcode(), *_CASES, IdNumber(),
            NumberWithContext(), SortCode(), SpokenDigits(), *(r for r in quasi.RECOGNIZERS if r not in _CASES),
+           *spoken.RECOGNIZERS,  # the same kinds said in words, as a transcript writes them
            *occupations.RECOGNIZERS):
     add(_r)
 

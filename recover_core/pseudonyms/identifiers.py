@@ -33,6 +33,7 @@ from stdnum.us import ssn as _ssn
 
 from recover_core.text import shapes
 from recover_core.text.dates import day_word, month_index, month_word
+from recover_core.text.spoken import in_words
 from recover_core.pseudonyms import locators, quasi
 from recover_core.pseudonyms.redraw import like as _like, put as _put, rand_digits as _rand_digits
 from recover_core.pseudonyms.redraw import scramble as _scramble, shared_groups as _shared_groups
@@ -439,7 +440,7 @@ def spoken_digits(original: str, rng: random.Random, helpers: Helpers) -> str:
 OPERATORS: dict[str, Callable[[str, random.Random, Helpers], str]] = {
     "CREDIT_CARD": credit_card, "CARD_EXPIRY": card_expiry, "PHONE": phone, "IBAN": iban, "IP_ADDRESS": ip_address,
     "EMAIL": email,
-    "HANDLE": handle, "URL": url, "ID_NUMBER": id_number, "DATE_OF_BIRTH": date_of_birth, "ADDRESS": address,
+    "HANDLE": handle, "URL": url, "ID_NUMBER": id_number, "DATE_OF_BIRTH": in_words(date_of_birth, years=True), "ADDRESS": address,
     "POSTCODE": postcode, "SPOKEN_DIGITS": spoken_digits,
     **locators.OPERATORS,  # devices, vehicles, wallets, spots
     **quasi.OPERATORS,  # dates of events, ages, sums, nationalities (protect="quasi")

@@ -30,6 +30,7 @@ from recover_core.data import lexicons
 from recover_core.text.dates import DAY as _DAY_RE, DAYS as _DAYS_RE, MONTH as _MONTH_RE, YEAR as _YEAR_RE
 from recover_core.text.dates import day_word as _day_word, month_index as _month_index, month_word as _month_word
 from recover_core.text.shapes import CURRENCY_CODE, CURRENCY_WORD, WEEKDAYS
+from recover_core.text.spoken import in_words
 
 # The year a day and month without a year are read in (a common year: no 29 February).
 REF_YEAR = 2001
@@ -404,6 +405,9 @@ def health(original: str, rng: random.Random, helpers: object) -> str:
     return rng.choice([c for c in CONDITIONS if c != original.lower()])
 
 
-OPERATORS: dict[str, Callable] = {"EVENT_DATE": event_date, "AGE": age, "AMOUNT": quantity, "DURATION": quantity,
-                                   "COUNT": quantity, "CASE_NUMBER": case_number,
+# A number said in words ("the fourteenth of march nineteen sixty", "forty seven years old") is
+# read into figures, replaced by the same rules, and said back in its own form (text/spoken.py).
+OPERATORS: dict[str, Callable] = {"EVENT_DATE": in_words(event_date, years=True), "AGE": in_words(age),
+                                   "AMOUNT": in_words(quantity), "DURATION": in_words(quantity),
+                                   "COUNT": in_words(quantity), "CASE_NUMBER": case_number,
                                    "NATIONALITY": nationality, "OCCUPATION": occupation, "HEALTH": health}

@@ -1,0 +1,137 @@
+"""Quasi-identifiers said aloud, as a transcript writes them in words (issue 85).
+
+Whisper writes "forty seven years old", "the fourteenth of march nineteen sixty", "three
+hundred thousand pounds" in words, lower case, often without punctuation; masking/quasi.py's
+recognizers read figures and a few short number words. These find the same kinds in words, with
+the same labels, so the same operators replace them (through text/spoken.in_words):
+
+* EVENT_DATE: "the fourteenth of march nineteen sixty", "march the fourteenth", "november
+  nineteen eighty nine", "in nineteen sixty" (a year said alone only after a word that dates);
+* DATE_OF_BIRTH: the same after "born" (``said_born``): moved with the document's ages;
+* AGE: "forty seven years old", "aged seventy two", "at the age of sixty", "she was seventy two
+  when ...";
+* AMOUNT: "three hundred thousand pounds", "about a million dollars";
+* DURATION: "six months", "twenty five years", "a hundred and twenty days".
+
+A number said digit by digit ("five five five one two") stays SPOKEN_DIGITS'.
+"""
+from __future__ import annotations
+
+import re
+
+from recover_core.masking.quasi import QUASI, _ROUGHLY, _TIME_UNIT
+from recover_core.masking.recognizers import Recognizer
+from recover_core.text.dates import YEAR, said_born
+from recover_core.text.shapes import CURRENCY_WORD, MONTHS
+from recover_core.text.spoken import CARDINAL, DAY_ORDINAL, SPOKEN_YEAR, read
+
+# A month said in full: a speaker does not say "Sept."
+_MONTH = "(?:" + "|".join(MONTHS) + r")(?![\w'])"
+_ANY_YEAR = rf"(?:{SPOKEN_YEAR}|{YEAR}(?!\d))"
+# Words after which a year said alone dates something ("in nineteen sixty", "since twenty ten")
+_DATING = ("in", "since", "until", "till", "by", "from", "during", "before", "after")
+_EDGE = r"(?<![\w'-])"
+
+
+def _after(words: tuple[str, ...]) -> str:
+    # one fixed-width look-behind per word: Python's look-behinds cannot vary in width
+    return "(?:" + "|".join(rf"(?<=\b{w} )" for w in words) + ")"
+
+
+class SpokenDate(Recognizer):
+    label = "EVENT_DATE"
+    profile = QUASI
+    needs = None  # words, no digit
+    strength = 3  # as EventDate: over a count or a run of digit words on the same words
+    pattern = re.compile(
+        rf"{_EDGE}(?:"
+        rf"(?:the )?{DAY_ORDINAL}(?: of)? {_MONTH}(?:,? {_ANY_YEAR})?"
+        rf"|{_MONTH},? (?:the )?{DAY_ORDINAL}(?:,? {_ANY_YEAR})?"
+        rf"|{_MONTH},? {SPOKEN_YEAR}"
+        rf"|{_after(_DATING)}{SPOKEN_YEAR}"
+        rf")(?![\w'-])", re.I)
+
+    def bounds(self, m: re.Match[str]) -> tuple[int, int]:
+        # "the" stays, as TAB's experts leave a determiner; the date operators read from the day on
+        head = re.match(r"(?i)the ", m.group())
+        return m.start() + (len(head.group()) if head else 0), m.end()
+
+    def validate(self, item: str, text: str, start: int) -> bool:
+        return bool(read(item, years=True)) and not said_born(text, start)
+
+
+class SpokenBirthDate(SpokenDate):
+    """A birth date said in words ("born on the ninth of november nineteen eighty nine"): a
+    direct identifier, as DateOfBirth in figures is; moved with the document's ages."""
+
+    label = "DATE_OF_BIRTH"
+    profile = "direct"
+    strength = 4  # as BirthYear: over EVENT_DATE on the same words
+
+    def validate(self, item: str, text: str, start: int) -> bool:
+        return bool(read(item, years=True)) and said_born(text, start)
+
+
+class SpokenBirthYear(Recognizer):
+    """"born in nineteen fifty one": the year moves with the ages, as BirthYear's does."""
+
+    label = "DATE_OF_BIRTH"
+    profile = QUASI
+    needs = None
+    strength = 4
+    pattern = re.compile(rf"(?<=\bborn in ){SPOKEN_YEAR}(?![\w'-])", re.I)
+
+
+class SpokenAge(Recognizer):
+    label = "AGE"
+    profile = QUASI
+    needs = None
+    strength = 3  # over a duration ("forty seven years") or digit words on the same words
+    pattern = re.compile(
+        rf"{_EDGE}{CARDINAL}[- ]years?[- ]old(?![\w'-])"
+        rf"|{_after(('aged', 'age of', 'age is', 'age was'))}(?:about )?{CARDINAL}(?![\w'-])"
+        # "she was seventy two when she sold the house", "he was sixty at the time"
+        rf"|{_after(('was', 'is', 'were', 'turned'))}{CARDINAL}(?= (?:at the time|when)\b)", re.I)
+
+    def bounds(self, m: re.Match[str]) -> tuple[int, int]:
+        head = re.match(r"(?i)about ", m.group())  # "aged about sixty": the age only
+        return m.start() + (len(head.group()) if head else 0), m.end()
+
+    def validate(self, item: str, text: str, start: int) -> bool:
+        said = read(item)
+        return bool(said) and 1 <= said[0].value <= 120
+
+
+class SpokenAmount(Recognizer):
+    """A sum said in words with its currency: "three hundred thousand pounds", "about a million
+    dollars". Amount finds the short ones too ("five hundred euros"); this one the whole of a
+    long one ("forty seven thousand five hundred pounds")."""
+
+    label = "AMOUNT"
+    profile = QUASI
+    needs = None
+    strength = 2
+    pattern = re.compile(rf"{_EDGE}{_ROUGHLY}{CARDINAL} {CURRENCY_WORD}(?![\w'-])", re.I)
+
+    def validate(self, item: str, text: str, start: int) -> bool:
+        return bool(read(item))
+
+
+class SpokenDuration(Recognizer):
+    """How long, in words: "six months", "twenty five years", "a hundred and twenty days"."""
+
+    label = "DURATION"
+    profile = QUASI
+    needs = None
+    strength = 2
+    _ONE = rf"{CARDINAL}(?: and a half)? {_TIME_UNIT}"
+    pattern = re.compile(rf"{_EDGE}{_ONE}(?:(?:,| and) {_ONE})?(?![\w'-])", re.I)
+
+    def validate(self, item: str, text: str, start: int) -> bool:
+        # not "forty seven years old" (an age) nor "years of age"
+        after = text[start + len(item):start + len(item) + 8]
+        return bool(read(item)) and not re.match(r"[- ](?:old|of age)\b", after, re.I)
+
+
+RECOGNIZERS: tuple[Recognizer, ...] = (SpokenBirthDate(), SpokenBirthYear(), SpokenDate(), SpokenAge(), SpokenAmount(),
+                                       SpokenDuration())

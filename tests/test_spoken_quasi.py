@@ -1,0 +1,161 @@
+"""Quasi-identifiers said aloud (issue 85): dates, ages, sums and durations as a Whisper
+transcript writes them in words are found, replaced by text's policy and said back in the
+original's spoken form, through the engine as speech's ``find`` runs it."""
+from __future__ import annotations
+
+import dataclasses
+import random
+import re
+from datetime import date
+
+import pytest
+
+from recover_core import Obfuscator
+from recover_core.speech.plan import SPEECH_ENGINE
+from recover_core.text import spoken
+from recover_core.text.dates import month_index
+
+KEY = b"s" * 32
+WORDS = r"[a-z]+(?:[- ][a-z]+)*"
+
+
+@pytest.fixture(scope="module")
+def text_engine() -> Obfuscator:
+    return Obfuscator(protect="quasi", key=KEY)
+
+
+@pytest.fixture(scope="module")
+def speech_engine() -> Obfuscator:
+    # the engine SpeechObfuscator.find runs under obfuscate-audio --protect quasi
+    return Obfuscator(dataclasses.replace(SPEECH_ENGINE, protect="quasi"), key=KEY)
+
+
+def _one(engine: Obfuscator, text: str, label: str):
+    r = engine.obfuscate(text)
+    got = [x for x in r.replacements if x.label == label]
+    assert len(got) == 1, (text, [(x.label, x.substitute) for x in r.replacements])
+    return r, got[0]
+
+
+def _value(words: str, years: bool = False) -> list[int]:
+    return [s.value for s in spoken.read(words, years=years)]
+
+
+# --- reading and writing numbers in words (no model) ----------------------------------------
+
+@pytest.mark.parametrize("words, years, values", [
+    ("forty seven years old", False, [47]), ("forty-seven", False, [47]),
+    ("three hundred thousand pounds", False, [300000]), ("a hundred and fifty euros", False, [150]),
+    ("forty seven thousand five hundred pounds", False, [47500]),
+    ("the fourteenth of march nineteen sixty", True, [14, 1960]),
+    ("the twenty first of may two thousand and five", True, [21, 2005]),
+    ("nineteen oh five", True, [1905]), ("twenty ten", True, [2010]),
+])
+def test_numbers_said_in_words_are_read(words, years, values):
+    assert _value(words, years) == values
+
+
+def test_a_number_is_said_back_in_the_form_it_was_said_in():
+    assert spoken.say(1961, "year", "nineteen sixty") == "nineteen sixty one"
+    assert spoken.say(2007, "year", "two thousand and five") == "two thousand and seven"
+    assert spoken.say(9, "ordinal", "fourteenth") == "ninth"
+    assert spoken.say(23, "ordinal", "twenty-first") == "twenty-third"
+    assert spoken.say(400000, "cardinal", "three hundred thousand") == "four hundred thousand"
+    assert spoken.say(120, "cardinal", "a hundred and fifty") == "a hundred and twenty"
+    assert spoken.say(49, "cardinal", "Forty-seven") == "Forty-nine"
+
+
+def test_an_operator_on_figures_takes_and_gives_words():
+    def plus_two(original: str, rng: random.Random, helpers: object) -> str:
+        return re.sub(r"\d+", lambda m: str(int(m.group()) + 2), original)
+
+    op = spoken.in_words(plus_two, years=True)
+    assert op("the fourteenth of march nineteen sixty", None, None) == "the sixteenth of march nineteen sixty two"
+    assert op("the fourteenth of march 1960", None, None) == "the sixteenth of march 1962"  # figures stay figures
+    assert op("14 March 1960", None, None) == "16 March 1962"  # nothing said in words: the operator alone
+
+
+# --- through the engine -----------------------------------------------------------------------
+
+SENTENCES = [
+    # (transcript, label, the original's words, a form the substitute must have)
+    ("my son is forty seven years old", "AGE", "forty seven", rf"^{WORDS} years old$"),
+    ("she was seventy two when she sold the house", "AGE", "seventy two", rf"^{WORDS}$"),
+    ("we bought it for three hundred thousand pounds", "AMOUNT", "three hundred thousand", rf"^{WORDS} thousand pounds$"),
+    ("on the fourteenth of march nineteen sixty", "EVENT_DATE", "fourteenth of march",
+     rf"^{WORDS} of [a-z]+ nineteen {WORDS}$"),
+    ("he was born on the ninth of november nineteen eighty nine", "DATE_OF_BIRTH", "ninth of november",
+     rf"^{WORDS} of [a-z]+ nineteen {WORDS}$"),
+    ("it took six months", "DURATION", "six months", rf"^{WORDS} months$"),
+]
+PUNCTUATED = [
+    ("My son is forty-seven years old.", "AGE", "forty-seven", r"^[a-z]+(?:-[a-z]+)? years old$"),
+    ("She was seventy-two when she sold the house.", "AGE", "seventy-two", r"^[a-z]+(?:-[a-z]+)?$"),
+    ("We bought it for three hundred thousand pounds.", "AMOUNT", "three hundred thousand",
+     rf"^{WORDS} thousand pounds$"),
+    ("On the fourteenth of March, nineteen sixty, he left.", "EVENT_DATE", "fourteenth of March",
+     rf"^{WORDS} of [A-Z][a-z]+, nineteen {WORDS}$"),
+    ("He was born on the ninth of November, nineteen eighty-nine.", "DATE_OF_BIRTH", "ninth of November",
+     rf"^{WORDS} of [A-Z][a-z]+, nineteen {WORDS}$"),
+    ("It took six months.", "DURATION", "six months", rf"^{WORDS} months$"),
+]
+
+
+def _plausible(label: str, original: str, substitute: str) -> None:
+    years = label in ("EVENT_DATE", "DATE_OF_BIRTH")
+    before, after = _value(original, years), _value(substitute, years)
+    assert len(after) == len(before), (original, substitute)
+    if label == "AGE":
+        assert 1 <= abs(after[0] - before[0]) <= 3  # the document's age offset
+    elif label in ("AMOUNT", "DURATION"):
+        assert after[0] != before[0] and 0.5 <= after[0] / before[0] <= 2  # one keyed factor per unit
+    else:  # a day and a year, moved by the document's shift (190-1,095 days) and age offset
+        assert 1 <= after[0] <= 31 and abs(after[1] - before[1]) <= 6
+
+
+@pytest.mark.parametrize("text, label, said, form", SENTENCES + PUNCTUATED)
+def test_a_spoken_quasi_identifier_is_replaced_in_its_spoken_form(text_engine, text, label, said, form):
+    r, rep = _one(text_engine, text, label)
+    assert said.lower() not in r.text.lower()  # the original's number words are gone
+    assert re.search(form, rep.substitute), rep.substitute  # in words, of its form, with its unit
+    assert not re.search(r"\d", r.text)  # said, not written in figures
+    original = text[text.lower().index(said.lower()):]
+    _plausible(label, original, rep.substitute)
+
+
+@pytest.mark.parametrize("text, label, said, form", SENTENCES)
+def test_speech_finds_and_replaces_the_same(speech_engine, text, label, said, form):
+    r, rep = _one(speech_engine, text, label)
+    assert said not in r.text and re.search(form, rep.substitute), rep.substitute
+
+
+def test_one_document_says_one_value_one_way_and_agrees_with_its_figures(text_engine):
+    doc = ("my son is forty seven years old. his cousin is forty seven years old too. "
+           "the teacher was 47 years old. we moved on the fourteenth of march nineteen sixty "
+           "and again on 14 March 1960.")
+    r = text_engine.obfuscate(doc)
+    ages = [x.substitute for x in r.replacements if x.label == "AGE"]
+    assert len(ages) == 3 and ages[0] == ages[1]  # one value, one substitute
+    assert _value(ages[0]) == [int(re.search(r"\d+", ages[2]).group())]  # words and figures: one age offset
+    dates = [x.substitute for x in r.replacements if x.label == "EVENT_DATE"]
+    assert len(dates) == 2
+    day, year = _value(dates[0], years=True)
+    month = month_index(re.search(r"of ([a-z]+)", dates[0]).group(1))
+    d, m, y = re.fullmatch(r"(\d+) ([A-Z][a-z]+) (\d{4})", dates[1]).groups()
+    assert date(year, month, day) == date(int(y), month_index(m), int(d))  # one shift for both
+    again = Obfuscator(protect="quasi", key=KEY).obfuscate(doc)
+    assert again.text.split(". ")[:2] == r.text.split(". ")[:2]  # the same key, the same substitutes
+
+
+def test_figures_go_as_before(text_engine):
+    for text, label, shape in [("She was 72 when she sold the house.", "AGE", r"^\d\d$"),
+                               ("We bought it for £300,000.", "AMOUNT", r"^£\d{3},000$"),
+                               ("On 14 March 1960 he left.", "EVENT_DATE", r"^\d{1,2} [A-Z][a-z]+ \d{4}$"),
+                               ("It took 6 months.", "DURATION", r"^\d+ months$")]:
+        r, rep = _one(text_engine, text, label)
+        assert re.fullmatch(shape, rep.substitute), rep.substitute
+
+
+def test_digits_said_one_by_one_are_no_sum_nor_date(text_engine):
+    found = {s.label for s in text_engine.find("my pin is four four two one and the code is nine oh two one oh")}
+    assert found <= {"SPOKEN_DIGITS"}
