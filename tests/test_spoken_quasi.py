@@ -159,3 +159,10 @@ def test_figures_go_as_before(text_engine):
 def test_digits_said_one_by_one_are_no_sum_nor_date(text_engine):
     found = {s.label for s in text_engine.find("my pin is four four two one and the code is nine oh two one oh")}
     assert found <= {"SPOKEN_DIGITS"}
+
+
+def test_under_the_year_policy_a_spoken_date_keeps_its_year_said_as_a_year():
+    r = Obfuscator(protect="quasi", key=KEY, dates="year").obfuscate("she turned sixty on the first of may nineteen sixty")
+    subs = {x.label: x.substitute for x in r.replacements}
+    assert subs["EVENT_DATE"] == "nineteen sixty"  # the day goes, and its "the" with it
+    assert subs["AGE"] != "sixty" and re.fullmatch(WORDS, subs["AGE"])

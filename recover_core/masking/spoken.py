@@ -51,10 +51,8 @@ class SpokenDate(Recognizer):
         rf"|{_after(_DATING)}{SPOKEN_YEAR}"
         rf")(?![\w'-])", re.I)
 
-    def bounds(self, m: re.Match[str]) -> tuple[int, int]:
-        # "the" stays, as TAB's experts leave a determiner; the date operators read from the day on
-        head = re.match(r"(?i)the ", m.group())
-        return m.start() + (len(head.group()) if head else 0), m.end()
+    # "the" of "the fourteenth" is in the span: under the year policy the day goes, and its
+    # "the" with it (text/spoken.in_words), or "on the nineteen sixty" would be left
 
     def validate(self, item: str, text: str, start: int) -> bool:
         return bool(read(item, years=True)) and not said_born(text, start)
@@ -91,7 +89,8 @@ class SpokenAge(Recognizer):
         rf"{_EDGE}{CARDINAL}[- ]years?[- ]old(?![\w'-])"
         rf"|{_after(('aged', 'age of', 'age is', 'age was'))}(?:about )?{CARDINAL}(?![\w'-])"
         # "she was seventy two when she sold the house", "he was sixty at the time"
-        rf"|{_after(('was', 'is', 'were', 'turned'))}{CARDINAL}(?= (?:at the time|when)\b)", re.I)
+        rf"|{_after(('was', 'is', 'were'))}{CARDINAL}(?= (?:at the time|when)\b)"
+        rf"|{_after(('turned', 'turns', 'turning'))}{CARDINAL}(?![\w'-])", re.I)
 
     def bounds(self, m: re.Match[str]) -> tuple[int, int]:
         head = re.match(r"(?i)about ", m.group())  # "aged about sixty": the age only

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable
 
 _UNITS = "one two three four five six seven eight nine".split()
@@ -224,6 +224,19 @@ def in_words(op: Operator, years: bool = False) -> Operator:
         said = read(original, years=years)
         if not said:
             return op(original, rng, helpers)
+        # "the" of "the fourteenth" goes to the operator without it (a date operator reads the
+        # first word as the month) and comes back only before a day: under the year policy the
+        # day is gone, and "the nineteen sixty" says nothing
+        the = re.match(r"(?i)the (?=\S)", original) if said[0].kind == "ordinal" else None
+        if the:
+            rest = original[the.end():]
+            said = [replace(s, start=s.start - the.end(), end=s.end - the.end()) for s in said]
+            figures = in_figures(rest, said)
+            new = op(figures, rng, helpers)
+            back = in_words_like(new, said, figures)
+            if re.match(r"\d+(?:st|nd|rd|th)\b", new):
+                return the.group() + back
+            return back[:1].upper() + back[1:] if the.group()[:1].isupper() else back
         figures = in_figures(original, said)
         return in_words_like(op(figures, rng, helpers), said, figures)
 
