@@ -26,8 +26,8 @@ from ui.audio import (AUDIO_EXAMPLES, ERROR_COLORS, LM_CHOICES, SPEECH, SPEECH_V
 from ui.common import CAUSAL, FAST, MODELS, QUEUE_SIZE, SHARED, friendly  # noqa: E402,F401
 from ui.serve import keep_built_files, server_name, warm_up_steps, warm_up_wanted  # noqa: E402
 from ui.results import ALL, RESULTS, on_results_chart, on_results_claims, on_results_metric, on_results_table  # noqa: E402
-from ui.text import (CAUSAL_COLUMNS, EXAMPLES, MLM_COLUMNS, on_example, on_fill, on_fill_causal,  # noqa: E402
-                     on_fill_mlm, on_load, on_mask, on_resample)
+from ui.text import (CAUSAL_COLUMNS, EXAMPLES, MLM_COLUMNS, RESAMPLE, on_example, on_fill,  # noqa: E402
+                     on_fill_causal, on_fill_mlm, on_load, on_mask)
 
 
 def text_tab(demo: gr.Blocks) -> None:
@@ -56,7 +56,7 @@ def text_tab(demo: gr.Blocks) -> None:
     with gr.Row():
         mask_btn = gr.Button("Mask only")
         fill_btn = gr.Button("Mask and fill", variant="primary")
-        resample_btn = gr.Button("Resample (seed + 1)")
+        resample_btn = gr.Button("Resample (seed + 1)", elem_id=RESAMPLE)
     # The engine's own answer first (what `recover obfuscate` and Obfuscator.obfuscate give),
     # then the masks and how each of the papers' six fillers would fill them.
     engine_note = gr.Markdown("**Obfuscated** (the engine's answer)")
@@ -80,20 +80,17 @@ def text_tab(demo: gr.Blocks) -> None:
 
     def outputs_of(which: list[int]) -> list:
         return [col_outputs[3 * i + j] for i in which for j in range(3)]
-    mlm_outputs = head_outputs + outputs_of(MLM_COLUMNS)
-    causal_outputs = [status] + outputs_of(CAUSAL_COLUMNS)
     mask_btn.click(on_mask, [text, technique, n, markers, protect], [masked, status], api_name="mask", **MODELS)
     # /fill: all six columns in one call, for API clients (a hidden trigger: the page uses the two steps)
     gr.Button(visible=False).click(on_fill, fill_inputs, head_outputs + col_outputs, api_name="fill", **CAUSAL)
-    for trigger, suffix in ((fill_btn.click, ""), (text.submit, "_on_submit")):
-        trigger(on_fill_mlm, fill_inputs, mlm_outputs, api_name=f"fill_mlm{suffix}", **FAST).success(
-            on_fill_causal, fill_inputs, causal_outputs, api_name=f"fill_causal{suffix}", **CAUSAL)
+    # The button, Enter in the sentence and Resample fill alike (Resample with the next seed, which
+    # /fill_mlm also returns): the MLM columns first, in their own group, then the causal ones.
+    gr.on([fill_btn.click, text.submit, resample_btn.click], on_fill_mlm, fill_inputs,
+          head_outputs + outputs_of(MLM_COLUMNS) + [seed], api_name="fill_mlm", **FAST).success(
+        on_fill_causal, fill_inputs, [status] + outputs_of(CAUSAL_COLUMNS), api_name="fill_causal", **CAUSAL)
     # An example fills as it is clicked, at once from the warm-up's cache; the page opens on the first one.
     examples.load_input_event.then(on_example, fill_inputs, head_outputs + col_outputs, api_name="example", **CAUSAL)
     demo.load(on_load, None, [text, protect] + head_outputs + col_outputs, api_name="first_example")
-    resample_btn.click(on_resample, seed, seed, api_name="resample").then(
-        on_fill_mlm, fill_inputs, mlm_outputs, api_name="fill_mlm_after_resample", **FAST).success(
-        on_fill_causal, fill_inputs, causal_outputs, api_name="fill_causal_after_resample", **CAUSAL)
 
 
 def results_tab() -> None:
@@ -135,14 +132,15 @@ def results_tab() -> None:
     gr.Dataframe(value=results.provenance(), wrap=True,
                  label="Where each table came from: the commit that produced it, and whether one "
                        "obfuscation engine (the one the Text tab and the commands use) filled its corpora")
-    for trigger, suffix in ((r_metric.change, "metric"), (r_view.change, "view")):
-        trigger(on_results_metric, [r_metric, r_view], r_dataset, api_name=f"results_{suffix}").then(
-            on_results_chart, [r_metric, r_dataset, r_view], r_plot, api_name=f"results_chart_after_{suffix}").then(
-            on_results_claims, [r_dataset, r_view], r_claims, api_name=f"results_claims_after_{suffix}")
+    # A new metric or view: its datasets and the first one's chart. The chart and the claims are
+    # events of their own, so that one that fails leaves the other drawn.
+    gr.on([r_metric.change, r_view.change], on_results_metric, [r_metric, r_view], [r_dataset, r_plot],
+          api_name="results_metric")
     r_dataset.change(on_results_chart, [r_metric, r_dataset, r_view], r_plot, api_name="results_chart")
-    r_dataset.change(on_results_claims, [r_dataset, r_view], r_claims, api_name="results_claims")
-    for f in (t_dataset, t_origin, t_metric):
-        f.change(on_results_table, [t_dataset, t_origin, t_metric], r_table, api_name=f"results_table_{f.label.lower()}")
+    gr.on([r_dataset.change, r_view.change], on_results_claims, [r_dataset, r_view], r_claims,
+          api_name="results_claims")
+    gr.on([t_dataset.change, t_origin.change, t_metric.change], on_results_table, [t_dataset, t_origin, t_metric],
+          r_table, api_name="results_table")
 
 
 def recognition_tab() -> None:
@@ -230,8 +228,9 @@ def speech_tab(demo: gr.Blocks) -> None:
     s_state = gr.State(time_to_live=600)
     speech_inputs = [s_technique, s_filler, s_mode, s_voice]
     render_outputs = [s_original, s_output, s_plot, s_second, s_checks, s_verdict, s_found, s_table]
+    # Render follows a find that succeeded; a click on "Render again" renders the edited table.
     s_button.click(on_speech_find, [s_audio] + speech_inputs, [s_state, s_found, s_table, s_status],
-                   api_name="speech_find", **MODELS).then(
+                   api_name="speech_find", **MODELS).success(
         on_speech_render, [s_state, s_table] + speech_inputs, render_outputs, api_name="speech_render", **MODELS)
     s_again.click(on_speech_render, [s_state, s_table] + speech_inputs, render_outputs,
                   api_name="speech_rerender", **MODELS)
@@ -262,10 +261,12 @@ demo = build_demo()
 if __name__ == "__main__":
     env.exit_on_sigterm()  # a stopped app removes its folder (the last outputs) as it goes
     threads.serve()  # the models group's work on one thread with every core; the MLM columns on one each
-    if warm_up_wanted():
+    if warm_up_wanted():  # the Text tab's models and examples before the port opens, the Audio tab's after
         from recover_core.explorer import warm
 
-        warm.start(warm_up_steps())
+        before, after = warm_up_steps()
+        warm.run_steps(before, last=False)
+        warm.start(after)
     demo.launch(
         server_name=server_name(),
         server_port=int(os.environ.get("GRADIO_SERVER_PORT", "7860")),

@@ -16,16 +16,18 @@ preload_from_hub). This machine has no hub, so the check stands one in:
    revision is a tag or UNPINNED (models/sources.py) gets a local folder that its ref points at;
 3. `python app.py` from that venv with SPACE_ID, HF_HUB_OFFLINE=1, HF_HOME at that cache and a clean
    HOME (so nothing the project's setup built is there: merges and the name-shape model happen as
-   in a new Space, in its background warm-up);
-4. every tab's endpoints driven with gradio_client: Text (the page opening on the first example,
-   each example clicked, from the warm-up's cache in under a second; mask; all six columns through
+   in a new Space, in its warm-up: the Text tab's before the port opens, the Audio tab's after);
+4. as soon as the port opens, the timing goal: the first /fill against the second (<= 5 s more),
+   the page opening on the first example and each example clicked (<= 1 s, from the warm-up's
+   cache); once the Audio tab's warm-up is done, the same /fill pair again, then every tab's
+   endpoints driven with gradio_client: Text (mask; all six columns through
    /fill and through the page's two steps, both profiles), Results, Audio (WER of an uploaded
    utterance, speech find, render as substitute, bleep and silence). A pass/fail table; exit 1 on
    any failure.
 
-bert-base-uncased, roberta-base and distilroberta-base (the Space's hub MLMs) ship in no offline package: the check
-fills with minilm-mlm (built on the pinned MiniLM) instead, and speech substitutes come from the
-infill filler (SmolLM2), since the speech tab's MLM is bert-base-uncased in a Space. Whisper's
+bert-base-uncased, roberta-base and distilroberta-base (the Space's hub MLMs) ship in no offline
+package: the check fills with minilm-mlm (built on the pinned MiniLM) instead, and speech
+substitutes come from the infill filler (SmolLM2), since the speech tab's MLM is bert-base-uncased in a Space. Whisper's
 normalizer.json (a British-to-American spelling map) ships in no package either: the stand-in is
 empty, as the offline normalizer is. Nothing a check sends is a user's text.
 """
@@ -276,11 +278,11 @@ def drive(url: str, downloads: Path) -> None:
     view = tables.HEADLINE
 
     def results():
-        dd = c.predict("WER", view, api_name="/results_metric")
+        dd, _ = c.predict("WER", view, api_name="/results_metric")  # its datasets, the first one's chart
         dataset = (dd or {}).get("value") if isinstance(dd, dict) else dd
         chart = c.predict("Perplexity", dataset, view, api_name="/results_chart")
         claims = c.predict(dataset, view, api_name="/results_claims")
-        table = c.predict("(all)", "ours", "(all)", api_name="/results_table_dataset")
+        table = c.predict("(all)", "ours", "(all)", api_name="/results_table")
         assert chart is not None and claims["data"] and table["data"], "an empty result"
         return table, f"dataset {dataset}: {len(claims['data'])} claims, {len(table['data'])} rows"
     check("Results (metric, chart, claims, table)", results)
@@ -317,7 +319,9 @@ def _render(c, table, mode):
 
 # --- the timing goal: the first request after start against the second -------------------------
 
-def timing(url: str) -> str:
+def timing(url: str, when: str) -> str:
+    """Two /fill calls of a sentence no example holds, one after the other: the first pays for
+    whatever the app has not loaded yet. The goal (issue 84): the first waits <= 5 s more."""
     from gradio_client import Client
 
     c = Client(url, verbose=False)
@@ -328,7 +332,10 @@ def timing(url: str) -> str:
         c.predict(text, "entityTagger", 10000, "mask", 5, 0, MODELS["mlm"], MODELS["infill"], MODELS["instruct"],
                   protect, api_name="/fill")
         times.append(time.time() - t)
-    return f"first /fill after the warm-up {times[0]:.1f} s, second {times[1]:.1f} s (+{times[0] - times[1]:.1f} s)"
+    extra = times[0] - times[1]
+    RESULTS.append((f"first /fill {when} waits <= 5 s more than the second", extra <= 5.0, times[0],
+                    f"first {times[0]:.1f} s, second {times[1]:.1f} s (+{extra:.1f} s)"))
+    return f"{when}: first /fill {times[0]:.1f} s, second {times[1]:.1f} s (+{extra:.1f} s)"
 
 
 def examples(url: str) -> None:
@@ -373,16 +380,19 @@ def main() -> int:
     log = work / "app.log"
     proc = start_app(venv, hf_home, home, port, log)
     try:
-        up = wait_for(log, proc, port, None, 300)
-        print(f"app: serving after {up:.1f} s; warming up", flush=True)
+        # The Text tab's warm-up runs before the port opens (ui/serve.py): "start" is when it does.
+        up = wait_for(log, proc, port, None, 900)
+        print(f"app: serving after {up:.1f} s (the Text tab warmed up); the Audio tab warming up", flush=True)
+        url = f"http://127.0.0.1:{port}/"
+        timed = [timing(url, "at start")]  # the very first requests, while the Audio tab's warm-up runs
+        examples(url)
         warm = wait_for(log, proc, port, "warm-up: done", 900)
         print(f"app: warm-up done {warm:.1f} s after that", flush=True)
         for line in log.read_text().splitlines():
             if line.startswith("warm-up:"):
                 print("  " + line, flush=True)
-        examples(f"http://127.0.0.1:{port}/")
-        timed = timing(f"http://127.0.0.1:{port}/")
-        drive(f"http://127.0.0.1:{port}/", work / "downloads")
+        timed.append(timing(url, "after the warm-up"))
+        drive(url, work / "downloads")
     finally:
         proc.terminate()
         try:
@@ -396,7 +406,7 @@ def main() -> int:
     RESULTS.append(("no make/requirements-offline advice in the log", not bad, 0.0, bad[0][:120] if bad else ""))
 
     print(f"\nhub cache: {', '.join(made)}")
-    print(f"timing: {timed}")
+    print("timing: " + "; ".join(timed))
     width = max(len(r[0]) for r in RESULTS)
     print(f"\n{'check':{width}s}  result  seconds  note")
     for name, ok, secs, note in RESULTS:

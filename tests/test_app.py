@@ -27,8 +27,9 @@ def labels_of(highlighted) -> list[str]:
 def test_every_event_has_an_api_name(client):
     api = client.view_api(return_format="dict", print_info=False)
     names = set(api["named_endpoints"])
-    assert {"/mask", "/fill", "/resample", "/fill_mlm", "/fill_causal", "/fill_mlm_on_submit", "/fill_causal_on_submit",
-            "/fill_mlm_after_resample", "/fill_causal_after_resample"} <= names
+    # One endpoint per handler: the button, Enter and Resample share /fill_mlm then /fill_causal (gr.on).
+    assert names == {"/mask", "/fill", "/fill_mlm", "/fill_causal", "/example", "/first_example", "/results_metric",
+                     "/results_chart", "/results_claims", "/results_table", "/wer", "/speech_find", "/speech_render", "/speech_rerender"}
 
 
 def test_mask_highlights_spans(client):
@@ -234,7 +235,7 @@ def test_results_tab_plots_and_filters_the_precomputed_tables(client):
     bars = [t for t in fig["data"] if t["type"] == "bar"]
     assert bars and {t["name"] for t in bars} >= {"(any)", "allowList", "vocabThres", "entityTagger"}
     assert "vats2024 Table 3" in json.dumps(fig)  # plotly sends the numbers as binary arrays
-    table = client.predict("WSJ", "paper", "wer_percent", api_name="/results_table_metric")
+    table = client.predict("WSJ", "paper", "wer_percent", api_name="/results_table")
     rows = table["data"]
     assert len(rows) == 30 and all(r[0] == "WSJ" for r in rows)
 
@@ -281,10 +282,10 @@ def test_the_model_events_take_turns_in_one_bounded_queue():
     # The causal columns of several users fill side by side: their forward passes meet on the
     # models thread, in shared passes (filling/scheduler.py), a bounded number at a time.
     causal = {(fns[n].concurrency_id, fns[n].concurrency_limit)
-              for n in ("fill", "fill_causal", "fill_causal_on_submit", "fill_causal_after_resample")}
+              for n in ("fill", "fill_causal", "example")}
     assert causal == {("causal", app.SHARED)} and 1 < app.SHARED <= app.QUEUE_SIZE
     fast = {(fns[n].concurrency_id, fns[n].concurrency_limit)
-            for n in ("fill_mlm", "fill_mlm_on_submit", "fill_mlm_after_resample")}
+            for n in ("fill_mlm",)}
     assert fast == {("mlm", 1)}  # the MLM columns do not queue behind causal work
     assert all(isinstance(f.api_name, str) for f in fns.values())  # every event keeps an api_name
     assert app.demo._queue.max_size == app.QUEUE_SIZE > 0
@@ -307,7 +308,7 @@ def test_mlm_columns_get_through_while_causal_columns_run(client):
     fast = client.predict(*args[:5], 1, *args[6:], api_name="/fill_mlm")
     assert not slow.done()  # the MLM columns came back while the causal ones were still running
     mlm_headers = [fast[4 + 3 * j + 1] for j in range(len(app.MLM_COLUMNS))]
-    assert all("waiting" not in h for h in mlm_headers) and len(fast) == 4 + 3 * len(app.MLM_COLUMNS)
+    assert all("waiting" not in h for h in mlm_headers) and len(fast) == 4 + 3 * len(app.MLM_COLUMNS) + 1  # + the seed
     out = slow.result()
     assert all("waiting" not in out[1 + 3 * j + 1] for j in range(len(app.CAUSAL_COLUMNS)))
 
@@ -508,10 +509,28 @@ def test_a_space_binds_where_its_proxy_reaches_it(monkeypatch):
     assert app.server_name() == "127.0.0.1" and not app.warm_up_wanted()
 
 
+def test_a_space_warms_the_text_tab_up_before_it_serves_and_the_audio_tab_after():
+    import app
+
+    before, after = app.warm_up_steps()
+    # Before the port opens: what the first text request and an example click need.
+    assert [name for name, _ in before] == ["models (prepare)"] + [
+        f"text example {i + 1} ({protect})" for i, (_, protect) in enumerate(app.EXAMPLES)]
+    assert [name for name, _ in after] == ["recognizer", "WER normalizer", "voices"]
+
+
 # --- small things ---------------------------------------------------------------------------
 
-def test_a_cleared_seed_counts_as_zero(client):
-    assert client.predict(None, api_name="/resample") == 1
+def test_resample_draws_with_the_next_seed_and_a_cleared_seed_counts_as_zero(client):
+    from types import SimpleNamespace
+
+    from ui.text import RESAMPLE, seed_for
+
+    resample, fill = SimpleNamespace(target=SimpleNamespace(elem_id=RESAMPLE)), SimpleNamespace(target=None)
+    assert seed_for(None, resample) == 1 and seed_for(4, resample) == 5 and seed_for(4, fill) == seed_for(4) == 4
+    out = client.predict("Anna smiled.", "entityTagger", 10000, "mask", 3, None, "minilm-mlm", "smollm2-135m",
+                         "smollm2-fill", api_name="/fill_mlm")
+    assert out[-1] == 0  # an API call has no Resample click: it fills with the seed it sends
     out = client.predict("Anna smiled.", "entityTagger", 10000, "mask", 3, None,
                          "minilm-mlm", "smollm2-135m", "smollm2-fill", api_name="/fill")
     assert all("Anna" not in text_of(filled) and "[" not in text_of(filled) for filled, _, _ in columns(out).values())

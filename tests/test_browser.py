@@ -72,6 +72,20 @@ def test_mask_and_fill_in_the_browser(page, tmp_path):
     assert shot.stat().st_size > 20_000
 
 
+def test_resample_fills_again_with_the_next_seed(page):
+    """Resample is a third trigger of the button's event (gr.on): /fill_mlm draws with the next
+    seed and shows it, then /fill_causal fills the causal columns with it."""
+    from playwright.sync_api import expect
+
+    seed = page.get_by_label("Seed")
+    before = int(seed.input_value() or 0)
+    page.get_by_role("button", name="Resample (seed + 1)").click()
+    expect(seed).to_have_value(str(before + 1), timeout=120_000)
+    page.get_by_text("Filling: LoRA-tuned LLM · Top-K").first.wait_for(timeout=300_000)  # the causal step ran
+    page.wait_for_function("() => !document.body.textContent.includes('Filling:')", timeout=300_000)
+    assert "Traceback" not in page.inner_text("body") and int(seed.input_value()) == before + 1
+
+
 def test_bad_input_shows_a_message_not_a_traceback(page):
     page.get_by_label("Sentence").fill("Привет, Анна.")
     page.get_by_role("button", name="Mask only").click()

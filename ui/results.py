@@ -13,8 +13,11 @@ ALL = "(all)"
 
 @friendly
 def on_results_metric(metric, view=results.HEADLINE):
+    """A new metric or view: its datasets, and the first one's chart (which a dataset left as it
+    was would not redraw)."""
     choices = results.datasets(results.view(RESULTS, view), metric)
-    return gr.Dropdown(choices=choices, value=choices[0] if choices else None)
+    first = choices[0] if choices else None
+    return gr.Dropdown(choices=choices, value=first), on_results_chart(metric, first, view)
 
 
 @friendly

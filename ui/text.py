@@ -44,6 +44,17 @@ def head_of(masked, answer, status) -> list:
     return [*answer, masked, status]
 
 
+# The Resample button's elem_id: a fill that button fired draws with the next seed.
+RESAMPLE = "resample"
+
+
+def seed_for(seed, evt: gr.EventData | None = None) -> int:
+    """The seed a fill draws with: the one set, or the next one when Resample fired the event
+    (an API call has no target: it sends the seed it wants). A cleared seed counts as 0."""
+    seed = explore.seed_of(seed)
+    return seed + 1 if getattr(getattr(evt, "target", None), "elem_id", None) == RESAMPLE else seed
+
+
 # The button fills the fast MLM columns in one event and the causal ones in the next, each
 # in its own concurrency group: a user's MLM columns never wait behind others' causal work.
 MLM_COLUMNS = [i for i in explore.FILL_ORDER if explore.COLUMNS[i].kind == "mlm"]
@@ -65,13 +76,15 @@ def on_fill(text, technique, n, markers, k, seed, mlm_model, causal_model, instr
 
 
 @friendly
-def on_fill_mlm(text, technique, n, markers, k, seed, mlm_model, causal_model, instruct_model, protect="direct"):
-    """The button's first step: the masked sentence, the engine's answer and the MLM columns
-    (the causal step marks its own columns as waiting when it starts: fewer outputs here)."""
-    models = models_of(mlm_model, causal_model, instruct_model)
+def on_fill_mlm(text, technique, n, markers, k, seed, mlm_model, causal_model, instruct_model, protect="direct",
+                evt: gr.EventData = None):
+    """The page's first step: the masked sentence, the engine's answer, the MLM columns, and last
+    the seed drawn with (the causal step, which follows, reads it back; it marks its own columns
+    as waiting when it starts: fewer outputs here)."""
+    models, seed = models_of(mlm_model, causal_model, instruct_model), seed_for(seed, evt)
     for head, answer, status, columns in explore.fill_steps(text, technique, n, markers, k, seed, models,
                                                             MLM_COLUMNS, protect, answer=True):
-        yield head_of(head, answer, status) + flat(columns, MLM_COLUMNS)
+        yield head_of(head, answer, status) + flat(columns, MLM_COLUMNS) + [seed]
 
 
 @friendly
@@ -83,11 +96,6 @@ def on_fill_causal(text, technique, n, markers, k, seed, mlm_model, causal_model
         for _, _, status, columns in explore.fill_steps(text, technique, n, markers, k, seed, models, CAUSAL_COLUMNS,
                                                         protect, through=CAUSAL_REQUESTS.run):
             yield [status] + flat(columns, CAUSAL_COLUMNS)
-
-
-@friendly
-def on_resample(seed):
-    return explore.seed_of(seed) + 1
 
 
 @friendly

@@ -2,10 +2,13 @@
 
 On a fresh machine (a Space just built) the first request would otherwise merge the adapters
 into their bases, train entityTagger's name-shape model (17 s on 2 cores), load spaCy and every
-filler, and read the world name lists: 20-30 s for one sentence. ``start`` runs that work on a
-daemon thread while the page is already served: each step on the models thread (so it never
-competes with a request for the cores), one at a time, so a request that comes meanwhile waits
-only for the step it needs (the models are built once, under a lock: bundles._built_once).
+filler, and read the world name lists: 20-30 s for one sentence, and the first example 108 s.
+The app runs what the Text tab needs (``run_steps``) before it opens its port, as Gradio's
+cache_examples does, so that the first visitor's request waits no longer than the second and an
+example clicked shows its columns at once; ``start`` runs the rest (the Audio tab's models) on a
+daemon thread while the page is served. Each step runs on the models thread (so it never competes
+with a request for the cores), one at a time, so a request that comes meanwhile waits only for
+the step under way (the models are built once, under a lock: bundles._built_once).
 
 The steps use the page's own examples, never a visitor's text; the log says which step ran and
 how long it took, and for a step that failed only the kind of failure.
@@ -73,7 +76,9 @@ def example(text, technique, n, markers, k, seed, models: dict, protect) -> tupl
         return None
 
 
-def run_steps(steps: list[Step]) -> None:
+def run_steps(steps: list[Step], last: bool = True) -> None:
+    """Each step on the models thread, one after the other; ``last``: these are the final steps
+    (the log says "warm-up: done" and DONE is set after them)."""
     t0 = time.time()
     try:
         for name, step in steps:
@@ -86,8 +91,9 @@ def run_steps(steps: list[Step]) -> None:
             finally:
                 _forget()
     finally:
-        print(f"warm-up: done in {time.time() - t0:.1f} s", file=sys.stderr, flush=True)
-        DONE.set()
+        if last:
+            print(f"warm-up: done in {time.time() - t0:.1f} s", file=sys.stderr, flush=True)
+            DONE.set()
 
 
 def _forget() -> None:
