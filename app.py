@@ -261,12 +261,10 @@ demo = build_demo()
 if __name__ == "__main__":
     env.exit_on_sigterm()  # a stopped app removes its folder (the last outputs) as it goes
     threads.serve()  # the models group's work on one thread with every core; the MLM columns on one each
-    if warm_up_wanted():  # the Text tab's models and examples before the port opens, the Audio tab's after
+    if warm_up_wanted():  # before the port opens: no visitor waits for it (recover_core/explorer/warm.py)
         from recover_core.explorer import warm
 
-        before, after = warm_up_steps()
-        warm.run_steps(before, last=False)
-        warm.start(after)
+        warm.run_steps(warm_up_steps())
     demo.launch(
         server_name=server_name(),
         server_port=int(os.environ.get("GRADIO_SERVER_PORT", "7860")),

@@ -16,11 +16,11 @@ preload_from_hub). This machine has no hub, so the check stands one in:
    revision is a tag or UNPINNED (models/sources.py) gets a local folder that its ref points at;
 3. `python app.py` from that venv with SPACE_ID, HF_HUB_OFFLINE=1, HF_HOME at that cache and a clean
    HOME (so nothing the project's setup built is there: merges and the name-shape model happen as
-   in a new Space, in its warm-up: the Text tab's before the port opens, the Audio tab's after);
+   in a new Space, in its warm-up, which runs before the port opens);
 4. as soon as the port opens, the timing goal: the first /fill against the second (<= 5 s more),
    the page opening on the first example and each example clicked (<= 1 s, from the warm-up's
-   cache); once the Audio tab's warm-up is done, the same /fill pair again, then every tab's
-   endpoints driven with gradio_client: Text (mask; all six columns through
+   cache); the same /fill pair once more (how far two runs differ on this machine), then every
+   tab's endpoints driven with gradio_client: Text (mask; all six columns through
    /fill and through the page's two steps, both profiles), Results, Audio (WER of an uploaded
    utterance, speech find, render as substitute, bleep and silence). A pass/fail table; exit 1 on
    any failure.
@@ -319,9 +319,10 @@ def _render(c, table, mode):
 
 # --- the timing goal: the first request after start against the second -------------------------
 
-def timing(url: str, when: str) -> str:
+def timing(url: str, when: str, goal: bool = True) -> str:
     """Two /fill calls of a sentence no example holds, one after the other: the first pays for
-    whatever the app has not loaded yet. The goal (issue 84): the first waits <= 5 s more."""
+    whatever the app has not loaded yet. The goal (issue 84), checked when ``goal``: the first
+    waits <= 5 s more."""
     from gradio_client import Client
 
     c = Client(url, verbose=False)
@@ -333,8 +334,9 @@ def timing(url: str, when: str) -> str:
                   protect, api_name="/fill")
         times.append(time.time() - t)
     extra = times[0] - times[1]
-    RESULTS.append((f"first /fill {when} waits <= 5 s more than the second", extra <= 5.0, times[0],
-                    f"first {times[0]:.1f} s, second {times[1]:.1f} s (+{extra:.1f} s)"))
+    if goal:
+        RESULTS.append((f"first /fill {when} waits <= 5 s more than the second", extra <= 5.0, times[0],
+                        f"first {times[0]:.1f} s, second {times[1]:.1f} s (+{extra:.1f} s)"))
     return f"{when}: first /fill {times[0]:.1f} s, second {times[1]:.1f} s (+{extra:.1f} s)"
 
 
@@ -380,18 +382,17 @@ def main() -> int:
     log = work / "app.log"
     proc = start_app(venv, hf_home, home, port, log)
     try:
-        # The Text tab's warm-up runs before the port opens (ui/serve.py): "start" is when it does.
+        # The warm-up runs before the port opens (app.py): "start" is when it opens.
         up = wait_for(log, proc, port, None, 900)
-        print(f"app: serving after {up:.1f} s (the Text tab warmed up); the Audio tab warming up", flush=True)
-        url = f"http://127.0.0.1:{port}/"
-        timed = [timing(url, "at start")]  # the very first requests, while the Audio tab's warm-up runs
-        examples(url)
-        warm = wait_for(log, proc, port, "warm-up: done", 900)
-        print(f"app: warm-up done {warm:.1f} s after that", flush=True)
+        print(f"app: serving after {up:.1f} s (warmed up)", flush=True)
         for line in log.read_text().splitlines():
             if line.startswith("warm-up:"):
                 print("  " + line, flush=True)
-        timed.append(timing(url, "after the warm-up"))
+        url = f"http://127.0.0.1:{port}/"
+        timed = [timing(url, "at start")]  # the very first requests
+        examples(url)
+        # The same pair again: on a machine shared with other work, how far two runs of it differ.
+        timed.append(timing(url, "once more", goal=False))
         drive(url, work / "downloads")
     finally:
         proc.terminate()

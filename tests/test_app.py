@@ -509,14 +509,13 @@ def test_a_space_binds_where_its_proxy_reaches_it(monkeypatch):
     assert app.server_name() == "127.0.0.1" and not app.warm_up_wanted()
 
 
-def test_a_space_warms_the_text_tab_up_before_it_serves_and_the_audio_tab_after():
+def test_a_space_warms_up_the_models_and_the_examples():
     import app
 
-    before, after = app.warm_up_steps()
-    # Before the port opens: what the first text request and an example click need.
-    assert [name for name, _ in before] == ["models (prepare)"] + [
-        f"text example {i + 1} ({protect})" for i, (_, protect) in enumerate(app.EXAMPLES)]
-    assert [name for name, _ in after] == ["recognizer", "WER normalizer", "voices"]
+    # Run before the port opens (app.py): what the first request and an example click need.
+    assert [name for name, _ in app.warm_up_steps()] == ["models (prepare)"] + [
+        f"text example {i + 1} ({protect})" for i, (_, protect) in enumerate(app.EXAMPLES)] + [
+        "recognizer", "WER normalizer", "voices"]
 
 
 # --- small things ---------------------------------------------------------------------------

@@ -121,7 +121,7 @@ def test_a_space_warms_up_from_the_examples_and_logs_no_text(capsys):
     ran = []
     steps = [("one", lambda: ran.append(1)), ("two", lambda: 1 / 0)]
     warm.DONE.clear()
-    warm.start(steps).join(30)
+    warm.run_steps(steps)
     err = capsys.readouterr().err
     assert ran == [1] and warm.DONE.is_set()
     assert "warm-up: one ready" in err and "warm-up: two failed (ZeroDivisionError)" in err and "warm-up: done" in err

@@ -20,19 +20,17 @@ def keep_built_files(demo: gr.Blocks) -> None:
         block.keep_in_cache.update(getattr(block, "temp_files", ()))
 
 
-def warm_up_steps() -> tuple[list, list]:
-    """What a Space does once at start (recover_core/explorer/warm.py), in two parts. Before the
-    port opens: `prepare` (merges, the name-shape model) and the examples through every column
-    (kept for a click; they load every model the Text tab's defaults use). Measured here, a
-    request made while that ran in the background waited for it: the first example's step alone
-    took 108 s. Then, in the background: the Audio tab's recognizer, normalizer and voices."""
+def warm_up_steps() -> list:
+    """What a Space does once at start, before its port opens (recover_core/explorer/warm.py):
+    `prepare` (merges, the name-shape model), the examples through every column (kept for a click;
+    they load every model the Text tab's defaults use), then the Audio tab's recognizer,
+    normalizer and voices."""
     from recover_core.asr import wer
     from recover_core.explorer import warm
     from recover_core.speech import voices
 
-    text = [("models (prepare)", warm.prepare_models), *warm.text_steps([tuple(e) for e in EXAMPLES])]
-    return text, [("recognizer", lambda: recognizer().whisper), ("WER normalizer", wer.normalizer),
-                  ("voices", voices.available)]
+    return [("models (prepare)", warm.prepare_models), *warm.text_steps([tuple(e) for e in EXAMPLES]),
+            ("recognizer", lambda: recognizer().whisper), ("WER normalizer", wer.normalizer), ("voices", voices.available)]
 
 
 def warm_up_wanted() -> bool:

@@ -3,12 +3,13 @@
 On a fresh machine (a Space just built) the first request would otherwise merge the adapters
 into their bases, train entityTagger's name-shape model (17 s on 2 cores), load spaCy and every
 filler, and read the world name lists: 20-30 s for one sentence, and the first example 108 s.
-The app runs what the Text tab needs (``run_steps``) before it opens its port, as Gradio's
-cache_examples does, so that the first visitor's request waits no longer than the second and an
-example clicked shows its columns at once; ``start`` runs the rest (the Audio tab's models) on a
-daemon thread while the page is served. Each step runs on the models thread (so it never competes
-with a request for the cores), one at a time, so a request that comes meanwhile waits only for
-the step under way (the models are built once, under a lock: bundles._built_once).
+The app runs these steps (``run_steps``) before it opens its port, as Gradio's cache_examples
+does, so that the first visitor's request waits no longer than the second and an example clicked
+shows its columns at once. Run in the background instead (the first design), a request that came
+meanwhile waited for the step under way, up to the whole first example; and even the Audio tab's
+8 s of steps, left to the background, made the first text request 6.6 s slower than the second
+(bench/space_check.py, 2026-12-03). Each step runs on the models thread, with every core it may
+take (runtime/threads.py).
 
 The steps use the page's own examples, never a visitor's text; the log says which step ran and
 how long it took, and for a step that failed only the kind of failure.
@@ -76,9 +77,8 @@ def example(text, technique, n, markers, k, seed, models: dict, protect) -> tupl
         return None
 
 
-def run_steps(steps: list[Step], last: bool = True) -> None:
-    """Each step on the models thread, one after the other; ``last``: these are the final steps
-    (the log says "warm-up: done" and DONE is set after them)."""
+def run_steps(steps: list[Step]) -> None:
+    """Each step on the models thread, one after the other; a step that fails leaves the others."""
     t0 = time.time()
     try:
         for name, step in steps:
@@ -91,19 +91,11 @@ def run_steps(steps: list[Step], last: bool = True) -> None:
             finally:
                 _forget()
     finally:
-        if last:
-            print(f"warm-up: done in {time.time() - t0:.1f} s", file=sys.stderr, flush=True)
-            DONE.set()
+        print(f"warm-up: done in {time.time() - t0:.1f} s", file=sys.stderr, flush=True)
+        DONE.set()
 
 
 def _forget() -> None:
     from recover_core.models import bundles
 
     bundles.forget_request_state()
-
-
-def start(steps: list[Step]) -> threading.Thread:
-    """Run ``steps`` on a daemon thread (the server does not wait for it to stop)."""
-    t = threading.Thread(target=run_steps, args=(steps,), name="recover-warm-up", daemon=True)
-    t.start()
-    return t
