@@ -75,6 +75,22 @@ def test_an_operator_on_figures_takes_and_gives_words():
     assert op("14 March 1960", None, None) == "16 March 1962"  # nothing said in words: the operator alone
 
 
+def test_a_substitute_in_figures_is_written_as_a_person_says_it_for_the_voice():
+    assert spoken.say_figures("25 April 1959", "EVENT_DATE") == "the twenty fifth of April nineteen fifty nine"
+    assert spoken.say_figures("April 25, 1959", "EVENT_DATE") == "April the twenty fifth, nineteen fifty nine"
+    assert spoken.say_figures("48 years old", "AGE") == "forty eight years old"
+    assert spoken.say_figures("£400,000", "AMOUNT") == "four hundred thousand pounds"
+    assert spoken.say_figures("500,000 pounds", "AMOUNT") == "five hundred thousand pounds"
+    assert spoken.say_figures("EUR 2 million", "AMOUNT") == "two million euros"
+    assert spoken.say_figures("eight months", "DURATION") == "eight months"
+
+
+def test_a_second_pass_is_read_by_value_whatever_its_form():
+    assert spoken.values("on the 25th April, 1969.", years=True) == [25, 1969]
+    assert spoken.values("the twenty fifth of april nineteen sixty nine", years=True) == [25, 1969]
+    assert spoken.values("We bought it for 300,000 pounds.") == spoken.values("three hundred thousand pounds")
+
+
 # --- through the engine -----------------------------------------------------------------------
 
 SENTENCES = [

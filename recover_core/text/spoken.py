@@ -241,3 +241,68 @@ def in_words(op: Operator, years: bool = False) -> Operator:
         return in_words_like(op(figures, rng, helpers), said, figures)
 
     return spoken
+
+
+# --- a substitute in figures, said aloud ----------------------------------------------------
+# Whisper writes most spoken numbers in figures ("47 years old", "300,000 pounds", "14 March
+# 1960"), so most substitutes come back in figures too. A voice reads figures its own way (flite
+# says "25 April 1959" as "twenty five april ..."); ``say_figures`` writes what a person says
+# instead, for the voice to speak, and ``values`` reads a number back from either form, so
+# that a second pass is checked by value ("the 25th of April" heard for "twenty fifth").
+_SYMBOLS = {"£": "pounds", "$": "dollars", "€": "euros"}
+_CODES = {"GBP": "pounds", "USD": "dollars", "EUR": "euros"}
+_MONTHS = ("january february march april may june july august september october november "
+           "december").split()
+_MONTH_NAME = r"(?i:" + "|".join(_MONTHS) + r")(?![\w'])"
+
+
+def _plural(unit: str, n: float) -> str:
+    return unit[:-1] if n == 1 and unit.endswith("s") else unit
+
+
+def _say_number(figures: str) -> str:
+    from num2words import num2words
+
+    plain = figures.replace(",", "")
+    if "." in plain:
+        whole, _, frac = plain.partition(".")
+        return f"{_say_number(whole)} point " + " ".join(num2words(int(d)) for d in frac)
+    return re.sub(r" and\b", "", num2words(int(plain)).replace(",", "")).replace("-", " ")
+
+
+def say_figures(text: str, label: str) -> str:
+    """``text`` (a substitute) with its figures said as a person says them: a date's day as an
+    ordinal ("the twenty fifth of April nineteen fifty nine"), a year as a year, a sum with its
+    currency named after it ("£400,000" -> "four hundred thousand pounds"), any other number as
+    a cardinal ("forty eight years old"). Text without figures comes back as it is."""
+    if not re.search(r"\d", text):
+        return text
+    out = text
+    if label in ("EVENT_DATE", "DATE_OF_BIRTH"):
+        out = re.sub(rf"(?i)(?<![\w/.-])(the )?(\d{{1,2}})(?:st|nd|rd|th)?(?: of)? ({_MONTH_NAME})",
+                     lambda m: f"{m[1] or 'the '}{say(int(m[2]), 'ordinal')} of {m[3]}", out)
+        out = re.sub(rf"({_MONTH_NAME}) (?:the )?(\d{{1,2}})(?:st|nd|rd|th)?(?![\d/.-])",
+                     lambda m: f"{m[1]} the {say(int(m[2]), 'ordinal')}", out)
+        out = re.sub(r"(?<![\d/.-])((?:1[6-9]|20)\d\d)(?![\d/-])", lambda m: say(int(m[1]), "year"), out)
+        return out
+    sym = "|".join(re.escape(s) for s in _SYMBOLS)
+    codes = "|".join(_CODES)
+    money = rf"(?:({sym}) ?|\b({codes}) ?)(\d[\d,]*(?:\.\d+)?)( (?:thousand|million|billion))?(?![\d])"
+    out = re.sub(money, lambda m: (f"{_say_number(m[3])}{m[4] or ''} "
+                                   f"{_plural(_SYMBOLS.get(m[1] or '') or _CODES[m[2]], 2 if m[4] else float(m[3].replace(',', '')))}"),
+                 out)
+    out = re.sub(r"(\d[\d,]*(?:\.\d+)?) ?(?:%|per ?cent\b)", lambda m: f"{_say_number(m[1])} percent", out)
+    out = re.sub(r"(?<![\w.,])(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?(?![\w]|[.,]\d)",
+                 lambda m: _say_number(m.group()), out)
+    return out
+
+
+def values(text: str, years: bool = False) -> list[int]:
+    """Every whole number ``text`` says, in figures or in words, in order ("25th" and "twenty
+    fifth" are both 25; with ``years``, "1959" and "nineteen fifty nine" are both 1959)."""
+    said = read(text, years=years)
+    found = [(s.start, s.value) for s in said]
+    for m in re.finditer(r"(?<![\w.,])\d{1,3}(?:,\d{3})+(?![\d])|(?<![\w.,])\d+", text):
+        if not any(s.start <= m.start() < s.end for s in said):
+            found.append((m.start(), int(m.group().replace(",", ""))))
+    return [v for _, v in sorted(found)]
