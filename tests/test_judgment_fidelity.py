@@ -61,6 +61,21 @@ def test_a_country_becomes_a_country_and_a_body_stays_a_body_of_its_kind(quasi):
     assert re.search(r"City Council for GBP [\d,]+\.$", r.text) and "Leeds" not in r.text  # "for" stays
 
 
+def test_the_words_around_a_name_say_its_kind(quasi):
+    """Read word by word, a town or a firm came out as a person ("the Court of Appeal of Cynthia
+    Kiser", "held by the company Allen Margaret Nelson", "Maddox Prison"): the words around say which."""
+    from recover_core.pseudonyms import place_kind
+
+    r = quasi.obfuscate("They appealed to the Court of Appeal (hovrätten) of Nedre Norrland. The Government of Bavaria "
+                        "agreed. The shares were held by the company Robert Bosch GmbH. He was detained in Wronki "
+                        "Prison, on the main street named Kennedy Avenue.")
+    by = {x.original: x for x in r.replacements}
+    assert {by["Nedre Norrland"].label, by["Bavaria"].label} == {"GPE"} and by["Robert Bosch GmbH"].label == "ORG"
+    town, kind = by["Wronki Prison"].substitute.rsplit(" ", 1)
+    assert kind == "Prison" and place_kind(town) == "city"
+    assert by["Kennedy"].label == "GPE" and r.text.endswith(" Avenue.")  # the street word stays
+
+
 def test_a_possessive_keeps_its_form(quasi):
     r = Obfuscator(key=KEY).obfuscate("Mr Peters' brother was there.")
     assert "Peters" not in r.text

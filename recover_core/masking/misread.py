@@ -21,32 +21,56 @@ _BEFORE = re.compile(r"\b(?:in|from|near)\s+$")
 # Where only a place can stand: "lives in", "was born in", "a lawyer practising in", "a village in".
 _PLACE_BEFORE = re.compile(r"\b(?:lives|lived|living|live|born|practising|practicing|resident|residing|detention|"
                            r"detained|imprisoned|village|villages|town|city|locality|district|province|moved|travelled|"
-                           r"arrived|family|bridge|municipality|county|area|region|Court|Courts|court)\s+"
-                           r"(?:in|of|at|to|known as)\s+$")
+                           r"arrived|family|bridge|municipality|county|area|region|Court|Courts|court|Government|"
+                           r"street|avenue|road)(?: of (?:Appeal|Appeals|First Instance))?(?: \([^()]{1,40}\))?\s+(?:in|of|at|to|known as|named|called)\s+$")
 # "the Konya court", "the Edirne prison": a place before what a body is, in lower case
 _BODY_AFTER = re.compile(r" (?:court|courts|prison|garrison|police|municipality|governorship|gendarmerie|district|"
-                         r"prosecutor['’]s office|public prosecutor)\b")
+                         r"prosecutor['’]s office|public prosecutor|village|villages|Prison|Garrison|Airport)\b")
 _MONTH = re.compile(MONTH, re.I)  # the date recognizers' month names, whole or cut short
 _DAY_AFTER = re.compile(r" \d{1,2}(?:st|nd|rd|th)?\b")
 _DAY_BEFORE = re.compile(r"\b\d{1,2}(?:st|nd|rd|th)? (?:of )?$")
 
 
+_STREET_WORDS = frozenset({"Street", "Avenue", "Road", "Boulevard", "Lane", "Square", "Alley"})
+
+
+def _runs(text: str, spans: list[Span]) -> list[list[int]]:
+    """Indices of ``spans`` in runs joined by a space or a hyphen only: one name the tagger read
+    word by word ("Nedre" "Norrland"), which a cue before the first word or after the last names as a whole."""
+    order = sorted(range(len(spans)), key=lambda i: spans[i].start)
+    runs: list[list[int]] = []
+    for i in order:
+        if runs and text[spans[runs[-1][-1]].end:spans[i].start] in (" ", "-", "‐"):
+            runs[-1].append(i)
+        else:
+            runs.append([i])
+    return runs
+
+
 def read_as_places(text: str, spans: list[Span]) -> list[Span]:
     """``spans`` with a PERSON span labelled GPE where it is a place: one word after "in", "from"
-    or "near" that reads as a well-known place ("Izmir", "Lagos"; not "Mary", a distant town); one
-    word before a body in lower case ("the Konya court"); up to two words where only a place can
-    stand ("lives in Tammi", "a lawyer practising in Aydın", "the municipality of Jokkmokk")."""
-    out = []
-    for s in spans:
-        if (s.label == "PERSON" and " " not in s.text and _BEFORE.search(text[max(0, s.start - 12):s.start])
-                and lexicons.reads_as_place(s.text)):
-            s = replace(s, label="GPE")
-        elif s.label == "PERSON" and " " not in s.text and _BODY_AFTER.match(text, s.end):
-            s = replace(s, label="GPE")  # "the Konya court", "the Tekke district": what stands before a body is a place
-        elif s.label == "PERSON" and len(s.text.split()) <= 2 and _PLACE_BEFORE.search(text, max(0, s.start - 30), s.start):
-            s = replace(s, label="GPE")  # a town no list holds, where only a place can stand ("lives in Tammi")
-        out.append(s)
-    return out
+    or "near" that reads as a well-known place ("Izmir", "Lagos"; not "Mary", a distant town); up to
+    three words before a body ("the Konya court", "Sztum Prison", "the Lula village"), or where only
+    a place can stand ("lives in Tammi", "the Court of Appeal (hovrätten) of Nedre Norrland", "the
+    Government of Bavaria"). A street's name is a place and its street word no one's ("Kennedy Avenue")."""
+    out = list(spans)
+    for run in _runs(text, spans):
+        first, last = spans[run[0]], spans[run[-1]]
+        words = text[first.start:last.end].split()
+        if last.text in _STREET_WORDS and len(run) > 1:
+            out[run[-1]] = None  # type: ignore[call-overload]  # "Avenue" stays as it is
+            run = run[:-1]  # the name before it is the street's
+            last = spans[run[-1]]
+            placed = True
+        else:
+            placed = len(words) <= 3 and (_BODY_AFTER.match(text, last.end) or
+                                          _PLACE_BEFORE.search(text, max(0, first.start - 50), first.start))
+        one = len(run) == 1 and " " not in first.text and first.label == "PERSON" and \
+            _BEFORE.search(text[max(0, first.start - 12):first.start]) and lexicons.reads_as_place(first.text)
+        if (placed or one) and all(spans[i].label in ("PERSON", "GPE") for i in run):
+            for i in run:
+                out[i] = replace(spans[i], label="GPE")
+    return [s for s in out if s is not None]
 
 
 # A firm named after its partners: "represented by Royds Rdw, solicitors in London", "Glynn, a firm
@@ -62,13 +86,26 @@ _BODY_BEFORE = re.compile(r"\b(?:company|firm|association|party|union|organisati
                           r"society|club|bank|newspaper|magazine|group)(?:,? (?:named|called|known as))?\s+[“\"]?$")
 
 
+# A company's legal form ends its name: "Robert Bosch GmbH" is a firm, whatever its first words are.
+_LEGAL_FORMS = frozenset({"GmbH", "AG", "AB", "Ltd", "Ltd.", "Inc", "Inc.", "SA", "S.A.", "SpA", "S.p.A.", "LLC",
+                          "PLC", "plc", "BV", "B.V.", "NV", "N.V.", "Oy", "A/S", "ASA", "SARL", "Sàrl", "d.o.o."})
+
+
 def read_as_firms(text: str, spans: list[Span]) -> list[Span]:
     """``spans`` with a PERSON span that names a firm or a body labelled ORG, so that a firm stands
     in for it: right before ", solicitors", ", a firm of lawyers", or right after "a company named",
-    "the association"."""
-    return [replace(s, label="ORG") if s.label == "PERSON" and not _ONE_PERSON.search(s.text) and (
-        (_FIRM_AFTER.match(text, s.end) and not _TITLE_BEFORE.search(text, max(0, s.start - 20), s.start))
-        or _BODY_BEFORE.search(text, max(0, s.start - 40), s.start)) else s for s in spans]
+    "the association", or ending in a legal form ("GmbH"); the tagger's words of one name as a whole."""
+    out = list(spans)
+    for run in _runs(text, spans):
+        first, last = spans[run[0]], spans[run[-1]]
+        whole = text[first.start:last.end]
+        firm = not _ONE_PERSON.search(whole) and (
+            (_FIRM_AFTER.match(text, last.end) and not _TITLE_BEFORE.search(text, max(0, first.start - 20), first.start))
+            or _BODY_BEFORE.search(text, max(0, first.start - 40), first.start)
+            or (len(whole.split()) > 1 and whole.split()[-1] in _LEGAL_FORMS))
+        if firm:
+            out = [replace(s, label="ORG") if i in run and s.label == "PERSON" else s for i, s in enumerate(out)]
+    return out
 
 
 _NAME_LABELS = frozenset({"PERSON", "ORG", "GPE", "LOC", "FAC", "NORP"})

@@ -249,6 +249,11 @@ class Pseudonyms:
             offered = candidates if self.attempt == 0 else ()
             if label == "ORG" and _named_after_people(original):
                 offered = ()  # a firm named after its partners ("Pierce Glynn") is drawn as a firm, not "Congress"
+            kind_word = lexicons.institution_word(original) if label in ("ORG", "FAC") else None
+            if label in ("ORG", "FAC") and kind_word in _TOWN_NAMED:
+                offered = ()  # "Wronki Prison" -> "Tulsa Prison", not "Maddox Prison" (a person's) or "Ministry Prison"
+            elif label in ("ORG", "FAC") and _ACRONYM.fullmatch(original):
+                offered = [c for c in offered if len(bare(c)) <= 5]  # "the PKK" -> "the AURA", not "the CONGREGATION"
 
             def fits(c: str) -> bool:
                 w = bare(c)
@@ -270,6 +275,8 @@ class Pseudonyms:
             if pick is None and (kind is not None or (label in GENERIC_LABELS and not generic)):
                 pool = [p for p in drawn_places_of_kind(kind or "city") if self._free(p, key)]
                 pick = rng.choice(pool) if pool else None
+            if pick is None and kind_word in _TOWN_NAMED:  # a well-known town, not one that reads as a person
+                pick = next((p for p in (fallback_word("GPE", rng) for _ in range(100)) if place_kind(p) == "city"), None)
             for _ in range(1000):  # a fallback of the right type, drawn until one is free
                 if pick is not None and (self._free(pick.lower(), key) or (generic and pick.lower() not in self.originals)):
                     break
@@ -282,7 +289,6 @@ class Pseudonyms:
                     pick = (lexicons.group_plural(pick) or "").lower() or None
                 if label == "NUMBER" and pick in self.used:
                     pick = str(rng.randint(2, 9999))
-            kind_word = lexicons.institution_word(original) if label in ("ORG", "FAC") else None
             if kind_word and pick and not pick.endswith(kind_word):
                 drawn = pick.split()[-1] in lexicons.COMPANY_SUFFIXES + lexicons.FACILITY_WORDS  # "Hughes Group"
                 name = " ".join(w[:1].upper() + w[1:] for w in (pick.split()[:-1] if drawn else pick.split()))
@@ -435,6 +441,11 @@ class Pseudonyms:
                    for w, t in zip(free, tempered)] if top > 0 else tempered
         return self._rng(original).choices(free, weights=weights)[0]
 
+
+# Bodies named after the town they stand in: a drawn town keeps them one ("Tulsa Prison"); a
+# surname reads as a person's ("Maddox Prison" was tagged PERSON in the output).
+_TOWN_NAMED = frozenset({"Prison", "Airport", "Station", "Court", "Tribunal", "Police", "Council", "Hospital",
+                         "Municipality", "Governorship"})
 
 _BODY_WORDS = frozenset(w.capitalize() for w in lexicons.INSTITUTION_WORDS | lexicons.BODY_KIND_WORDS) | \
     lexicons.INSTITUTION_KINDS | frozenset({"Prison", "Directorate", "Hospital", "Municipality", "Governorship",
