@@ -207,6 +207,10 @@ def test_claims_table_and_markdown():
     md = C.claims_markdown(R.load(), ["Fisher"])
     assert "| Top-K beats Top-1 | Fisher | yes | 6 | 0 | 0 | 0 | 1 | all pass |" in md
     assert md.index(C.NOISE_RULE) < md.index("| claim")  # the rule, in one sentence, above the table
+    # the Results tab's headline view holds none of our rows for Fisher: every claim, none with evidence
+    # (it raised KeyError('metric'): a boolean list on no rows was read as a list of columns)
+    headline = C.claims_table(R.view(R.load(), R.HEADLINE), "Fisher", every=True)
+    assert len(headline) and list(headline.columns) == C.CLAIM_COLUMNS
 
 
 def test_claims_command(capsys):

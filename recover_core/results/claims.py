@@ -436,7 +436,7 @@ def claims(df: pd.DataFrame, dataset: str, every: bool = False) -> list[dict]:
     (``scale``) is checked once per setup. ``every``: every claim, whichever dataset the paper
     draws it from (news stands in for WSJ, whose perplexity backs no claim in the paper)."""
     rows = df[df["dataset"] == dataset]
-    rows = rows[[tainted(m) is None for m in rows["method"]]]  # a filler that saw the split: no evidence
+    rows = rows.loc[[tainted(m) is None for m in rows["method"]]]  # a filler that saw the split: no evidence
     out = []
     for claim in (c for c in CLAIMS if every or applies(c, dataset)):
         part = rows[rows["metric"].isin(METRICS[claim.metric])]
