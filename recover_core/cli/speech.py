@@ -173,7 +173,7 @@ def cmd_obfuscate_audio(args) -> None:
 
 
 def add_parser(sub) -> None:
-    from recover_core.speech.plan import MODES
+    from recover_core.speech.plan import MODES, VOICE_CHOICES
     from recover_core.speech.voices import VOICES
 
     p = sub.add_parser("obfuscate-audio", help="replace, bleep or silence the names spoken in audio (preiss2023)")
@@ -194,8 +194,9 @@ def add_parser(sub) -> None:
     p.add_argument("--sampling", choices=SAMPLINGS, default=DEFAULT_SAMPLING,
                    help="Top-K: the filler's word drawn among the best K uniformly or by its scores, as for "
                         "`obfuscate`; the rules take it where the name lists accept it, else the next best")
-    p.add_argument("--voice", choices=["auto", *VOICES], default="auto",
-                   help="auto: the clearest voice in the speaker's pitch range")
+    p.add_argument("--voice", choices=[*VOICE_CHOICES, *VOICES], default="auto",
+                   help="auto: the clearest voice in the speaker's pitch range; clone: that voice moved toward the "
+                        "speaker's own pitch and timbre (WORLD vocoder; docs/speech_obfuscation.md)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--consistent", action="store_true", help="one original -> one substitute across all files")
     p.add_argument("--mapping", type=Path, default=None, metavar="FILE",

@@ -5,10 +5,12 @@
    transcript; their edges are refined for cutting (``boundaries``).
 3. Text's engine chooses a substitute per private word (``Obfuscator.propose`` and ``choose``,
    under the recording's key): preiss2023's procedure is its ``rules="preiss"``.
-4. ``substitute`` speaks it with an offline voice in the speaker's register; ``bleep`` and ``silence`` don't.
+4. ``substitute`` speaks it with an offline voice in the speaker's register (``voice="clone"``:
+   converted toward the speaker's own voice, ``convert``); ``bleep`` and ``silence`` don't.
 5. ``splice`` puts it in place, at the recording's own rate.
 6. A second recognition pass checks the result: is the substitute heard, is the original
-   still heard, and how far is the whole from the intended text (preiss2023's confidence).
+   still heard, and how far is the whole from the intended text (preiss2023's confidence);
+   and each insert's speaker similarity to the rest of the recording (``speaker``).
 
 ``find`` (steps 1-3) and ``render`` (4-6) are apart, so that a person can edit the
 substitutes in between (the Audio tab does). Original words stay in memory: nothing here
@@ -27,8 +29,8 @@ from recover_core.asr.audio import SAMPLE_RATE, Audio, resample
 from recover_core.filling.base import Fill, Filled, MaskInput
 from recover_core.masking.recognizers import DIGIT_WORDS, REPEATS
 from recover_core.obfuscator import Obfuscator
-from recover_core.speech import boundaries, splice, voices
-from recover_core.speech.plan import NEAR_S, RESPOKEN, Entity, Plan, Result, SpeechSettings
+from recover_core.speech import boundaries, convert, speaker, splice, voices
+from recover_core.speech.plan import NEAR_S, RESPOKEN, VOICE_CHOICES, Entity, Plan, Result, SpeechSettings
 from recover_core.pseudonyms import TITLES, Pseudonyms, bare
 from recover_core.pseudonyms.key import new_key
 from recover_core.text.spans import IDENTIFIER_LABELS, Span
@@ -122,6 +124,69 @@ def _without_title(sp: Span) -> Span:
         return sp
     skip = len(sp.text) - len(rest.lstrip())
     return replace(sp, start=sp.start + skip, text=sp.text[skip:])
+
+
+# The stock voices voice="clone" may convert from: espeak's female variant is left out, since
+# the recognizer heard its names 30% of the time (docs/speech_obfuscation.md).
+CLONE_BASES = ("flite-rms", "piper-joe", "flite-slt", "espeak-ng-us")
+
+
+class _SpeakerCache:
+    """What one recording's speaker is measured by, computed on first need and kept across
+    retries: the speaker's other speech (the recording with every private span cut out, so
+    no original name shapes the voice it is compared with or converted toward), its speaker
+    embedding and its WORLD profile."""
+
+    def __init__(self, clip: Audio, plan: Plan, settings: SpeechSettings):
+        self.clip, self.plan, self.settings = clip, plan, settings
+        self._rest: np.ndarray | None = None
+        self._embedding: np.ndarray | None = None
+        self._profile: convert.Profile | None = None
+        self._done: set[str] = set()
+
+    def rest(self) -> np.ndarray:
+        if self._rest is None:
+            spans = [e.cut_edges("substitute") for e in self.plan.entities]
+            self._rest = speaker.without(self.clip.samples, SAMPLE_RATE, spans)
+        return self._rest
+
+    def similarity(self, insert: np.ndarray, rate: int) -> float | None:
+        """The insert's similarity to the speaker's other speech (None for an empty insert)."""
+        reference = self.reference()
+        return None if reference is None else speaker.similarity(speaker.embed(insert, rate), reference)
+
+    def reference(self) -> np.ndarray | None:
+        """The speaker embedding of the speaker's other speech; None without the encoder."""
+        if not speaker.available():
+            return None
+        if "embedding" not in self._done:
+            self._done.add("embedding")
+            self._embedding = speaker.embed(self.rest(), SAMPLE_RATE)
+        return self._embedding
+
+    def base_voice(self, candidates: list[str]) -> str | None:
+        """The stock voice nearest the speaker by the speaker encoder, to convert from: what
+        conversion keeps of the source voice is still heard (measured: the best base differs
+        by speaker, by up to 0.2 of similarity); None where the encoder is not installed."""
+        reference = self.reference() if candidates else None
+        return None if reference is None else speaker.nearest(reference, candidates)
+
+    def converted(self, audio: np.ndarray, rate: int, voice: str, start: float, end: float) -> np.ndarray:
+        """The stock voice's insert moved toward the speaker; unchanged where either voice
+        has too little voiced speech to measure."""
+        if "profile" not in self._done:
+            self._done.add("profile")
+            self._profile = convert.profile(self.rest(), SAMPLE_RATE)
+        source = convert.voice_profile(voice)
+        if self._profile is None or source is None:
+            return audio
+        method = self.settings.conversion
+        contour = None
+        if method.endswith("-contour"):
+            a, b = int(start * SAMPLE_RATE), int(end * SAMPLE_RATE)
+            contour = convert.original_contour(self.clip.samples[a:b], SAMPLE_RATE)
+        return convert.convert(audio, rate, source, self._profile, contour, envelope=method != "world-f0",
+                               knn=method.startswith("knn"))
 
 
 class SpeechObfuscator:
@@ -248,7 +313,8 @@ class SpeechObfuscator:
         """Steps 4-7 for a plan whose substitutes may have been edited; then, where the
         second pass missed a substitute the rules chose, again with their next choice."""
         made: dict = {}  # inserts by (text, voice, span): an unchanged entity is not synthesized again
-        result = self._render_once(clip, plan, made)
+        spk = _SpeakerCache(clip, plan, self.settings)
+        result = self._render_once(clip, plan, made, spk)
         for e in plan.entities:
             e.heard_first = e.substitute_heard
         t0 = time.perf_counter()
@@ -258,7 +324,7 @@ class SpeechObfuscator:
             undo = self._renew(plan)
             if undo is None:
                 break
-            again = self._render_once(clip, plan, made)
+            again = self._render_once(clip, plan, made, spk)
             result.retries += 1
             if _misses(again) >= misses:  # no better: the first choice stands
                 plan.pseudonyms.restore(undo)  # type: ignore[union-attr]
@@ -271,7 +337,7 @@ class SpeechObfuscator:
         self._review(result)
         return result
 
-    def _render_once(self, clip: Audio, plan: Plan, made: dict) -> Result:
+    def _render_once(self, clip: Audio, plan: Plan, made: dict, spk: _SpeakerCache) -> Result:
         s = self.settings
         t0 = time.perf_counter()
         x = clip.native if clip.native is not None else clip.samples
@@ -283,20 +349,25 @@ class SpeechObfuscator:
         f0 = voice = None
         if s.mode == "substitute":
             f0 = voices.median_f0(clip.samples, SAMPLE_RATE)
-            voice = voices.choose(f0, exclude=s.exclude_voices) if s.voice == "auto" else s.voice
+            voice = voices.choose(f0, exclude=s.exclude_voices) if s.voice in VOICE_CHOICES else s.voice
+            if s.voice == "clone":
+                voice = spk.base_voice([v for v in voices.available() if v in CLONE_BASES and v not in
+                                        s.exclude_voices]) or voice
         cuts = []
         for e in plan.entities:
             a, b = e.cut_edges(s.mode)
             key = (e.spoken(), voice, a, b)
             if key not in made:
-                made[key] = self._insert(e, x, rate, voice)
+                made[key] = self._insert(e, x, rate, voice, spk)
             cuts.append(splice.Cut(int(a * rate), int(b * rate), made[key]))
         out, placed, clicks = splice.replace_click_free(x, rate, cuts)
         for e, (a, b), c in zip(plan.entities, placed, clicks):
             e.out_start, e.out_end = a / rate, b / rate
             e.clicks = c
             e.click_free = max(e.clicks) <= splice.CLICK_RATIO
-        result = Result(plan, out, rate, s.mode, voice, f0, self._intended(words, plan.entities))
+            e.similarity = spk.similarity(out[a:b], rate) if s.mode == "substitute" else None
+        result = Result(plan, out, rate, s.mode, voice, f0, self._intended(words, plan.entities),
+                        conversion=s.conversion if s.voice == "clone" and s.mode == "substitute" else None)
         result.seconds["render"] = time.perf_counter() - t0
         if s.second_pass:
             t1 = time.perf_counter()
@@ -331,7 +402,8 @@ class SpeechObfuscator:
         result.seconds["find"] = found
         return result
 
-    def _insert(self, e: Entity, x: np.ndarray, rate: int, voice: str | None) -> np.ndarray:
+    def _insert(self, e: Entity, x: np.ndarray, rate: int, voice: str | None,
+                spk: _SpeakerCache | None = None) -> np.ndarray:
         start, end = e.cut_edges(self.settings.mode)
         s, t = int(start * rate), int(end * rate)
         if self.settings.mode == "silence":
@@ -346,6 +418,8 @@ class SpeechObfuscator:
         if abs(ratio - 1.0) > 0.05:
             audio, r = voices.synthesize(text, voice, ratio)
             audio = splice.trim(audio, r, pad_s=0.02)
+        if self.settings.voice == "clone" and spk is not None:
+            audio = spk.converted(audio, r, voice, start, end)
         ins = resample(audio, r, rate)
         return splice.scaled(ins, rate, splice.context_rms(x, rate, s, t))
 

@@ -22,6 +22,9 @@ if TYPE_CHECKING:  # torch loads with the recognizer, not on import (the app sta
     from recover_core.asr.recognize import Transcript
 
 MODES = ("substitute", "bleep", "silence")
+VOICE_CHOICES = ("auto", "clone")  # besides the stock voices themselves
+# world-f0: pitch only, the envelope left alone; knn: the speaker's own envelopes (convert.knn_envelopes)
+CONVERSIONS = ("world", "world-contour", "world-f0", "knn", "knn-contour")
 NEAR_S = 0.5  # how far from its place a word of the second pass still counts as "there"
 # Short unstressed words the new voice says again with the substitute ("to Sarah", "Ross
 # Johnston at"), where no punctuation parts them from the name. Spoken in one breath with
@@ -50,7 +53,12 @@ class SpeechSettings:
 
     engine: Settings = SPEECH_ENGINE
     mode: str = "substitute"
-    voice: str = "auto"  # or one of voices.VOICES (voices.choose)
+    # auto: the clearest stock voice in the speaker's register (voices.choose); clone: that
+    # voice's insert converted toward the speaker's own voice (speech/convert.py); or one of voices.VOICES
+    voice: str = "auto"
+    # clone: how (convert.METHODS): "world" moves pitch level and spread and the spectral
+    # envelope; "world-contour" also gives the insert the original name's pitch movement
+    conversion: str = "knn"
     exclude_voices: tuple[str, ...] = ()  # voices auto never picks (the bench: the speaker's own)
     review_below: float = 0.8  # confidence (1 - WER of the second pass) under this: review
     unsure_below: float = 0.5  # a private word the recognizer heard with less probability: review
@@ -65,8 +73,9 @@ class SpeechSettings:
     def check(self) -> "SpeechSettings":
         self.engine.check()
         validation.check_choice("mode", self.mode, list(MODES))
-        if self.voice != "auto":
+        if self.voice not in VOICE_CHOICES:
             voices.check_voice(self.voice)
+        validation.check_choice("conversion", self.conversion, list(CONVERSIONS))
         for v in self.exclude_voices:
             voices.check_voice(v)
         if not 0.0 <= self.review_below <= 1.0:
@@ -102,6 +111,9 @@ class Entity:
     lead: str = ""  # a RESPOKEN word just before the entity, said again with the substitute ("to")
     trail: str = ""  # ... and just after it ("at")
     cut: tuple[float, float] | None = None  # the substitute's cut, with lead and trail; None: (start, end)
+    # cosine of the insert's speaker embedding to the speaker's other speech (speech/speaker.py);
+    # None in bleep or silence mode, or where the encoder is not installed
+    similarity: float | None = None
 
     def spoken(self) -> str:
         """What the voice says in substitute mode."""
@@ -118,7 +130,8 @@ class Entity:
              "out_start": round(self.out_start, 3), "out_end": round(self.out_end, 3),
              "substitute_heard": self.substitute_heard, "substitute_heard_first_try": self.heard_first,
              "original_heard": self.original_heard,
-             "click_ratios": [round(c, 2) for c in self.clicks], "click_free": self.click_free}
+             "click_ratios": [round(c, 2) for c in self.clicks], "click_free": self.click_free,
+             "speaker_similarity": None if self.similarity is None else round(self.similarity, 3)}
         return {"original": self.original} | d if keep_originals else d
 
 
@@ -141,7 +154,7 @@ class Result:
     samples: np.ndarray  # mono float32 at ``rate``, the recording's own rate
     rate: int
     mode: str
-    voice: str | None
+    voice: str | None  # the stock voice that spoke the inserts
     speaker_f0: float | None
     intended: str  # the first-pass transcript with every entity replaced: no original words
     second: Transcript | None = None
@@ -152,13 +165,14 @@ class Result:
     reasons: list[str] = field(default_factory=list)
     seconds: dict[str, float] = field(default_factory=dict)
     retries: int = 0  # renders again with other substitutes (kept or not)
+    conversion: str | None = None  # voice="clone": how the inserts were moved toward the speaker
 
     @property
     def entities(self) -> list[Entity]:
         return self.plan.entities
 
     def public(self, keep_originals: bool = False) -> dict:
-        d = {"mode": self.mode, "voice": self.voice,
+        d = {"mode": self.mode, "voice": self.voice, "conversion": self.conversion,
              "speaker_f0": None if self.speaker_f0 is None else round(self.speaker_f0, 1),
              "entities": [e.public(keep_originals) for e in self.entities], "intended": self.intended,
              "second_pass": self.second.text if self.second else None,
