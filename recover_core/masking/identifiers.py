@@ -193,6 +193,8 @@ def _part(s: Span, a: int, b: int) -> Span | None:
     if not any(c.isalnum() for c in core):
         return None
     start = a + part.index(core)
+    if core.count("(") > core.count(")") and part[part.index(core) + len(core):].startswith(")"):
+        core += ")"  # a gloss in brackets stays whole: "District Court (Sąd Rejonowy)" left ")" after its substitute
     return replace(s, start=start, end=start + len(core), text=core)
 
 

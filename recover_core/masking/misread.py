@@ -83,7 +83,9 @@ _FIRM_AFTER = re.compile(r",? (?:a firm of |a law firm|solicitors\b|lawyers\b|at
 
 # What names a body, right before its name: "a company named Lund", "the political party “Frank”".
 _BODY_BEFORE = re.compile(r"\b(?:company|firm|association|party|union|organisation|organization|foundation|"
-                          r"society|club|bank|newspaper|magazine|group)(?:,? (?:named|called|known as))?\s+[“\"]?$")
+                          r"society|club|bank|newspaper|magazine|group)(?:,? (?:named|called|known as|the))?\s+[“\"]?$")
+# "by the GFAM (a mutual-benefit ...)": a few capitals after "the" are a body's initials, no one's name
+_INITIALS_AFTER_THE = re.compile(r"\bthe [“\"]?$")
 
 
 # A company's legal form ends its name: "Robert Bosch GmbH" is a firm, whatever its first words are.
@@ -91,21 +93,32 @@ _LEGAL_FORMS = frozenset({"GmbH", "AG", "AB", "Ltd", "Ltd.", "Inc", "Inc.", "SA"
                           "PLC", "plc", "BV", "B.V.", "NV", "N.V.", "Oy", "A/S", "ASA", "SARL", "Sàrl", "d.o.o."})
 
 
+# What a body calls itself in the languages of the Council of Europe's courts' cases: "Halkın Emek
+# Partisi", "Stowarzyszenie Penitencjarne", "Częstochowskie Zakłady Metalowe" were read as persons.
+_BODY_WORDS_ABROAD = frozenset("""partisi parti partei partido partito derneği dernegi vakfı vakfi sendikası sendikasi
+    stowarzyszenie spółka spolka urząd urzad zakłady zaklady zakład zaklad fundacja związek zwiazek verein gesellschaft stiftung
+    société societe association asociación asociacion associazione fondazione fundación fundacion""".split())
+
+
 def read_as_firms(text: str, spans: list[Span]) -> list[Span]:
     """``spans`` with a PERSON span that names a firm or a body labelled ORG, so that a firm stands
     in for it: right before ", solicitors", ", a firm of lawyers", or right after "a company named",
     "the association", or ending in a legal form ("GmbH"); the tagger's words of one name as a whole."""
-    out = list(spans)
-    for run in _runs(text, spans):
+    out, firms, runs = list(spans), set(), _runs(text, spans)
+    for run in runs:
         first, last = spans[run[0]], spans[run[-1]]
         whole = text[first.start:last.end]
         firm = not _ONE_PERSON.search(whole) and (
             (_FIRM_AFTER.match(text, last.end) and not _TITLE_BEFORE.search(text, max(0, first.start - 20), first.start))
             or _BODY_BEFORE.search(text, max(0, first.start - 40), first.start)
-            or (len(whole.split()) > 1 and whole.split()[-1] in _LEGAL_FORMS))
+            or (len(whole.split()) > 1 and whole.split()[-1] in _LEGAL_FORMS)
+            or any(w.lower() in _BODY_WORDS_ABROAD for w in whole.split())
+            or (re.fullmatch(r"[A-Z]{2,5}", whole) and _INITIALS_AFTER_THE.search(text, max(0, first.start - 6), first.start)))
         if firm:
-            out = [replace(s, label="ORG") if i in run and s.label == "PERSON" else s for i, s in enumerate(out)]
-    return out
+            firms.add(whole)
+    # the body's other mentions are the body's too ("membership of the Dev-Yol", with no cue)
+    marked = {i for run in runs if text[spans[run[0]].start:spans[run[-1]].end] in firms for i in run}
+    return [replace(s, label="ORG") if i in marked and s.label == "PERSON" else s for i, s in enumerate(out)]
 
 
 _NAME_LABELS = frozenset({"PERSON", "ORG", "GPE", "LOC", "FAC", "NORP"})

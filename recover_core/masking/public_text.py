@@ -155,6 +155,8 @@ def _trimmed(span: Span, text: str, ranges: list[tuple[int, int]]) -> Span | Non
     piece = text[start:end]
     lead, trail = len(piece) - len(piece.lstrip(" ,;:()")), len(piece) - len(piece.rstrip(" ,;:()"))
     start, end = start + lead, end - trail
+    if text.count("(", start, end) > text.count(")", start, end) and text.startswith(")", end):
+        end += 1  # a gloss in brackets stays whole, its ")" with it
     if start >= end or not re.search(r"\w", text[start:end]):
         return None
     if (start, end) == (span.start, span.end):
