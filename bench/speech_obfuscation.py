@@ -198,13 +198,39 @@ def own_name(ob, clip):
     return ob.render(clip, plan)
 
 
-def run_set(ob, folder: Path, items: list[dict], mode: str, dump: Path | None = None,
-            unseen_voice: bool = False, control: bool = False, clone: bool = False) -> dict:
+def original_similarity(res, clip) -> list[float]:
+    """The control for real voices: each original span, cut from the recording, against the
+    rest of it (what a perfect clone's insert would score), as ``SpeechObfuscator`` measures
+    an insert."""
+    from recover_core.speech import speaker
+
+    rest = speaker.embed(speaker.without(clip.samples, 16000, [e.cut_edges("substitute") for e in res.entities]),
+                         16000)
+    out = []
+    for e in res.entities:
+        a, b = e.cut_edges("substitute")
+        sim = speaker.similarity(speaker.embed(clip.samples[int(a * 16000):int(b * 16000)], 16000), rest)
+        if sim is not None:
+            out.append(sim)
+    return out
+
+
+def utterances(rows: list[tuple[Path, str, list[str]]], voice: str = "") -> list[dict]:
+    """Any recordings as the bench's items: (audio path, transcript, the person names in it
+    in order of speech). ``voice``: the stock voice that spoke them, where one did (only then
+    is there a perfect-clone condition); a real speaker's is ""."""
+    return [{"id": Path(p).stem, "path": str(p), "text": text, "names": list(names), "voice": voice}
+            for p, text, names in rows]
+
+
+def run_set(ob, folder: Path | None, items: list[dict], mode: str, dump: Path | None = None,
+            unseen_voice: bool = False, control: bool = False, clone: bool = False, **overrides) -> dict:
     """``unseen_voice``: auto may not pick the voice that spoke the utterance, as for a real
     speaker, whose voice is none of ours (without it, auto often picks the speaker's own).
     ``control``: the names said again as themselves (``own_name``). ``clone``: the voice that
     spoke the utterance speaks the insert, as a perfect voice clone would (only this set's
-    speakers are voices we have)."""
+    speakers are voices we have). ``overrides``: other SpeechSettings for this run
+    (``voice="clone"``). An item's audio is its ``path``, else ``folder/ID.flac``."""
     import dataclasses
 
     from tqdm import tqdm
@@ -215,13 +241,16 @@ def run_set(ob, folder: Path, items: list[dict], mode: str, dump: Path | None = 
     seams = clean = 0
     confidences, second_wers, asr_acc, rtfs = [], [], [], []
     outside_words = before_errors = after_errors = own_voice = kept_after = 0
-    base = ob.settings
+    similarities, originals = [], []
+    before = ob.settings
+    base = dataclasses.replace(before, **overrides)
     for it in tqdm(items, desc=f"speech obfuscation ({mode})", unit="utt"):
-        if unseen_voice:
+        ob.settings = base
+        if unseen_voice and it["voice"]:
             ob.settings = dataclasses.replace(base, exclude_voices=(it["voice"],))
         if clone:
             ob.settings = dataclasses.replace(base, voice=it["voice"])
-        clip = audio.load(folder / f"{it['id']}.flac", keep_native=True)
+        clip = audio.load(it.get("path") or folder / f"{it['id']}.flac", keep_native=True)
         t0 = time.perf_counter()
         res = own_name(ob, clip) if control else ob.run(clip)
         rtfs.append((time.perf_counter() - t0) / clip.seconds)
@@ -253,6 +282,9 @@ def run_set(ob, folder: Path, items: list[dict], mode: str, dump: Path | None = 
             heard += sum(bool(e.substitute_heard) for e in res.entities)
             heard_first += sum(bool(e.heard_first) for e in res.entities)
             retried += res.retries > 0
+        similarities += [e.similarity for e in res.entities if e.similarity is not None]
+        if mode == "substitute" and not control:
+            originals += original_similarity(res, clip)
         seams += 2 * len(res.entities)
         clean += sum(2 if e.click_free else 1 if min(e.clicks) <= 2 else 0 for e in res.entities)
         flagged += res.needs_review
@@ -274,7 +306,7 @@ def run_set(ob, folder: Path, items: list[dict], mode: str, dump: Path | None = 
                                     "intended": res.intended, "second": res.second.text if res.second else None,
                                     "entities": [e.public(True) for e in res.entities], "reasons": res.reasons,
                                     "voice_used": res.voice}) + "\n")
-    ob.settings = base
+    ob.settings = before
     w_before, w_after = 100 * before_errors / outside_words, 100 * after_errors / outside_words
     return {"name_recall": found / total, "name_precision": precise / max(n_found, 1),
             "ne_exact_match_correct": exact, "ne_exact_match_total": total, "leak_rate": leaks / len(items),
@@ -291,6 +323,9 @@ def run_set(ob, folder: Path, items: list[dict], mode: str, dump: Path | None = 
             "avg_asr": statistics.mean(asr_acc), "needs_review_share": flagged / len(items),
             "click_free_seam_share": clean / seams if seams else None, "rtf_mean": statistics.mean(rtfs),
             "own_voice_share": own_voice / len(items) if mode == "substitute" else None,
+            # the insert's GE2E cosine to the speaker's other speech, and the original span's (control)
+            "speaker_similarity_mean": statistics.mean(similarities) if similarities else None,
+            "original_span_similarity_mean": statistics.mean(originals) if originals else None,
             "utterances": len(items), "audio_minutes": None}
 
 
@@ -386,18 +421,44 @@ def cue_false_positives(n: int = 400) -> dict:
     return out
 
 
-def real_recording(ob) -> dict:
+def real_recording(ob, **overrides) -> dict:
+    """The LibriVox sentence; ``overrides``: other SpeechSettings (``voice="clone"``)."""
+    import dataclasses
+
     from recover_core.asr import audio
 
     if not REAL.exists():
         return {}
-    res = ob.run(audio.load(REAL, keep_native=True))
+    before = ob.settings
+    ob.settings = dataclasses.replace(before, **overrides)
+    clip = audio.load(REAL, keep_native=True)
+    try:
+        res = ob.run(clip)
+    finally:
+        ob.settings = before
+    sims = [e.similarity for e in res.entities if e.similarity is not None]
+    originals = original_similarity(res, clip)
     hyp = toks(res.second.text) if res.second else []
     ents = [toks(e.original) for e in res.entities]
     return {"real_names_found": sum(t in {x for e in ents for x in e} for t in ("john", "dashwood")),
             "real_names_total": 2, "real_leak": int(any(t in hyp for t in ("john", "dashwood"))),
             "real_substitute_heard": int(all(e.substitute_heard for e in res.entities)) if res.entities else 0,
-            "real_confidence": res.confidence}
+            "real_confidence": res.confidence,
+            "real_speaker_similarity": statistics.mean(sims) if sims else None,
+            "real_original_span_similarity": statistics.mean(originals) if originals else None}
+
+
+def gap_closed(results: dict) -> None:
+    """Per converted condition: the share of the speaker-similarity gap between the stock
+    voice (auto; unseen auto for the unseen conditions) and the perfect clone that it closes."""
+    perfect = results.get("substitute-clone", {}).get("speaker_similarity_mean")
+    for mode, d in results.items():
+        if "voice-clone-" not in mode or perfect is None:
+            continue
+        stock = results.get("substitute-unseen-voice" if "unseen" in mode else "substitute", {})
+        stock_sim, sim = stock.get("speaker_similarity_mean"), d.get("speaker_similarity_mean")
+        if stock_sim is not None and sim is not None and perfect > stock_sim:
+            d["similarity_gap_closed"] = (sim - stock_sim) / (perfect - stock_sim)
 
 
 def main() -> None:
@@ -422,6 +483,11 @@ def main() -> None:
     ap.add_argument("--clone", action="store_true",
                     help="also substitute (and with --control-own-name, the control) in the speaker's own voice, "
                          "as a voice clone would ('substitute-clone', 'substitute-own-name-clone')")
+    ap.add_argument("--conversions", default="world",
+                    help="comma-separated: substitute with voice=clone converted this way (SpeechSettings.conversion), "
+                         "method 'substitute-voice-clone-WAY' (with --unseen-voice 'substitute-unseen-voice-clone-WAY', "
+                         "never from the speaker's own voice); '' for none. Runs the perfect-clone control "
+                         "('substitute-clone') with it")
     args = ap.parse_args()
     import torch
 
@@ -441,13 +507,22 @@ def main() -> None:
         dump = args.dump.with_name(args.dump.stem + "-own-name.jsonl") if args.dump else None
         results["substitute-own-name"] = run_set(sub, folder, items, "substitute", dump, unseen_voice=args.unseen_voice,
                                                  control=True)
-    if args.clone:
+    conversions = [c for c in args.conversions.split(",") if c]
+    for way in conversions:
+        # with --unseen-voice, as for a real speaker: the voice that spoke the utterance is never the base
+        unseen = "-unseen-voice" if args.unseen_voice else ""
+        dump = args.dump.with_name(args.dump.stem + f"{unseen}-voice-clone-{way}.jsonl") if args.dump else None
+        results[f"substitute{unseen}-voice-clone-{way}"] = run_set(sub, folder, items, "substitute", dump,
+                                                                   unseen_voice=args.unseen_voice, voice="clone",
+                                                                   conversion=way)
+    if args.clone or conversions:
         dump = args.dump.with_name(args.dump.stem + "-clone.jsonl") if args.dump else None
         results["substitute-clone"] = run_set(sub, folder, items, "substitute", dump, clone=True)
         if args.control_own_name:
             dump = args.dump.with_name(args.dump.stem + "-own-name-clone.jsonl") if args.dump else None
             results["substitute-own-name-clone"] = run_set(sub, folder, items, "substitute", dump, control=True,
                                                            clone=True)
+    gap_closed(results)
     if args.only_substitute:
         for mode, d in results.items():
             print(f"[{mode}]")
@@ -457,6 +532,9 @@ def main() -> None:
     results["substitute"]["rtf_10s"] = rtf_10s(sub, folder, items)
     results["substitute"] |= boundary_errors(rec, args.boundaries)
     results["substitute"] |= real_recording(sub)
+    for way in conversions:
+        mode = f"substitute{'-unseen-voice' if args.unseen_voice else ''}-voice-clone-{way}"
+        results[mode] |= real_recording(sub, voice="clone", conversion=way)
     results["substitute"] |= cue_false_positives()
     if args.bleep_utterances:
         results["bleep"] = run_set(SpeechObfuscator(SpeechSettings(mode="bleep"), rec), folder,

@@ -56,9 +56,10 @@ class SpeechSettings:
     # auto: the clearest stock voice in the speaker's register (voices.choose); clone: that
     # voice's insert converted toward the speaker's own voice (speech/convert.py); or one of voices.VOICES
     voice: str = "auto"
-    # clone: how (convert.METHODS): "world" moves pitch level and spread and the spectral
-    # envelope; "world-contour" also gives the insert the original name's pitch movement
-    conversion: str = "knn"
+    # clone: how (CONVERSIONS, speech/convert.py): "world" moves pitch level and spread and the
+    # spectral envelope; "knn" also pulls each frame's envelope toward the speaker's own frames;
+    # "-contour" gives the insert the original name's pitch movement; "world-f0" pitch alone
+    conversion: str = "world"
     exclude_voices: tuple[str, ...] = ()  # voices auto never picks (the bench: the speaker's own)
     review_below: float = 0.8  # confidence (1 - WER of the second pass) under this: review
     unsure_below: float = 0.5  # a private word the recognizer heard with less probability: review
