@@ -74,6 +74,8 @@ def test_the_words_around_a_name_say_its_kind(quasi):
     town, kind = by["Wronki Prison"].substitute.rsplit(" ", 1)
     assert kind == "Prison" and place_kind(town) == "city"
     assert by["Kennedy"].label == "GPE" and r.text.endswith(" Avenue.")  # the street word stays
+    # a footnote's number is no place ("(TRL)0" became "(TRL)Palau")
+    assert quasi.obfuscate("He claimed 30,000,000,000 Turkish liras (TRL)0. He lost.").text.endswith("(TRL)0. He lost.")
 
 
 def test_a_possessive_keeps_its_form(quasi):

@@ -128,6 +128,8 @@ def without_common_words(text: str, spans: list[Span]) -> list[Span]:
     """``spans`` less a name the tagger read into ordinary lower-case words of a cased text ("a
     claim for compensation" as an organisation, which became "for britain"). A text in lower
     case (a transcript) has its names in lower case too: there every span stays."""
+    # a name has a letter: "(TRL)0", a footnote's number, was read as a place and became "(TRL)Palau"
+    spans = [s for s in spans if not (s.label in _NAME_LABELS and not any(c.isalpha() for c in s.text))]
     if text.lower() == text:
         return spans
     return [s for s in spans if not (s.label in _NAME_LABELS and s.text.islower()
