@@ -22,7 +22,8 @@ from recover_core.results import claims, tables as results  # noqa: E402
 from recover_core.runtime import threads  # noqa: E402
 from recover_core.text.validation import MAX_K  # noqa: E402
 from ui.audio import (AUDIO_EXAMPLES, ERROR_COLORS, LM_CHOICES, SPEECH, SPEECH_VOICES, compare, forget_played,  # noqa: E402
-                      on_speech_find, on_speech_render, on_wer, recognizer, speech_demo_choices, without_empty_temp)
+                      on_speech_compare, on_speech_find, on_speech_render, on_wer, recognizer, speech_demo_choices,
+                      without_empty_temp)
 from ui.common import CAUSAL, FAST, MODELS, QUEUE_SIZE, SHARED, friendly  # noqa: E402,F401
 from ui.serve import keep_built_files, server_name, warm_up_steps, warm_up_wanted  # noqa: E402
 from ui.results import ALL, RESULTS, on_results_chart, on_results_claims, on_results_metric, on_results_table  # noqa: E402
@@ -195,9 +196,10 @@ def speech_tab(demo: gr.Blocks) -> None:
         "spoken by the clearest offline voice in the speaker's pitch range (or a bleep, or silence), spliced in "
         "with matched loudness and crossfades; then a second recognition pass checks the result (a substitute "
         "it does not hear is replaced once by the next choice, kept if it does better). "
-        "Voice cloning needs hub weights (in a Space: Coqui XTTS-v2 or YourTTS), so offline the voice is "
-        "not the speaker's. Your audio is deleted when the request ends; the clip stays in this session's "
-        "memory (10 minutes) so you can edit the substitutes and render again.")
+        "Voice clone: that stock voice moved toward the speaker's own (WORLD vocoder); below, both are "
+        "played side by side with each insert's speaker similarity. Your audio is deleted when the request "
+        "ends; the clip stays in this session's memory (10 minutes) so you can edit the substitutes and "
+        "render again.")
     with gr.Row():
         with gr.Column():
             s_audio = gr.Audio(sources=["upload", "microphone"], type="filepath", format=None,
@@ -210,7 +212,8 @@ def speech_tab(demo: gr.Blocks) -> None:
             s_filler = gr.Dropdown(speech_demo_choices("FILLERS"), value="mlm", label="Filler (substitutes)")
             s_mode = gr.Radio(["substitute", "bleep", "silence"], value="substitute", label="Mode")
             s_voice = gr.Dropdown(SPEECH_VOICES, value="auto", label="Voice",
-                                  info="auto: the clearest voice in the speaker's pitch range")
+                                  info="auto: the clearest voice in the speaker's pitch range; clone: "
+                                       "moved toward the speaker's voice")
             s_button = gr.Button("Obfuscate", variant="primary")
     s_status = gr.Markdown()
     s_found = gr.HighlightedText(label="Transcript: private spans and their substitutes", combine_adjacent=False)
@@ -225,15 +228,27 @@ def speech_tab(demo: gr.Blocks) -> None:
     s_verdict = gr.Markdown()
     s_second = gr.Textbox(label="Second pass (what the recognizer hears in the output)", interactive=False)
     s_checks = gr.Dataframe(label="Per-span checks", interactive=False)
+    gr.Markdown("### Stock voice or the speaker's voice\nThe same substitutes, rendered again after each render.")
+    with gr.Row():
+        v_players = [gr.Audio(label=name, interactive=False) for name in
+                     ("Original", "Stock voice (auto)", "Speaker's voice (clone)")]
+    v_table = gr.Dataframe(headers=["#", "label", "substitute", "similarity stock", "similarity clone"],
+                           label="Speaker similarity of each insert", interactive=False)
+    v_note = gr.Markdown()
     s_state = gr.State(time_to_live=600)
     speech_inputs = [s_technique, s_filler, s_mode, s_voice]
     render_outputs = [s_original, s_output, s_plot, s_second, s_checks, s_verdict, s_found, s_table]
     # Render follows a find that succeeded; a click on "Render again" renders the edited table.
-    s_button.click(on_speech_find, [s_audio] + speech_inputs, [s_state, s_found, s_table, s_status],
-                   api_name="speech_find", **MODELS).success(
+    rendered = s_button.click(on_speech_find, [s_audio] + speech_inputs, [s_state, s_found, s_table, s_status],
+                              api_name="speech_find", **MODELS).success(
         on_speech_render, [s_state, s_table] + speech_inputs, render_outputs, api_name="speech_render", **MODELS)
-    s_again.click(on_speech_render, [s_state, s_table] + speech_inputs, render_outputs,
-                  api_name="speech_rerender", **MODELS)
+    rerendered = s_again.click(on_speech_render, [s_state, s_table] + speech_inputs, render_outputs,
+                               api_name="speech_rerender", **MODELS)
+    # The voices compared after either render, as an event of its own (the clone takes seconds more).
+    compare_io = ([s_state, s_table] + speech_inputs, v_players + [v_table, v_note])
+    rendered.success(on_speech_compare, *compare_io, api_name="speech_compare", **MODELS)
+    rerendered.success(on_speech_compare, *compare_io, api_name="speech_recompare", api_visibility="undocumented",
+                       **MODELS)
     demo.unload(forget_played)
 
 

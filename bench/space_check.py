@@ -22,7 +22,8 @@ preload_from_hub). This machine has no hub, so the check stands one in:
    cache); the same /fill pair once more (how far two runs differ on this machine), then every
    tab's endpoints driven with gradio_client: Text (mask; all six columns through
    /fill and through the page's two steps, both profiles), Results, Audio (WER of an uploaded
-   utterance, speech find, render as substitute, bleep and silence). A pass/fail table; exit 1 on
+   utterance, speech find, render as substitute, bleep and silence, stock and speaker's voice
+   compared). A pass/fail table; exit 1 on
    any failure.
 
 bert-base-uncased, roberta-base and distilroberta-base (the Space's hub MLMs) ship in no offline
@@ -299,6 +300,7 @@ def drive(url: str, downloads: Path) -> None:
     found = check("Audio /speech_find", lambda: _find(c, handle_file))
     for mode in ("substitute", "bleep", "silence"):
         check(f"Audio /speech_render ({mode})", lambda mode=mode: _render(c, found, mode))
+    check("Audio /speech_compare (stock and speaker's voice)", lambda: _compare(c, found))
 
 
 def _find(c, handle_file):
@@ -315,6 +317,14 @@ def _render(c, table, mode):
     assert Path(output).exists() and Path(original).exists() and verdict, verdict
     assert "dashwood" not in second.lower(), "the name is still heard"
     return out, f"second pass: {second[:50]!r}"
+
+
+def _compare(c, table):
+    assert table is not None, "no find to compare"
+    original, stock, clone, sims, note = c.predict(table, "entityTagger", "infill", "substitute", "auto",
+                                                   api_name="/speech_compare")
+    assert all(Path(p).exists() for p in (original, stock, clone)) and sims["data"], note
+    return sims, note.split(". ")[0].replace("**", "")[:120]
 
 
 # --- the timing goal: the first request after start against the second -------------------------

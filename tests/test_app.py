@@ -29,7 +29,8 @@ def test_every_event_has_an_api_name(client):
     names = set(api["named_endpoints"])
     # One endpoint per handler: the button, Enter and Resample share /fill_mlm then /fill_causal (gr.on).
     assert names == {"/mask", "/fill", "/fill_mlm", "/fill_causal", "/example", "/first_example", "/results_metric",
-                     "/results_chart", "/results_claims", "/results_table", "/wer", "/speech_find", "/speech_render", "/speech_rerender"}
+                     "/results_chart", "/results_claims", "/results_table", "/wer", "/speech_find", "/speech_render", "/speech_rerender",
+                     "/speech_compare"}
 
 
 def test_mask_highlights_spans(client):

@@ -176,10 +176,47 @@ def test_obfuscate_speech_then_edit_a_substitute(client, tmp_path):
     assert not leftovers, leftovers  # the upload did not outlive its request
 
 
-def played_on_server(client) -> list[Path]:
-    """The players' audio the app keeps for this client's session (ui.audio.played_folder)."""
+def test_stock_and_speaker_voice_side_by_side(client):
+    """/speech_compare: the rendered substitutes said by the stock voice and by the speaker's
+    voice, each playable, and each insert's similarity for both; never the original words."""
+    _, table, _ = speech(client, ROOT / "assets/speech/dashwood-0870.flac")
+    *_, table = render(client, table)
+    original, stock, clone, sims, note = client.predict(table, "entityTagger", "mlm", "substitute", "auto",
+                                                        api_name="/speech_compare")
+    rate = sf.info(original).samplerate
+    for path in (original, stock, clone):
+        assert Path(path).exists() and sf.info(path).samplerate == rate and sf.info(path).duration > 1
+    assert not np.array_equal(sf.read(stock)[0], sf.read(clone)[0])
+    assert sims["headers"] == ["#", "label", "substitute", "similarity stock", "similarity clone"]
+    assert [r[2] for r in sims["data"]] == [r[3] for r in table["data"]]  # the render's substitutes
+    for row in sims["data"]:
+        assert all(isinstance(x, (int, float)) and -1 <= x <= 1 for x in row[3:]), row
+    shown = (str(sims["data"]) + note).lower()
+    assert "dashwood" not in shown and "john" not in shown
+    assert note.count("mean similarity") == 2
+    # the three players' audio, in the session's own folder beside the render's (gone with the session)
+    assert [p.name.split("-")[0] for p in played_on_server(client, "voices")] == ["clone", "original", "stock"]
+    # bleep: nothing to compare, said so; no session: a message, never a traceback
+    assert "substitutes" in client.predict(table, "entityTagger", "mlm", "bleep", "auto",
+                                           api_name="/speech_compare")[-1]
+
+
+def test_compare_without_a_find_gets_a_message(app_url, tmp_path):
+    from gradio_client import Client
+    from gradio_client.exceptions import AppError
+
+    with pytest.raises(AppError, match="Nothing to compare"):
+        Client(app_url, verbose=False, download_files=tmp_path).predict(
+            {"headers": ["#", "label", "original", "substitute", "start (s)", "end (s)", "recognizer p"],
+             "data": [[1, "PERSON", "", "Peter Brown", 0.0, 1.0, 1.0]]},
+            "entityTagger", "mlm", "substitute", "auto", api_name="/speech_compare")
+
+
+def played_on_server(client, kind="played") -> list[Path]:
+    """The players' audio the app keeps for this client's session (ui.audio.played_folder; the
+    voice comparison's: ui.audio.compared_folder)."""
     h = hashlib.sha256(client.session_hash.encode()).hexdigest()[:20]
-    return sorted(Path(tempfile.gettempdir()).glob(f"recover-gradio-*/played-{h}/*"))
+    return sorted(Path(tempfile.gettempdir()).glob(f"recover-gradio-*/{kind}-{h}/*"))
 
 
 def test_played_audio_lives_only_as_long_as_its_players(app_url, tmp_path):
@@ -195,11 +232,13 @@ def test_played_audio_lives_only_as_long_as_its_players(app_url, tmp_path):
     render(user, table, api="/speech_rerender")
     second = played_on_server(user)
     assert len(second) == 2 and not set(first) & set(second), (first, second)  # the first render's went
+    user.predict(table, "entityTagger", "mlm", "substitute", "auto", api_name="/speech_compare")
+    assert len(played_on_server(user, "voices")) == 3  # the voice comparison's players
     user.close()
     deadline = time.time() + 60  # Gradio notices a closed heartbeat within its 15 s interval
-    while played_on_server(user) and time.time() < deadline:
+    while (played_on_server(user) or played_on_server(user, "voices")) and time.time() < deadline:
         time.sleep(1)
-    assert not played_on_server(user), "the session's audio outlived the session"
+    assert not played_on_server(user) and not played_on_server(user, "voices"), "the session's audio outlived it"
 
 
 @pytest.mark.parametrize("case, message", [

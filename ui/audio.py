@@ -28,7 +28,7 @@ LM_CHOICES = lms.available()  # read once at start, like the results
 AUDIO_EXAMPLES = [[str(SPEECH / f"austen-{i}.flac"), None, "", str(SPEECH / "austen.dot")] for i in ("0880", "0930", "0920")]
 ERROR_COLORS = {"S": "orange", "D": "red", "I": "violet"}
 SPEECH_MAX_SECONDS = 30.0
-SPEECH_VOICES = ["auto", "piper-joe", "espeak-ng-us", "espeak-ng-us-f", "flite-slt", "flite-rms"]
+SPEECH_VOICES = ["auto", "clone", "piper-joe", "espeak-ng-us", "espeak-ng-us-f", "flite-slt", "flite-rms"]
 
 
 def without_empty_temp(f: gr.File) -> gr.File:
@@ -116,6 +116,30 @@ def on_speech_render(state, edited, technique, filler, mode, voice, request: gr.
             speech_demo.table(plan))  # a retry may have changed a substitute: the table shows what was rendered
 
 
+@friendly
+@threads.on_models_thread
+def on_speech_compare(state, edited, technique, filler, mode, voice, request: gr.Request = None):
+    """The same substitutes in the stock voice, then in the speaker's (a generator: the clone
+    takes seconds more), each insert's similarity beside them (ui/voices.py)."""
+    from recover_core.speech import demo as speech_demo
+    from ui import voices
+
+    if not state:
+        raise RecoverError("Nothing to compare: press \"Obfuscate\" first (a session's audio is kept 10 minutes).")
+    clip, plan = state
+    if mode != "substitute" or not plan.entities:
+        yield None, None, None, voices.table(None), "Voices are compared where names are replaced by substitutes."
+        return
+    settings = speech_demo.settings(technique, filler, mode, voice)
+    original = clip.native if clip.native is not None else clip.samples
+    stock = voices.render(clip, plan, edited, settings, recognizer(), "auto")
+    yield (*compared(request, original=(stock.rate, original), stock=(stock.rate, stock.samples)), None,
+           voices.table(stock), voices.note(stock))
+    clone = voices.render(clip, plan, edited, settings, recognizer(), "clone")
+    yield (*compared(request, original=(stock.rate, original), stock=(stock.rate, stock.samples),
+                     clone=(clone.rate, clone.samples)), voices.table(stock, clone), voices.note(stock, clone))
+
+
 def played_folder(request: gr.Request | None) -> Path:
     """The players' audio of one browser session, in Gradio's cache (files.played_folder)."""
     from gradio.utils import get_upload_folder
@@ -129,9 +153,21 @@ def played(request: gr.Request | None, **clips: tuple[int, np.ndarray]) -> list[
     return files.write_players(played_folder(request), clips)
 
 
+def compared(request: gr.Request | None, **clips: tuple[int, np.ndarray]) -> list[str]:
+    """The voice comparison's players, in a folder of their own beside the render's (each
+    replaces only its own last files); gone with the session, like the render's."""
+    return files.write_players(compared_folder(request), clips)
+
+
+def compared_folder(request: gr.Request | None) -> Path:
+    folder = played_folder(request)
+    return folder.with_name(folder.name.replace("played-", "voices-", 1))
+
+
 def forget_played(request: gr.Request):
     """The tab closed (or a client left): its players' audio goes now, not at the sweep."""
     files.forget_players(played_folder(request))
+    files.forget_players(compared_folder(request))
 
 
 def speech_demo_choices(name: str) -> list[str]:
