@@ -13,6 +13,14 @@ Either way, each edge is then snapped outward to the quietest 10 ms nearby (up t
 ``OUTWARD_S`` outside the word, ``INWARD_S`` inside): a seam in a quiet place crossfades
 quiet into quiet, and a privacy tool had rather take a sliver of the neighbour's silence
 than leave a sliver of the name audible.
+
+A number Whisper writes in figures ("72", "300,000", "14 March 1960.") is one word with one
+time, and no CMUdict word: it is aligned as the words said ("seventy two", "three hundred
+thousand", "fourteenth march nineteen sixty", ``said_as``), so its edges are where the first
+spoken word starts and the last ends. Where alignment still fails, a span holding figures
+searches wider for its quiet edges (``NUMBER_SEARCH_S``): Whisper's time for such a token is
+often off by more than a word ("seventy" said before "72"'s start), and a leftover "two" of
+"seventy two" is heard in the output.
 """
 from __future__ import annotations
 
@@ -30,9 +38,14 @@ if TYPE_CHECKING:
     from recover_core.asr.alignment import Word
 
 SEARCH_S = 0.12
+NUMBER_SEARCH_S = 0.3
 OUTWARD_S, INWARD_S = 0.06, 0.02
 WINDOW_PAD_S = 0.3
 _WORD = re.compile(r"[^a-z0-9']+")
+_MONTHS = frozenset("january february march april may june july august september october november december".split())
+_DATING = frozenset({"in", "since", "until", "till", "by", "from", "during", "before", "after", "born", "of"})
+_DIGITS = "zero one two three four five six seven eight nine".split()
+_ORDINAL = re.compile(r"(\d{1,2})(?:st|nd|rd|th)")
 
 
 @dataclass(frozen=True)
@@ -58,6 +71,42 @@ def spoken(word: str) -> str:
     return _WORD.sub("", word.lower().replace("’", "'")).strip("'")
 
 
+def _say_token(token: str, before: str, after: str) -> str:
+    """A token holding figures as it is said, by its neighbours: a day beside a month as an
+    ordinal ("14" of "14 March"), a four-digit number beside a month or after a word that
+    dates as a year ("nineteen sixty"), a sum with its currency ("three hundred thousand
+    pounds"), any other as a cardinal."""
+    from recover_core.text import spoken as said
+
+    core = token.strip(".,;:!?\"'()")
+    month = before in _MONTHS or after in _MONTHS
+    if m := _ORDINAL.fullmatch(core.lower()):
+        return said.say(int(m[1]), "ordinal")
+    if core.isdigit() and month and 1 <= int(core) <= 31:
+        return said.say(int(core), "ordinal")
+    if core.isdigit() and len(core) == 4 and 1100 <= int(core) <= 2099 and (month or before in _DATING):
+        return said.say(int(core), "year")
+    if re.fullmatch(r"0\d+|\d{5,}|\d+(?:[-/ ]\d+)+", core):
+        # an identifier (a phone, card or case number) is said digit by digit
+        return " ".join(_DIGITS[int(c)] for c in core if c.isdigit())
+    return said.say_figures(core, "AMOUNT")
+
+
+def said_as(words: list[str]) -> list[list[str]]:
+    """Each recognizer word as the CMUdict words a speaker said for it: a word in figures
+    as its number in words (``_say_token``), a hyphenated one as its parts ("forty-seven"),
+    any other as ``spoken`` spells it."""
+    low = [spoken(w) for w in words]
+    out = []
+    for i, w in enumerate(words):
+        if any(c.isdigit() for c in w):
+            before, after = (low[i - 1] if i else ""), (low[i + 1] if i + 1 < len(words) else "")
+            w = _say_token(w, before, after)
+        parts = [spoken(p) for p in re.split(r"[\s\-–]+", w)]
+        out.append([p for p in parts if p] or [spoken(w)])
+    return out
+
+
 _LOCK = threading.Lock()
 
 
@@ -72,7 +121,8 @@ def _decoder():
 def align(samples: np.ndarray, words: list[str], offset: float) -> list[tuple[float, float]] | None:
     """(start, end) of each word in 16 kHz ``samples`` (times shifted by ``offset``), or None
     when a word is not in the dictionary or alignment finds no path."""
-    tokens = [spoken(w) for w in words]
+    groups = said_as(words)
+    tokens = [t for g in groups for t in g]
     if not tokens or any(t not in _dictionary() for t in tokens):
         return None
     pcm = (np.clip(samples, -1, 1) * 32767).astype(np.int16).tobytes()
@@ -85,7 +135,13 @@ def align(samples: np.ndarray, words: list[str], offset: float) -> list[tuple[fl
         seg = d.seg()
         found = [] if seg is None else [(s.start_frame / 100 + offset, (s.end_frame + 1) / 100 + offset) for s in seg
                                          if not s.word.startswith("<") and not s.word.startswith("[")]
-    return found if len(found) == len(tokens) else None
+    if len(found) != len(tokens):
+        return None
+    out, at = [], 0
+    for g in groups:  # a word said as several spans from its first's start to its last's end
+        out.append((found[at][0], found[at + len(g) - 1][1]))
+        at += len(g)
+    return out
 
 
 def quietest(samples: np.ndarray, at: float, rate: int = 16000, search: float = SEARCH_S,
@@ -165,9 +221,12 @@ def _refine(samples: np.ndarray, words: list[Word], first: int, last: int, rate:
     if got is not None:
         (start, end), method = got, "aligned"
     else:
-        start = quietest(samples, words[first].start, rate) if first > 0 else max(0.0, words[first].start - 0.05)
-        end = quietest(samples, words[last - 1].end, rate) if last < len(words) else min(len(samples) / rate,
-                                                                                           words[last - 1].end + 0.1)
+        # figures: Whisper's time for a spoken number is coarser than for a word (see above)
+        search = NUMBER_SEARCH_S if any(c.isdigit() for w in words[first:last] for c in w.word) else SEARCH_S
+        start = (quietest(samples, words[first].start, rate, search, SEARCH_S) if first > 0
+                 else max(0.0, words[first].start - 0.05))
+        end = (quietest(samples, words[last - 1].end, rate, SEARCH_S, search) if last < len(words)
+               else min(len(samples) / rate, words[last - 1].end + 0.1))
         method = "energy"
     out, into = (OUTWARD_S, INWARD_S) if outward else (INWARD_S, OUTWARD_S)
     start = quietest(samples, start, rate, out, into)

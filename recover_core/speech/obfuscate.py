@@ -30,7 +30,8 @@ from recover_core.filling.base import Fill, Filled, MaskInput
 from recover_core.masking.recognizers import DIGIT_WORDS, REPEATS
 from recover_core.obfuscator import Obfuscator
 from recover_core.speech import boundaries, convert, speaker, splice, voices
-from recover_core.speech.plan import NEAR_S, RESPOKEN, VOICE_CHOICES, Entity, Plan, Result, SpeechSettings
+from recover_core.speech.plan import (DATE_LABELS, NEAR_S, NUMBER_LABELS, RESPOKEN, VOICE_CHOICES, Entity, Plan,
+                                     Result, SpeechSettings)
 from recover_core.pseudonyms import TITLES, Pseudonyms, bare
 from recover_core.pseudonyms.key import new_key
 from recover_core.text.spans import IDENTIFIER_LABELS, Span
@@ -103,6 +104,35 @@ def _digits(tokens: list[str]) -> str:
             out.append("".join(c for c in low if c.isdigit()))
         repeat = 1
     return "".join(out)
+
+
+def _in_a_row(run: list[int], heard: list[int]) -> bool:
+    """Whether the values ``run`` occur in ``heard`` one after another."""
+    n = len(run)
+    return n > 0 and any(heard[i:i + n] == run for i in range(len(heard) - n + 1))
+
+
+def _heard_by_value(e: Entity, nearby: list[str], substitute: bool) -> bool:
+    """Sets ``e``'s original_heard (and substitute_heard, with ``substitute``) by the numbers
+    said near its place, read by value in words or figures (text/spoken.values): a number's
+    words are shared with its substitute ("years old", "months", "pounds"), so comparing words
+    reports the original heard whenever its unit is, and "the 25th" is the same as "twenty
+    fifth". False, leaving both unset, where the original says no number ("a few months")."""
+    from recover_core.text import spoken
+
+    years = e.label in DATE_LABELS
+    original = spoken.values(e.original, years=years)
+    if not original:
+        return False
+    said = spoken.values(" ".join(nearby), years=years)
+    sub = spoken.values(e.substitute, years=years)
+    # a substitute of the original's own value (a policy that kept it) is heard as itself
+    e.original_heard = _in_a_row(original, said) and original != sub
+    if substitute:
+        e.substitute_heard = _in_a_row(sub, said) if sub else all(bare(t) in {bare(w) for w in nearby}
+                                                                   for t in e.substitute.split())
+        e.unheard = () if e.substitute_heard else (e.substitute,)
+    return True
 
 
 def _layout(words: list[Word]) -> tuple[str, list[tuple[int, int]]]:
@@ -415,6 +445,11 @@ class SpeechObfuscator:
         audio = splice.trim(audio, r, pad_s=0.02)
         target, natural = end - start, len(audio) / r
         ratio = float(np.clip(target / max(natural, 1e-3), *splice.STRETCH_LIMITS))
+        if e.label in NUMBER_LABELS:
+            # A number's substitute often has fewer words than the original ("seventy" for
+            # "seventy two"): slowed to the original's length, flite's "seventy" was heard as
+            # "17". It may be quicker, never slower, than the voice says it.
+            ratio = min(ratio, 1.0)
         if abs(ratio - 1.0) > 0.05:
             audio, r = voices.synthesize(text, voice, ratio)
             audio = splice.trim(audio, r, pad_s=0.02)
@@ -442,6 +477,10 @@ class SpeechObfuscator:
         for e in r.entities:
             nearby = [w for w, a, b in heard if a < e.out_end + NEAR_S and b > e.out_start - NEAR_S]
             near = set(nearby)
+            if e.label in NUMBER_LABELS:  # as written, for values: "2.5" and "300,000" keep their marks
+                said = [w.word for w in r.second.words if w.start < e.out_end + NEAR_S and w.end > e.out_start - NEAR_S]
+                if _heard_by_value(e, said, r.mode == "substitute"):
+                    continue
             if e.label in IDENTIFIER_LABELS and len(_digits(e.original.split())) >= 4:
                 # A digit string's substitute says digit words too: what must not be heard is
                 # the original's digits in their order, however written ("five five five

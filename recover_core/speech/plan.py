@@ -34,6 +34,11 @@ NEAR_S = 0.5  # how far from its place a word of the second pass still counts as
 # quiet place to cut; "and", "with" and "from" glide into the word beside them, and
 # measured worse (docs/speech_obfuscation.md).
 RESPOKEN = frozenset({"to", "at"})
+# Quasi-identifiers said as numbers (masking/spoken.py, under protect="quasi"): their substitute
+# is spoken as a person says it (text/spoken.say_figures), their cut covers the whole spoken
+# number (boundaries aligns figures as words), and the second pass reads them by value.
+NUMBER_LABELS = frozenset({"EVENT_DATE", "DATE_OF_BIRTH", "AGE", "AMOUNT", "DURATION", "COUNT"})
+DATE_LABELS = frozenset({"EVENT_DATE", "DATE_OF_BIRTH"})  # a four-digit number in them is a year
 
 
 # The engine's settings speech runs with unless told otherwise (obfuscate-audio's and the app's):
@@ -117,8 +122,15 @@ class Entity:
     similarity: float | None = None
 
     def spoken(self) -> str:
-        """What the voice says in substitute mode."""
-        return " ".join(w for w in (self.lead, self.substitute + self.suffix, self.trail) if w)
+        """What the voice says in substitute mode. A number's substitute, mostly in figures as
+        Whisper wrote the original, is said as a person says it: a voice reads "14 March 1958"
+        as "fourteen march one thousand nine hundred ...", and "£400,000" without its currency."""
+        sub = self.substitute
+        if self.label in NUMBER_LABELS:
+            from recover_core.text.spoken import say_figures
+
+            sub = say_figures(sub, self.label)
+        return " ".join(w for w in (self.lead, sub + self.suffix, self.trail) if w)
 
     def cut_edges(self, mode: str) -> tuple[float, float]:
         """Where the input is cut: a bleep or silence covers the entity alone."""

@@ -1,0 +1,84 @@
+"""Spoken numbers in speech (issue 85, protect="quasi"): a number Whisper writes in figures is
+cut as the words said ("72" is "seventy two"), read back by value in the second pass, and its
+substitute said as a person says it. Real models (pocketsphinx, Whisper tiny.en, flite)."""
+from __future__ import annotations
+
+import dataclasses
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from recover_core.asr import audio
+from recover_core.asr.alignment import Word
+from recover_core.speech import boundaries
+from recover_core.speech.obfuscate import SpeechObfuscator, _heard_by_value
+from recover_core.speech.plan import SPEECH_ENGINE, Entity, SpeechSettings
+
+
+def flite(tmp: Path, text: str) -> audio.Audio:
+    wav = tmp / f"{abs(hash(text))}.wav"
+    subprocess.run(["flite", "-voice", "slt", "-t", text, "-o", str(wav)], check=True)
+    return audio.load(wav, keep_native=True)
+
+
+def entity(label: str, original: str, substitute: str) -> Entity:
+    return Entity(0, 1, label, original, substitute, 0.0, 1.0, "aligned", 1.0, out_start=0.0, out_end=1.0)
+
+
+def test_figures_are_aligned_as_the_words_said():
+    got = boundaries.said_as(["was", "72", "£300,000", "14", "March", "1960.", "21st", "forty-seven"])
+    assert got == [["was"], ["seventy", "two"], ["three", "hundred", "thousand", "pounds"], ["fourteenth"],
+                   ["march"], ["nineteen", "sixty"], ["twenty", "first"], ["forty", "seven"]]
+    assert all(t in boundaries._dictionary() for g in got for t in g)  # so pocketsphinx can align them
+    assert boundaries.said_as(["555-012"]) == [["five", "five", "five", "zero", "one", "two"]]  # an identifier
+
+
+def test_the_cut_covers_the_whole_spoken_number(tmp_path):
+    """Whisper wrote "seventy two" as "72" at 0.86-1.20 s, after "seventy" had begun: the cut
+    must hold both words as forced alignment of the text said finds them."""
+    clip = flite(tmp_path, "she was seventy two when she sold the house")
+    said = "she was seventy two when she sold the house".split()
+    truth = boundaries.align(clip.samples, said, 0.0)
+    assert truth is not None
+    words = [Word(w, a, b, 0.9) for w, a, b in [("She", 0.0, 0.42), ("was", 0.42, 0.86), ("72", 0.86, 1.2),
+                                                 ("when", 1.2, 1.68), ("she", 1.68, 1.98), ("sold", 1.98, 2.24),
+                                                 ("the", 2.24, 2.46), ("house.", 2.46, 2.96)]]
+    edges = boundaries.refine(clip.samples, words, 2, 3)
+    assert edges.method == "aligned"
+    (seventy, _), (_, two) = truth[2], truth[3]
+    assert edges.start <= seventy + 0.03 and edges.end >= two - 0.03, (edges, truth[2:4])
+    assert edges.start >= truth[1][0] + 0.05  # and "was" is not taken with it
+
+
+def test_second_pass_reads_numbers_by_value():
+    # the unit is said with either number: by words, the original would be heard
+    e = entity("AGE", "47 years old", "44 years old")
+    assert _heard_by_value(e, "my son is forty four years old".split(), True)
+    assert e.substitute_heard is True and e.original_heard is False
+    e = entity("AMOUNT", "300,000 pounds", "400,000 pounds")
+    _heard_by_value(e, ["for", "300,000", "pounds."], True)
+    assert e.original_heard is True and e.substitute_heard is False
+    e = entity("EVENT_DATE", "14 March 1960", "24 March 1958")
+    _heard_by_value(e, "on the twenty fourth of march nineteen fifty eight".split(), True)
+    assert e.substitute_heard is True and e.original_heard is False
+    assert not _heard_by_value(entity("DURATION", "a few months", "some weeks"), ["months"], True)
+
+
+def test_the_substitute_is_said_as_a_person_says_it():
+    assert entity("AMOUNT", "x", "£400,000").spoken() == "four hundred thousand pounds"
+    assert entity("EVENT_DATE", "x", "24 March 1958").spoken() == "the twenty fourth of March nineteen fifty eight"
+    assert entity("PERSON", "x", "Ann 2").spoken() == "Ann 2"  # a name is said as written
+
+
+def test_a_spoken_sum_is_replaced_whole(tmp_path):
+    """End to end: "three hundred thousand pounds" was heard in the output before the cut
+    took the whole number; now only the substitute's value is."""
+    so = SpeechObfuscator(SpeechSettings(engine=dataclasses.replace(SPEECH_ENGINE, protect="quasi"), retries=0),
+                          key=b"b" * 32)
+    clip = flite(tmp_path, "we bought it for three hundred thousand pounds")
+    r = so.run(clip)
+    (e,) = r.entities
+    assert e.label == "AMOUNT" and e.edges == "aligned"
+    assert e.original_heard is False and e.substitute_heard is True, r.second.text if r.second else None
+    assert "pounds" in e.spoken()
