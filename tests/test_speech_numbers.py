@@ -12,7 +12,8 @@ import pytest
 from recover_core.asr import audio
 from recover_core.asr.alignment import Word
 from recover_core.speech import boundaries
-from recover_core.speech.obfuscate import SpeechObfuscator, _heard_by_value
+from recover_core.speech.heard import heard_by_value as _heard_by_value
+from recover_core.speech.obfuscate import SpeechObfuscator
 from recover_core.speech.plan import SPEECH_ENGINE, Entity, SpeechSettings
 
 

@@ -524,7 +524,8 @@ def test_spoken_identifiers_get_a_substitute_of_their_shape(transcript, label, o
     """Issue 56: a spoken digit string (or the numerals a recognizer writes for one) is an
     entity of its own, next to a name too, replaced by other digits as a name is by another name."""
     from recover_core.asr.alignment import Word
-    from recover_core.speech.obfuscate import _digits, _layout
+    from recover_core.speech.heard import digits as _digits
+    from recover_core.speech.obfuscate import _layout
     from recover_core.text.spans import Span
 
     ob = SpeechObfuscator(SpeechSettings(), recognizer=object(), key=KEY)
@@ -550,7 +551,7 @@ def test_a_spoken_pin_is_no_longer_heard(obfuscators, tmp_path):
         r = obfuscators[mode].run(clip)
         ids = [e for e in r.entities if e.label != "PERSON"]
         assert ids, [(e.label, e.substitute) for e in r.entities]
-        from recover_core.speech.obfuscate import _digits
+        from recover_core.speech.heard import digits as _digits
 
         assert "4421" not in _digits([w.word for w in r.second.words]), (mode, r.second.text)
         assert all(e.original_heard is False for e in ids), mode

@@ -27,10 +27,9 @@ import numpy as np
 
 from recover_core.asr.audio import SAMPLE_RATE, Audio, resample
 from recover_core.filling.base import Fill, Filled, MaskInput
-from recover_core.masking.recognizers import DIGIT_WORDS, REPEATS
 from recover_core.obfuscator import Obfuscator
-from recover_core.speech import boundaries, convert, speaker, splice, voices
-from recover_core.speech.plan import (DATE_LABELS, NEAR_S, NUMBER_LABELS, RESPOKEN, VOICE_CHOICES, Entity, Plan,
+from recover_core.speech import boundaries, convert, heard, speaker, splice, voices
+from recover_core.speech.plan import (NEAR_S, NUMBER_LABELS, RESPOKEN, VOICE_CHOICES, Entity, Plan,
                                      Result, SpeechSettings)
 from recover_core.pseudonyms import TITLES, Pseudonyms, bare
 from recover_core.pseudonyms.key import new_key
@@ -48,11 +47,6 @@ def _missed_keys(e: Entity, pseudonyms: Pseudonyms) -> list[str]:
     if e.label != "PERSON":
         return [pseudonyms.key_of(e.original, e.label)]
     return [bare(t) for t, sub in zip(e.original.split(), e.substitute.split()) if bare(sub) in e.unheard]
-
-
-def _misses(r: Result) -> tuple[int, int]:
-    """Originals heard, then substitutes not heard: fewer is better."""
-    return (sum(bool(e.original_heard) for e in r.entities), sum(e.substitute_heard is False for e in r.entities))
 
 
 def _respoken(words: list[Word], spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -87,52 +81,6 @@ def _meet_halfway(entities: list[Entity]) -> None:
             met = boundaries.meet_halfway(a.cut_edges("substitute"), b.cut_edges("substitute"))
             if met != (a.cut_edges("substitute"), b.cut_edges("substitute")):
                 a.cut, b.cut = met
-
-
-def _digits(tokens: list[str]) -> str:
-    """The digits that words say, in order: digit words ("oh" is 0, "double four" 44) and
-    numerals ("555-12"); words of no digit add nothing."""
-    out, repeat = [], 1
-    for t in tokens:
-        low = t.lower().strip(".,;:!?\"'()")
-        if low in REPEATS:
-            repeat = REPEATS[low]
-            continue
-        if low in DIGIT_WORDS:
-            out.append(str(DIGIT_WORDS[low]) * repeat)
-        else:
-            out.append("".join(c for c in low if c.isdigit()))
-        repeat = 1
-    return "".join(out)
-
-
-def _in_a_row(run: list[int], heard: list[int]) -> bool:
-    """Whether the values ``run`` occur in ``heard`` one after another."""
-    n = len(run)
-    return n > 0 and any(heard[i:i + n] == run for i in range(len(heard) - n + 1))
-
-
-def _heard_by_value(e: Entity, nearby: list[str], substitute: bool) -> bool:
-    """Sets ``e``'s original_heard (and substitute_heard, with ``substitute``) by the numbers
-    said near its place, read by value in words or figures (text/spoken.values): a number's
-    words are shared with its substitute ("years old", "months", "pounds"), so comparing words
-    reports the original heard whenever its unit is, and "the 25th" is the same as "twenty
-    fifth". False, leaving both unset, where the original says no number ("a few months")."""
-    from recover_core.text import spoken
-
-    years = e.label in DATE_LABELS
-    original = spoken.values(e.original, years=years)
-    if not original:
-        return False
-    said = spoken.values(" ".join(nearby), years=years)
-    sub = spoken.values(e.substitute, years=years)
-    # a substitute of the original's own value (a policy that kept it) is heard as itself
-    e.original_heard = _in_a_row(original, said) and original != sub
-    if substitute:
-        e.substitute_heard = _in_a_row(sub, said) if sub else all(bare(t) in {bare(w) for w in nearby}
-                                                                   for t in e.substitute.split())
-        e.unheard = () if e.substitute_heard else (e.substitute,)
-    return True
 
 
 def _layout(words: list[Word]) -> tuple[str, list[tuple[int, int]]]:
@@ -349,14 +297,14 @@ class SpeechObfuscator:
             e.heard_first = e.substitute_heard
         t0 = time.perf_counter()
         for _ in range(self.settings.retries):
-            misses = _misses(result)  # now: the next render changes these entities in place
+            misses = heard.misses(result)  # now: the next render changes these entities in place
             kept = [dataclasses.replace(e) for e in plan.entities]
             undo = self._renew(plan)
             if undo is None:
                 break
             again = self._render_once(clip, plan, made, spk)
             result.retries += 1
-            if _misses(again) >= misses:  # no better: the first choice stands
+            if heard.misses(again) >= misses:  # no better: the first choice stands
                 plan.pseudonyms.restore(undo)  # type: ignore[union-attr]
                 plan.entities[:] = kept
                 break
@@ -473,22 +421,22 @@ class SpeechObfuscator:
 
         clip = Audio(resample(r.samples, r.rate, SAMPLE_RATE), r.rate, 1)
         r.second = self.recognizer.transcribe([clip], finish=True)[0]
-        heard = [(bare(w.word), w.start, w.end) for w in r.second.words]
+        timed = [(bare(w.word), w.start, w.end) for w in r.second.words]
         for e in r.entities:
-            nearby = [w for w, a, b in heard if a < e.out_end + NEAR_S and b > e.out_start - NEAR_S]
+            nearby = [w for w, a, b in timed if a < e.out_end + NEAR_S and b > e.out_start - NEAR_S]
             near = set(nearby)
             if e.label in NUMBER_LABELS:  # as written, for values: "2.5" and "300,000" keep their marks
                 said = [w.word for w in r.second.words if w.start < e.out_end + NEAR_S and w.end > e.out_start - NEAR_S]
-                if _heard_by_value(e, said, r.mode == "substitute"):
+                if heard.heard_by_value(e, said, r.mode == "substitute"):
                     continue
-            if e.label in IDENTIFIER_LABELS and len(_digits(e.original.split())) >= 4:
+            if e.label in IDENTIFIER_LABELS and len(heard.digits(e.original.split())) >= 4:
                 # A digit string's substitute says digit words too: what must not be heard is
                 # the original's digits in their order, however written ("five five five
                 # one two", "555-12"), and what must be heard is the substitute's.
-                said = _digits(nearby)
-                e.original_heard = _digits(e.original.split()) in said
+                said = heard.digits(nearby)
+                e.original_heard = heard.digits(e.original.split()) in said
                 if r.mode == "substitute":
-                    e.substitute_heard = _digits(e.substitute.split()) in said
+                    e.substitute_heard = heard.digits(e.substitute.split()) in said
                     e.unheard = () if e.substitute_heard else (e.substitute,)
                 continue
             names = [bare(t) for t in e.original.split() if bare(t).rstrip(".") not in TITLES]
