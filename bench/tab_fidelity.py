@@ -205,7 +205,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--data", type=Path, default=DEFAULT_DATA)
     p.add_argument("--splits", nargs="+", default=["dev"], choices=ALLOWED_SPLITS)
-    p.add_argument("--dates", choices=["shift", "year"], default="shift")
+    p.add_argument("--dates", choices=["jitter", "shift", "year"], default="jitter")
     p.add_argument("--limit", type=int, default=None)
     p.add_argument("--consistent", type=int, default=6, help="documents in the consistent-run attack (0: skip)")
     args = p.parse_args(argv)

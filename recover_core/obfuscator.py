@@ -81,9 +81,10 @@ class Settings:
     # names and identifiers; "quasi" adds dates of events, ages, case numbers, sums and
     # nationalities (TAB's quasi-identifiers), each replaced in its own shape.
     protect: str = "direct"
-    # Dates of events under protect="quasi" (pseudonyms.DATE_POLICIES, docs/privacy.md#dates): "shift"
-    # moves a document's dates by one secret offset (intervals kept); "year" keeps the year alone.
-    dates: str = "shift"
+    # Dates of events under protect="quasi" (pseudonyms.DATE_POLICIES, docs/privacy.md#dates): "jitter"
+    # moves a document's dates by one secret offset and a secret warp that keeps their order;
+    # "shift" by the offset alone (intervals kept exactly); "year" keeps the year alone.
+    dates: str = "jitter"
 
     def check(self) -> "Settings":
         """These settings, or a RecoverError that says which one is wrong and what is allowed."""

@@ -147,7 +147,7 @@ def test_birth_dates_of_different_texts_move_by_their_own_shifts():
         for i, d in enumerate(births):
             p.scope = f"text:{i}"
             shifts.append(_shift(d, p.other(d, "DATE_OF_BIRTH", [])))
-        assert all(365 <= abs(s) <= 2200 for s in shifts), shifts  # over a year: the age offset and the shift
+        assert all(365 <= abs(s) <= 2300 for s in shifts), shifts  # over a year: the age offset and the shift (+90 days under jitter)
         differ += len(set(shifts)) == len(shifts)
     assert differ >= 4
     key = os.urandom(32)  # with one key, a date moves the same way however it is written

@@ -85,16 +85,18 @@ def test_a_possessive_keeps_its_form(quasi):
 
 
 def test_documents_of_a_consistent_run_do_not_share_a_date_shift():
+    """Under "shift" (exact intervals, one offset per document); the default adds a warp per document too."""
     doc = "THE FACTS\n\nOn 3 March 1999 Mr Tom Baker was arrested in Leeds. He was released on 9 April 1999."
     other = "THE FACTS\n\nOn 5 June 2001 Ms Ann Smith was arrested in Bristol. She was released on 9 July 2001."
-    ob = Obfuscator(protect="quasi", key=KEY)
+    ob = Obfuscator(protect="quasi", key=KEY, dates="shift")
     a, b = ob.obfuscate_many([doc, other], consistent=True)
     shift = lambda orig, out: [(_day(y) - _day(x)).days for x, y in zip(_DATE.findall(orig), _DATE.findall(out))]  # noqa: E731
     sa, sb = shift(doc, a.text), shift(other, b.text)
     assert len(set(sa)) == 1 and len(set(sb)) == 1  # one shift per document: intervals hold
     assert sa[0] != sb[0]  # one known date of one document undoes nothing of the other
     # a named subject shares one shift across its documents
-    a, b = Obfuscator(protect="quasi", key=KEY).obfuscate_many([doc, other], consistent=True, subject="patient 17")
+    a, b = Obfuscator(protect="quasi", key=KEY, dates="shift").obfuscate_many([doc, other], consistent=True,
+                                                                            subject="patient 17")
     assert shift(doc, a.text)[0] == shift(other, b.text)[0]
     with pytest.raises(RecoverError, match="subject"):
         ob.obfuscate_many([doc], consistent=True, subject="  ")

@@ -45,17 +45,48 @@ def _dates(text: str) -> list[date]:
     return [date(int(y), _month_index(m) or 0, int(d)) for d, m, y in _FULL_DATE.findall(text)]
 
 
-def test_a_documents_dates_move_together_in_their_own_format(quasi):
+def test_a_documents_dates_move_in_order_in_their_own_format(quasi):
+    """The default ("jitter"): every date moves, by at least 190 days, in its own format; their
+    order holds and each keeps its interval to the next within a third of it (the warp's slope)."""
     r = quasi.obfuscate(DOCUMENT)
     before, after = _dates(DOCUMENT), _dates(r.text)
     assert len(after) == len(before) == 5
     assert not set(_FULL_DATE.findall(DOCUMENT)) & set(_FULL_DATE.findall(r.text))  # none kept
-    shifts = {(a - b).days for a, b in zip(after, before)}
-    assert len(shifts) == 1 and 0 not in shifts  # one shift: order and intervals hold
+    assert all(abs((a - b).days) >= 190 for a, b in zip(after, before))
+    for (b0, a0), (b1, a1) in zip(zip(before, after), list(zip(before, after))[1:]):
+        assert a0 < a1 and abs((a1 - a0).days - (b1 - b0).days) <= (b1 - b0).days / 3 + 1
     assert re.search(r"in [A-Z][a-z]+ \d{4}\.$", r.text) and "March 2000" not in r.text
+    # under "shift", one offset for every date: intervals hold exactly
+    shifted = Obfuscator(protect="quasi", key=KEY, dates="shift").obfuscate(DOCUMENT)
+    shifts = {(a - b).days for a, b in zip(_dates(shifted.text), before)}
+    assert len(shifts) == 1 and 0 not in shifts
     # another document gets another shift (one reused would link them and give the rest away)
-    other = quasi.obfuscate(DOCUMENT.replace("PROCEDURE", "THE FACTS"))
+    other = Obfuscator(protect="quasi", key=KEY, dates="shift").obfuscate(DOCUMENT.replace("PROCEDURE", "THE FACTS"))
     assert {(a - b).days for a, b in zip(_dates(other.text), before)} != shifts
+
+
+def test_one_known_date_gives_away_almost_none_of_the_others():
+    """The attack of issue 83: an attacker who knows one date's original (a public one) applies
+    its offset to the document's other dates. Under "shift" it undoes all of them; under the
+    default warp and nudges, none but "the day after" (no two other dates move alike)."""
+    import random
+
+    rng = random.Random(7)  # a made-up history: 30 events over 12 years, a few days to months apart
+    days, d = [], date(1990, 1, 1).toordinal()
+    for _ in range(30):
+        d += rng.choice([1, 2, 5, 12, 40, 90, 200, 400])
+        days.append(date.fromordinal(d))
+    doc = " ".join(f"On {x.day} {x.strftime('%B')} {x.year} the applicant wrote to the court." for x in days)
+    undone = {"jitter": [0, 0], "shift": [0, 0]}
+    for i in range(10):
+        for policy in undone:
+            out = _dates(Obfuscator(protect="quasi", key=bytes([i]) * 32, dates=policy).obfuscate(doc).text)
+            assert len(out) == len(days) and out == sorted(out)  # order holds under both
+            offset = out[0] - days[0]  # the first date known
+            undone[policy][0] += sum(o - offset == x for x, o in zip(days[1:], out[1:]))
+            undone[policy][1] += len(days) - 1
+    assert undone["shift"][0] == undone["shift"][1]
+    assert undone["jitter"][0] / undone["jitter"][1] <= 0.01, undone  # only "the day after" may share a move
 
 
 def test_a_name_is_masked_wherever_it_recurs_in_a_document(quasi):

@@ -9,6 +9,7 @@ from typing import Iterator
 from recover_core.runtime import atomic
 from recover_core.batch.pipeline import decode_record
 from recover_core.errors import RecoverError
+from recover_core.pseudonyms import DATE_POLICIES
 
 
 # --- input and output -------------------------------------------------------------
@@ -60,7 +61,9 @@ def protect_arg(p: argparse.ArgumentParser) -> None:
                    help="direct (default): names and identifiers; quasi: also dates of events (each document's "
                         "shifted by one secret offset), ages, case numbers, sums, durations, nationalities and "
                         "organisations tied to a place (TAB's quasi-identifiers)")
-    p.add_argument("--dates", choices=["shift", "year"], default="shift",
-                   help="dates of events under --protect quasi: shift (default) moves each document's dates by "
-                        "one secret offset of its own, so order and intervals hold; year keeps the year alone "
-                        "(HIPAA Safe Harbor). What each lets an attacker do: docs/privacy.md#dates")
+    p.add_argument("--dates", choices=list(DATE_POLICIES), default=DATE_POLICIES[0],
+                   help="dates of events under --protect quasi: jitter (default) moves each document's dates by "
+                        "one secret offset of its own and a secret warp of up to 90 days that keeps their order; "
+                        "shift by the offset alone, so intervals hold exactly (and one known date gives the "
+                        "others); year keeps the year alone (HIPAA Safe Harbor). What each lets an attacker do: "
+                        "docs/privacy.md#dates")

@@ -32,7 +32,7 @@ from recover_core.filling import DEFAULT_K, KINDS, METHODS
 from recover_core.filling.base import DEFAULT_SAMPLING, SAMPLINGS
 from recover_core.masking import build, identifiers, mask_many, name_shape, names
 from recover_core.obfuscator import RULES, Obfuscator, Settings
-from recover_core.pseudonyms import CHOICES, load_mapping
+from recover_core.pseudonyms import CHOICES, DATE_POLICIES, load_mapping
 
 
 # --- commands -----------------------------------------------------------------------
@@ -75,7 +75,7 @@ def _job(args, command: str):
         **masking, **filling, n=args.n, ner_model=args.ner_model, seed=args.seed,
         types=tuple(args.types.split(",")) if getattr(args, "types", None) else None, markers=args.markers,
         keep_list=getattr(args, "keep_list", None), protect=getattr(args, "protect", "direct"),
-        dates=getattr(args, "dates", "shift"), identifiers=False if getattr(args, "no_identifiers", False) else None)
+        dates=getattr(args, "dates", DATE_POLICIES[0]), identifiers=False if getattr(args, "no_identifiers", False) else None)
     job = Job(
         command=command, input=args.input, output=args.output, in_jsonl=is_jsonl(args.input, args.in_format),
         out_jsonl=is_jsonl(args.output, args.out_format), batch_size=args.batch_size,

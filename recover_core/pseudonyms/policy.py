@@ -3,6 +3,7 @@ substitute and keeps the mapping (``apply.py`` applies it to a filler's output).
 from __future__ import annotations
 
 import functools
+from collections import OrderedDict
 from datetime import date, timedelta
 import random
 import re
@@ -57,11 +58,34 @@ _ACRONYM = re.compile(r"[A-Z]{3,5}")
 
 
 # How dates of events are written (``Pseudonyms.dates``; docs/privacy.md#dates says what each keeps):
-# "shift" moves every date of a document by one keyed offset (intervals and order kept); "year"
-# keeps its year alone, as HIPAA Safe Harbor does.
-DATE_POLICIES = ("shift", "year")
+# "jitter" (the default) moves every date of a document by one keyed offset and a smooth keyed
+# warp (``JITTER_DAYS``) that never reverses two dates' order, so one known date gives away
+# almost none of the others; "shift" by the offset alone (intervals kept exactly, and one known
+# date gives every other); "year" keeps its year alone, as HIPAA Safe Harbor does.
+DATE_POLICIES = ("jitter", "shift", "year")
+# The warp of "jitter": knots JITTER_KNOT days apart (their grid keyed), each moved by up to
+# ±JITTER_DAYS, linear between. Its slope stays under 2 * 90 / 548 = 0.33, so a date never passes
+# another, "the day after" stays a day after (or the same day, or two days after) and a year apart
+# stays 12 months ± 6. Two dates more than a knot apart get independent moves: a known date's
+# offset undoes another only by chance (1 in 181); nearer ones share more of theirs.
+JITTER_DAYS, JITTER_KNOT = 90, 548
+# Beyond the warp, no two dates of a scope more than JITTER_NEAR days apart move by the same number
+# of days (a date is nudged up to 12 days, never past another): one known date's offset then undoes
+# none of them. "The day after" may share its day's, so that it can stay the day after.
+JITTER_NEAR = 1
+# The scopes (documents) whose moved dates a mapping remembers, the most recent first.
+_SCOPES_KEPT = 64
 # Labels whose substitute depends on the scope (the document) and not on the original alone.
 SCOPED_LABELS = frozenset({"EVENT_DATE", "AMOUNT", "DURATION", "COUNT", "AGE", "DATE_OF_BIRTH", "CASE_NUMBER"})
+
+
+def _fits(day: int, move: int, moves: dict[int, int], apart: int, gap: int = 1) -> bool:
+    """Whether ``day`` may move by ``move`` days among a scope's ``moves``: it stays ``gap`` days
+    or more from every other date, on its side, and no date more than JITTER_NEAR days away moves
+    within ``apart`` - 1 days as much."""
+    return all((abs(move - m) >= apart or abs(day - other) <= JITTER_NEAR) and
+               (other + m + gap <= day + move if other < day else other + m >= day + move + gap)
+               for other, m in moves.items())
 
 
 class Pseudonyms:
@@ -79,8 +103,8 @@ class Pseudonyms:
         self.key = as_key(key)
         self.choice = choice
         self.attempt = 0  # a draw the tagger refused is drawn again with the next attempt's stream
-        # Dates of events (protect="quasi"): "shift" moves them by one keyed offset per scope,
-        # "year" keeps only their year (DATE_POLICIES). The scope is the document (or text, or the
+        # Dates of events (protect="quasi"): "jitter" moves them by one keyed offset per scope and
+        # a keyed warp, "shift" by the offset alone, "year" keeps only their year (DATE_POLICIES). The scope is the document (or text, or the
         # subject a caller names) being drawn: a run-wide mapping shares names, never a shift.
         self.dates = DATE_POLICIES[0]
         self.scope = ""
@@ -88,6 +112,8 @@ class Pseudonyms:
         self.used: set[str] = {w.lower() for w in self.mapping.values()}
         self.originals: set[str] = set()  # an earlier original never becomes a substitute,
         self._sounds: set[str] = set()  # nor a word that sounds like one
+        # Under "jitter", each recent scope's moved dates: day (ordinal) -> days moved (event_moved)
+        self._moves: OrderedDict[str, dict[int, int]] = OrderedDict()
         # While set, how to undo each change since ``_checkpoint`` (``consistent_many`` draws
         # ahead of the tagger's verdicts and takes back what a refusal changes).
         self._journal: list[tuple] | None = None
@@ -359,7 +385,7 @@ class Pseudonyms:
             back = born.replace(year=year)
         except ValueError:  # 29 February
             back = born.replace(year=year, day=28)
-        return back + timedelta(days=self.event_shift)
+        return back + timedelta(days=self.event_shift)  # no warp: a birth date shows no event
 
     @property
     def age_offset(self) -> int:
@@ -375,14 +401,40 @@ class Pseudonyms:
 
     @property
     def event_shift(self) -> int:
-        """Days every date of an event in this mapping moves by (protect="quasi"): one keyed shift
-        per mapping, that is per document (or per line where no run-wide mapping is kept), so
-        the order of events and the intervals between them hold; never 0. A shift reused across
-        documents would link them, and one known date would give away the rest. At least 190
-        days: a year said alone moves as its middle day does, and a shorter shift left it as it
-        was (one document in seven kept every "in 1962")."""
+        """Days every date of an event in this mapping moves by (protect="quasi") before the warp of
+        "jitter": one keyed shift per mapping, that is per document (or per line where no run-wide
+        mapping is kept); never 0. A shift reused across documents would link them, and one known
+        date would give away the rest. At least 190 days after the warp: a year said alone moves
+        as its middle day does, and a shorter shift left it as it was (one document in seven kept
+        every "in 1962")."""
         rng = self.keyed("event date shift" + (f":{self.scope}" if self.scope else ""))
-        return rng.randint(190, 1095) * rng.choice((-1, 1))
+        days, sign = rng.randint(190, 1095), rng.choice((-1, 1))
+        return sign * (days + (JITTER_DAYS if self.dates == "jitter" else 0))
+
+    def event_moved(self, d: date) -> date:
+        """Where the date of an event ``d`` moves: by ``event_shift``, and under "jitter" by the
+        scope's keyed warp at ``d`` too (never past another date: see ``JITTER_KNOT``), then
+        nudged a few days off the move of every other date of the scope more than ``JITTER_NEAR``
+        days away (what order allows)."""
+        if self.dates != "jitter":
+            return d + timedelta(days=self.event_shift)
+        moves = self._moves.setdefault(self.scope, {})
+        self._moves.move_to_end(self.scope)
+        while len(self._moves) > _SCOPES_KEPT:
+            self._moves.popitem(last=False)
+        day = d.toordinal()
+        if day not in moves:
+            scope = f":{self.scope}" if self.scope else ""
+            at = day + self.keyed("date warp grid" + scope).randrange(JITTER_KNOT)
+            knot, into = divmod(at, JITTER_KNOT)
+            a, b = (self.keyed(f"date warp:{k}{scope}").randint(-JITTER_DAYS, JITTER_DAYS) for k in (knot, knot + 1))
+            warped = self.event_shift + round(a + (b - a) * into / JITTER_KNOT)
+            # apart by two days where a nudge allows, else by one (a document with many dates has
+            # few moves left near its warp), else in order only; two days never made one if avoidable
+            near = [warped + n for k in range(13) for n in ((k, -k) if k else (0,))]
+            tiers = ((2, 1), (1, 1), (0, 1), (0, 0))
+            moves[day] = next((m for apart, gap in tiers for m in near if _fits(day, m, moves, apart, gap)), warped)
+        return d + timedelta(days=moves[day])
 
     def case_offset(self, digits: int) -> int:
         """What application numbers of ``digits`` digits in this scope move by: keyed, a few percent

@@ -1,9 +1,10 @@
 """Substitutes for quasi-identifiers (masking/quasi.py) that keep a document useful.
 
-* EVENT_DATE: every date of a document moves by one keyed shift (``Helpers.event_shift``,
-  clinical de-identification's date shifting), written back in the original's own format,
-  so the order of events and the intervals between them hold. A date given only to the
-  month or year moves as its middle day does, so order holds at every precision.
+* EVENT_DATE: every date of a document moves as ``Helpers.event_moved`` says (clinical
+  de-identification's date shifting: one keyed shift per document, under the default "jitter"
+  policy plus a smooth keyed warp that never reverses order), written back in the original's
+  own format. A date given only to the month or year moves as its middle day does, so order
+  holds at every precision.
 * AGE: the age plus the document's age offset (1-3 years, keyed), in the original's wording;
   its birth dates move back by the same offset (pseudonyms/identifiers.date_of_birth), so every
   age agrees with the dates shown and none tells the true age.
@@ -37,15 +38,17 @@ REF_YEAR = 2001
 
 
 class Helpers(Protocol):
-    dates: str  # "shift" or "year" (policy.DATE_POLICIES)
+    dates: str  # "jitter", "shift" or "year" (policy.DATE_POLICIES)
 
     @property
     def event_shift(self) -> int:
-        """Days every event date of the mapping moves by (keyed, never 0)."""
+        """Days the mapping's event dates move by before any jitter (keyed, never 0)."""
+
+    def event_moved(self, d: date) -> date:
+        """Where the event date ``d`` moves (keyed; never against the order of two dates)."""
 
 
-def _moved(d: date, shift: int) -> date:
-    return d + timedelta(days=shift)
+Move = Callable[[date], date]
 
 
 def _safe(year: int, month: int, day: int) -> date:
@@ -61,14 +64,14 @@ def _days_in(days_text: str) -> list[tuple[int, int, str]]:
     return [(m.start(), m.end(), m.group()) for m in re.finditer(_DAY_RE, days_text)]
 
 
-def _shift_days(days_text: str, month_text: str, year_text: str | None, shift: int) -> tuple[str, str, str | None]:
+def _shift_days(days_text: str, month_text: str, year_text: str | None, move: Move) -> tuple[str, str, str | None]:
     """Each day of "1, 2 and 3" with its month and year moved; the month and year written
     are the last day's (a list of days that crosses a month's end keeps its days in order)."""
     year = int(year_text) if year_text else REF_YEAR
     month = _month_index(month_text) or 1
     pieces, last = [], None
     for a, b, word in _days_in(days_text):
-        d = _moved(_safe(year, month, int(re.match(r"\d+", word).group())), shift)  # type: ignore[union-attr]
+        d = move(_safe(year, month, int(re.match(r"\d+", word).group())))  # type: ignore[union-attr]
         pieces.append((a, b, _day_word(d.day, word)))
         last = d
     out = days_text
@@ -79,10 +82,10 @@ def _shift_days(days_text: str, month_text: str, year_text: str | None, shift: i
     return out, _month_word(last.month, month_text), new_year
 
 
-def _numeric(original: str, shift: int) -> str | None:
+def _numeric(original: str, move: Move) -> str | None:
     m = re.fullmatch(r"(\d{4})-(\d{1,2})-(\d{1,2})", original)
     if m:
-        d = _moved(_safe(int(m[1]), int(m[2]), int(m[3])), shift)
+        d = move(_safe(int(m[1]), int(m[2]), int(m[3])))
         return f"{d.year}-{str(d.month).zfill(len(m[2]))}-{str(d.day).zfill(len(m[3]))}"
     m = re.fullmatch(r"(\d{1,2})([/.])(\d{1,2})\2(\d{4}|\d{2})", original)
     if not m:
@@ -91,32 +94,32 @@ def _numeric(original: str, shift: int) -> str | None:
     year = y if len(m[4]) == 4 else (1900 + y if y > 40 else 2000 + y)
     month_first = a <= 12 < b  # "12/25/2000"; otherwise day first, as most of the world writes
     day, month = (b, a) if month_first else (a, b)
-    d = _moved(_safe(year, month, day), shift)
+    d = move(_safe(year, month, day))
     first, second = (d.month, d.day) if month_first else (d.day, d.month)
     new_year = str(d.year) if len(m[4]) == 4 else str(d.year)[2:]
     return f"{str(first).zfill(len(m[1]))}{m[2]}{str(second).zfill(len(m[3]))}{m[2]}{new_year}"
 
 
-def _year_moved(year: int, shift: int) -> int:
-    return _moved(date(year, 7, 2), shift).year  # the year's middle day
+def _year_moved(year: int, move: Move) -> int:
+    return move(date(year, 7, 2)).year  # the year's middle day
 
 
 def event_date(original: str, rng: random.Random, helpers: Helpers) -> str:
-    """``original`` with every date in it moved by the mapping's shift, in its own format; under
+    """``original`` with every date in it moved as the mapping says, in its own format; under
     the "year" policy, its year alone."""
     if getattr(helpers, "dates", "shift") == "year":
         return year_only(original)
-    shift = helpers.event_shift
-    numeric = _numeric(original, shift)
+    move = helpers.event_moved
+    numeric = _numeric(original, move)
     if numeric is not None:
         return numeric
     patterns: list[tuple[str, Callable[[re.Match[str]], str]]] = [
-        (rf"(?P<days>{_DAYS_RE})(?: of)? (?P<month>{_MONTH_RE})(?:,? (?P<year>{_YEAR_RE}))?", _day_month(shift)),
-        (rf"(?P<month>{_MONTH_RE}) (?P<days>{_DAYS_RE})(?:,? (?P<year>{_YEAR_RE}))?", _day_month(shift)),
-        (rf"(?P<month>{_MONTH_RE})(?P<sep>,? )(?P<year>{_YEAR_RE})", _month_year(shift)),
-        (rf"(?P<year>{_YEAR_RE})(?P<tail>s?)(?:(?P<rsep> ?[-–/] ?)(?P<yy>\d\d)(?!\d))?", _years(shift)),
-        (rf"(?P<month>{_MONTH_RE})(?![\w])", _month_alone(shift)),
-        (r"(?P<weekday>monday|tuesday|wednesday|thursday|friday|saturday|sunday)", _weekday(shift)),
+        (rf"(?P<days>{_DAYS_RE})(?: of)? (?P<month>{_MONTH_RE})(?:,? (?P<year>{_YEAR_RE}))?", _day_month(move)),
+        (rf"(?P<month>{_MONTH_RE}) (?P<days>{_DAYS_RE})(?:,? (?P<year>{_YEAR_RE}))?", _day_month(move)),
+        (rf"(?P<month>{_MONTH_RE})(?P<sep>,? )(?P<year>{_YEAR_RE})", _month_year(move)),
+        (rf"(?P<year>{_YEAR_RE})(?P<tail>s?)(?:(?P<rsep> ?[-–/] ?)(?P<yy>\d\d)(?!\d))?", _years(move)),
+        (rf"(?P<month>{_MONTH_RE})(?![\w])", _month_alone(move)),
+        (r"(?P<weekday>monday|tuesday|wednesday|thursday|friday|saturday|sunday)", _weekday(helpers.event_shift)),
         (r"(?P<h>\d{1,2})(?:(?P<sep>[.:])(?P<m>\d{2}))?(?P<ampm> ?[ap]\.?m\.?| ?o'clock)?", _time(rng)),
     ]
     for pattern, fn in patterns:  # the first form that the original holds decides
@@ -154,35 +157,35 @@ def _rebuilt(m: re.Match[str], new: dict[str, str | None]) -> str:
     return out
 
 
-def _day_month(shift: int) -> Callable[[re.Match[str]], str]:
+def _day_month(move: Move) -> Callable[[re.Match[str]], str]:
     def fn(m: re.Match[str]) -> str:
-        days, month, year = _shift_days(m["days"], m["month"], m["year"], shift)
+        days, month, year = _shift_days(m["days"], m["month"], m["year"], move)
         return _rebuilt(m, {"days": days, "month": month, "year": year})
     return fn
 
 
-def _month_year(shift: int) -> Callable[[re.Match[str]], str]:
+def _month_year(move: Move) -> Callable[[re.Match[str]], str]:
     def fn(m: re.Match[str]) -> str:
-        d = _moved(_safe(int(m["year"]), _month_index(m["month"]) or 1, 15), shift)
+        d = move(_safe(int(m["year"]), _month_index(m["month"]) or 1, 15))
         return f"{_month_word(d.month, m['month'])}{m['sep']}{d.year}"
     return fn
 
 
-def _years(shift: int) -> Callable[[re.Match[str]], str]:
+def _years(move: Move) -> Callable[[re.Match[str]], str]:
     def fn(m: re.Match[str]) -> str:
         year = int(m["year"])
         if m["tail"]:  # "the 1990s": the decade its middle moves into
-            return f"{_year_moved(year + 5, shift) // 10 * 10}s"
-        out = str(_year_moved(year, shift))
+            return f"{_year_moved(year + 5, move) // 10 * 10}s"
+        out = str(_year_moved(year, move))
         if m["yy"]:  # "1982-84": the second year in two digits, moved as a year of the same century
-            out += m["rsep"] + str(_year_moved(year // 100 * 100 + int(m["yy"]), shift))[2:]
+            out += m["rsep"] + str(_year_moved(year // 100 * 100 + int(m["yy"]), move))[2:]
         return out
     return fn
 
 
-def _month_alone(shift: int) -> Callable[[re.Match[str]], str]:
+def _month_alone(move: Move) -> Callable[[re.Match[str]], str]:
     def fn(m: re.Match[str]) -> str:
-        d = _moved(_safe(REF_YEAR, _month_index(m["month"]) or 1, 15), shift)
+        d = move(_safe(REF_YEAR, _month_index(m["month"]) or 1, 15))
         return _month_word(d.month, m["month"])
     return fn
 
@@ -352,7 +355,7 @@ def case_number(original: str, rng: random.Random, helpers: object) -> str:
         raise ValueError("no room")
     yy = m["yy"]
     year = int(yy) if len(yy) == 4 else (1900 + int(yy) if int(yy) > 40 else 2000 + int(yy))
-    moved = _year_moved(year, helpers.event_shift) if getattr(helpers, "dates", "shift") == "shift" else year  # type: ignore[attr-defined]
+    moved = year if getattr(helpers, "dates", "shift") == "year" else _year_moved(year, helpers.event_moved)  # type: ignore[attr-defined]
     return f"{m['head'] or ''}{new}/{str(moved)[-len(yy):]}{m['tail']}"
 
 
