@@ -78,6 +78,16 @@ def test_the_words_around_a_name_say_its_kind(quasi):
     assert quasi.obfuscate("He claimed 30,000,000,000 Turkish liras (TRL)0. He lost.").text.endswith("(TRL)0. He lost.")
 
 
+def test_a_list_with_a_place_in_it_is_a_list_of_places(quasi):
+    """The tagger read "Nusaybin" and "Şırnak" as people ("in Lahore, Richard and Susan"); a list
+    that holds a place is read as places, unless people follow it or its names are first names."""
+    found = {s.text: s.label for s in quasi.find(
+        "He was killed by members of the security forces in Van, Nusaybin and Şırnak. The four villages "
+        "(samebyar): Handölsdalen, Mittådalen and Tåssåsen sued. In Ankara, Mehmet and Ali were arrested.")}
+    assert {found[w] for w in ("Van", "Nusaybin", "Şırnak", "Handölsdalen", "Mittådalen", "Tåssåsen")} == {"GPE"}
+    assert found["Mehmet"] == found["Ali"] == "PERSON", found
+
+
 def test_a_possessive_keeps_its_form(quasi):
     r = Obfuscator(key=KEY).obfuscate("Mr Peters' brother was there.")
     assert "Peters" not in r.text
@@ -106,6 +116,8 @@ def test_the_year_policy_keeps_only_years():
     out = Obfuscator(protect="quasi", dates="year", key=KEY).obfuscate(
         "On 3 March 1999 he was arrested; on 12/09/2000 he was released, last Tuesday he called.").text
     assert out.startswith("In 1999 he was arrested; in 2000 he was released, that day he called.")
+    born = Obfuscator(protect="quasi", dates="year", key=KEY).obfuscate("Mr Tom Baker was born on 3 March 1960.").text
+    assert re.fullmatch(r"Mr [A-Z]\w+ [A-Z]\w+ was born in \d{4}\.", born), born  # not "born on 1962"
     with pytest.raises(RecoverError, match="date policy"):
         Obfuscator(protect="quasi", dates="month")
 

@@ -22,7 +22,9 @@ _BEFORE = re.compile(r"\b(?:in|from|near)\s+$")
 _PLACE_BEFORE = re.compile(r"\b(?:lives|lived|living|live|born|practising|practicing|resident|residing|detention|"
                            r"detained|imprisoned|village|villages|town|city|locality|district|province|moved|travelled|"
                            r"arrived|family|bridge|municipality|county|area|region|Court|Courts|court|Government|"
-                           r"street|avenue|road)(?: of (?:Appeal|Appeals|First Instance))?(?: \([^()]{1,40}\))?\s+(?:in|of|at|to|known as|named|called)\s+$")
+                           r"street|avenue|road)(?: of (?:Appeal|Appeals|First Instance))?(?: \([^()]{1,40}\))?\s+(?:in|of|at|to|known as|named|called)\s+$"
+                           # "four villages (samebyar): A, B, C and D": a list of places (the rest by _in_lists)
+                           r"|\b(?:villages|towns|cities|municipalities|districts|provinces|regions)(?: \([^()]{1,40}\))?:\s+$")
 # "the Konya court", "the Edirne prison": a place before what a body is, in lower case
 _BODY_AFTER = re.compile(r" (?:court|courts|prison|garrison|police|municipality|governorship|gendarmerie|district|"
                          r"prosecutor['’]s office|public prosecutor|village|villages|Prison|Garrison|Airport)\b")
@@ -67,10 +69,45 @@ def read_as_places(text: str, spans: list[Span]) -> list[Span]:
                                           _PLACE_BEFORE.search(text, max(0, first.start - 50), first.start))
         one = len(run) == 1 and " " not in first.text and first.label == "PERSON" and \
             _BEFORE.search(text[max(0, first.start - 12):first.start]) and lexicons.reads_as_place(first.text)
-        if (placed or one) and all(spans[i].label in ("PERSON", "GPE") for i in run):
+        # a technique's own mask too: "the Idre Nya Sami village" had become "the Land village"
+        if (placed or one) and all(spans[i].label in ("PERSON", "GPE", "MASK") for i in run):
             for i in run:
                 out[i] = replace(spans[i], label="GPE")
+    _in_lists(text, out, _runs(text, spans))
     return [s for s in out if s is not None]
+
+
+# Between the items of a list: "Van, Nusaybin and Şırnak", "C and D (formerly E)"; after it, what only people do ("Ankara,
+# Mehmet and Ali were arrested": a place, then two men).
+_LIST_JOIN = re.compile(r",\s*|\s+and\s+|,\s+and\s+|\s+or\s+|,\s+or\s+|\s+\((?:formerly|now|previously)\s+")
+_PEOPLE_AFTER = re.compile(r",?\s+(?:were|was|had|have|has|are|is|said|told|went|did|who|whose|both)\b")
+
+
+def _in_lists(text: str, spans: list, runs: list[list[int]]) -> None:
+    """In place: in a list whose items include a place, the items read as persons are places too,
+    unless one is a first name, has a title before it, or people follow the list."""
+    groups: list[list[list[int]]] = []
+    for run in runs:
+        prev = groups[-1][-1] if groups else None
+        if prev and all(spans[i] is not None for i in prev + run) and \
+                _LIST_JOIN.fullmatch(text, spans[prev[-1]].end, spans[run[0]].start):
+            groups[-1].append(run)
+        else:
+            groups.append([run])
+    for group in groups:
+        if len(group) < 2 or any(spans[i] is None for run in group for i in run):
+            continue
+        kinds = [{spans[i].label for i in run} for run in group]
+        people = [run for run, k in zip(group, kinds) if k == {"PERSON"}]
+        if not people or not any(k <= {"GPE", "LOC"} for k in kinds) or \
+                _PEOPLE_AFTER.match(text, spans[group[-1][-1]].end):
+            continue
+        if any(spans[i].text.lower() in lexicons.first_names() for run in people for i in run) or \
+                any(_TITLE_BEFORE.search(text, max(0, spans[run[0]].start - 20), spans[run[0]].start) for run in people):
+            continue
+        for run in people:
+            for i in run:
+                spans[i] = replace(spans[i], label="GPE")
 
 
 # A firm named after its partners: "represented by Royds Rdw, solicitors in London", "Glynn, a firm

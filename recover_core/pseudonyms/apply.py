@@ -163,7 +163,7 @@ class _Text:
             pseudonyms.attempt = 0
             before = agree_article(filled.text[self.at: f.start], word)
             before = agree_the(before, word) if label in PLACE_ARTICLE_LABELS else before
-            if label == "EVENT_DATE" and re.fullmatch(r"\d{4}", word):
+            if label in ("EVENT_DATE", "DATE_OF_BIRTH") and re.fullmatch(r"\d{4}", word):  # "born on 1962" too
                 before = re.sub(r"(?<![\w-])([Oo])n(\s+)$", lambda m: ("I" if m[1] == "O" else "i") + "n" + m[2], before)  # "on 1999"
             pieces.append(before)
             if _APOSTROPHE_ONLY.match(filled.text, f.end) and original.endswith("s") and not word.endswith("s"):
