@@ -88,6 +88,11 @@ def test_a_list_with_a_place_in_it_is_a_list_of_places(quasi):
     assert found["Mehmet"] == found["Ali"] == "PERSON", found
 
 
+def test_a_body_never_becomes_a_legal_form_alone(quasi):
+    out = quasi.obfuscate("He was a member of an illegal armed organisation, the Dev-Yol (Revolutionary Way).").text
+    assert "Dev-Yol" not in out and not re.search(r"\bthe (?:Inc|Ltd|Ex|Un)\b", out), out  # was "the Inc."
+
+
 def test_a_possessive_keeps_its_form(quasi):
     r = Obfuscator(key=KEY).obfuscate("Mr Peters' brother was there.")
     assert "Peters" not in r.text

@@ -32,6 +32,9 @@ LIST_CHECKED = {"PERSON", "NORP"} | PLACE_LABELS
 # the candidates as the type, a stand-in is drawn (`fallback_word`): keeping the filler's
 # words would put "Meeting" or "Final" where "Qantas" was.
 DRAWN_WHEN_NONE = {"ORG", "FAC"}
+# Words a masked language model offers after "the" that name no body: a legal form alone ("the
+# Dev-Yol (Revolutionary Way)" became "the Inc.") or a prefix ("ex", "un").
+_NO_BODY = frozenset("inc ltd llc plc co corp gmbh ag sa ab bv nv ex un non pre anti pro".split())
 # Months and days: the census lists several as first names, but a substitute reads as a date.
 CALENDAR = frozenset(MONTHS) | frozenset(WEEKDAYS)
 # The tagger reads a substitute's type from the words around it; NER_CONTEXT words each side
@@ -73,7 +76,7 @@ def acceptable(word: str, label: str) -> bool:
     if label == "NORP":
         return low in lexicons.nationalities()
     if label in DRAWN_WHEN_NONE:  # "Medical" or "Later" for "Qantas" reads as a word, not a name
-        return not lexicons.everyday(low)
+        return not lexicons.everyday(low) and low.rstrip(".") not in _NO_BODY
     return True
 
 
