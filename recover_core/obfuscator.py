@@ -82,8 +82,7 @@ class Settings:
     # nationalities (TAB's quasi-identifiers), each replaced in its own shape.
     protect: str = "direct"
     # Dates of events under protect="quasi" (pseudonyms.DATE_POLICIES, docs/privacy.md#dates): "jitter"
-    # moves a document's dates by one secret offset and a secret warp that keeps their order;
-    # "shift" by the offset alone (intervals kept exactly); "year" keeps the year alone.
+    # moves a document's dates by a secret offset and order-keeping warp; "shift" by the offset alone.
     dates: str = "jitter"
 
     def check(self) -> "Settings":
