@@ -6,6 +6,7 @@ operators that parse and write dates (quasi.event_date, identifiers.date_of_birt
 """
 from __future__ import annotations
 
+import hashlib
 import random
 from collections import OrderedDict
 from datetime import date, timedelta
@@ -93,8 +94,10 @@ class DateMoves:
         days away (what order allows)."""
         if self.dates != "jitter":
             return d + timedelta(days=self.event_shift)
-        moves = self._moves.setdefault(self.scope, {})
-        self._moves.move_to_end(self.scope)
+        # under a digest: a scope holds a document's masked text, which no cache may keep
+        scope_id = hashlib.blake2b(self.scope.encode(), digest_size=16).hexdigest()
+        moves = self._moves.setdefault(scope_id, {})
+        self._moves.move_to_end(scope_id)
         while len(self._moves) > _SCOPES_KEPT:
             self._moves.popitem(last=False)
         day = d.toordinal()
