@@ -91,6 +91,10 @@ def test_a_list_with_a_place_in_it_is_a_list_of_places(quasi):
 def test_a_body_never_becomes_a_legal_form_alone(quasi):
     out = quasi.obfuscate("He was a member of an illegal armed organisation, the Dev-Yol (Revolutionary Way).").text
     assert "Dev-Yol" not in out and not re.search(r"\bthe (?:Inc|Ltd|Ex|Un)\b", out), out  # was "the Inc."
+    # its later mentions, read as a person's name with no cue, are the body's too ("membership of the Janet")
+    found = quasi.find("He joined an illegal armed organisation, the Dev-Yol (Revolutionary Way). He was accused of "
+                       "membership of the Dev-Yol, whose object was to undermine the order. Mr Ford testified.")
+    assert [s.label for s in found if "Dev-Yol" in s.text] == ["ORG", "ORG"] and found[-1].label == "PERSON", found
 
 
 def test_a_possessive_keeps_its_form(quasi):

@@ -153,8 +153,12 @@ def read_as_firms(text: str, spans: list[Span]) -> list[Span]:
             or (re.fullmatch(r"[A-Z]{2,5}", whole) and _INITIALS_AFTER_THE.search(text, max(0, first.start - 6), first.start)))
         if firm:
             firms.add(whole)
-    # the body's other mentions are the body's too ("membership of the Dev-Yol", with no cue)
-    marked = {i for run in runs if text[spans[run[0]].start:spans[run[-1]].end] in firms for i in run}
+    # the body's other mentions are the body's too ("membership of the Dev-Yol", with no cue), and
+    # so are those of a body the tagger read as one once ("the Dev-Yol (Revolutionary Way)"), less
+    # its gloss; never a mention with a title before it ("Mr Ford" beside "Ford")
+    firms |= {s.text.split(" (")[0] for s in spans if s.label == "ORG" and not s.text.isupper()}
+    marked = {i for run in runs if text[spans[run[0]].start:spans[run[-1]].end] in firms
+              and not _TITLE_BEFORE.search(text, max(0, spans[run[0]].start - 20), spans[run[0]].start) for i in run}
     return [replace(s, label="ORG") if i in marked and s.label == "PERSON" else s for i, s in enumerate(out)]
 
 
