@@ -94,8 +94,8 @@ def _in_lists(text: str, spans: list, runs: list[list[int]]) -> None:
             groups[-1].append(run)
         else:
             groups.append([run])
-    for group in groups:
-        if len(group) < 2 or any(spans[i] is None for run in group for i in run):
+    for group in groups:  # runs join a group only when none of theirs is a dropped street word (None)
+        if len(group) < 2:
             continue
         kinds = [{spans[i].label for i in run} for run in group]
         people = [run for run, k in zip(group, kinds) if k == {"PERSON"}]
@@ -103,7 +103,7 @@ def _in_lists(text: str, spans: list, runs: list[list[int]]) -> None:
                 _PEOPLE_AFTER.match(text, spans[group[-1][-1]].end):
             continue
         if any(spans[i].text.lower() in lexicons.first_names() for run in people for i in run) or \
-                any(_TITLE_BEFORE.search(text, max(0, spans[run[0]].start - 20), spans[run[0]].start) for run in people):
+                any(_titled(text, spans[run[0]].start) for run in people):
             continue
         for run in people:
             for i in run:
@@ -115,6 +115,11 @@ def _in_lists(text: str, spans: list, runs: list[list[int]]) -> None:
 # "Mr T. Villa, lawyers practising in ...": one of the lawyers, named with a title or an initial.
 _ONE_PERSON = re.compile(r"\b(?:Mr|Mrs|Ms|Miss|Dr|Prof)\b|\b[A-Z]\.")
 _TITLE_BEFORE = re.compile(r"\b(?:Mr|Mrs|Ms|Miss|Dr|Prof)\.?(?: [A-Z]\.)* $|\b[A-Z]\. $")
+
+
+def _titled(text: str, start: int) -> bool:
+    """A title or an initial right before ``start``: "Mr Ford", "T. Villa" name a person."""
+    return bool(_TITLE_BEFORE.search(text, max(0, start - 20), start))
 _FIRM_AFTER = re.compile(r",? (?:a firm of |a law firm|solicitors\b|lawyers\b|attorneys\b|advocates\b|LLP\b|& Co\b)")
 
 
@@ -146,7 +151,7 @@ def read_as_firms(text: str, spans: list[Span]) -> list[Span]:
         first, last = spans[run[0]], spans[run[-1]]
         whole = text[first.start:last.end]
         firm = not _ONE_PERSON.search(whole) and (
-            (_FIRM_AFTER.match(text, last.end) and not _TITLE_BEFORE.search(text, max(0, first.start - 20), first.start))
+            (_FIRM_AFTER.match(text, last.end) and not _titled(text, first.start))
             or _BODY_BEFORE.search(text, max(0, first.start - 40), first.start)
             or (len(whole.split()) > 1 and whole.split()[-1] in _LEGAL_FORMS)
             or any(w.lower() in _BODY_WORDS_ABROAD for w in whole.split())
@@ -158,7 +163,7 @@ def read_as_firms(text: str, spans: list[Span]) -> list[Span]:
     # its gloss; never a mention with a title before it ("Mr Ford" beside "Ford")
     firms |= {s.text.split(" (")[0] for s in spans if s.label == "ORG" and not s.text.isupper()}
     marked = {i for run in runs if text[spans[run[0]].start:spans[run[-1]].end] in firms
-              and not _TITLE_BEFORE.search(text, max(0, spans[run[0]].start - 20), spans[run[0]].start) for i in run}
+              and not _titled(text, spans[run[0]].start) for i in run}
     return [replace(s, label="ORG") if i in marked and s.label == "PERSON" else s for i, s in enumerate(out)]
 
 

@@ -38,7 +38,7 @@ REF_YEAR = 2001
 
 
 class Helpers(Protocol):
-    dates: str  # "jitter", "shift" or "year" (policy.DATE_POLICIES)
+    dates: str  # "jitter", "shift" or "year" (dates.DATE_POLICIES)
 
     @property
     def event_shift(self) -> int:
