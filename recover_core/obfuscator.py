@@ -37,7 +37,8 @@ from recover_core.filling.candidates import ner_type_check
 from recover_core.filling.base import (DEFAULT_K, DEFAULT_SAMPLING, Candidate, Filled, Filler, MaskInput,
                                        check_method, check_sampling)
 from recover_core.masking import Masked, build, mask_many, names as technique_names
-from recover_core.masking.identifiers import PROFILES, WithIdentifiers, passed_identifiers
+from recover_core.kinds.registry import PROFILES
+from recover_core.masking.identifiers import WithIdentifiers, passed_identifiers
 from recover_core.masking.document import joined, joined_masks, pieces, recurrences
 from recover_core.masking.mask import render
 from recover_core.models import bundles
@@ -73,11 +74,10 @@ class Settings:
     choice: str = "prior"  # ours: drawn as real names occur (prior), or the filler's best acceptable candidate (rank)
     seed: int = 0
     keep_list: str | None = None  # `fill` alone: Top-K avoids this technique's keep-list
-    # Card numbers, e-mails, phones, IBANs, IDs, addresses, spoken digits ... (masking/identifiers.py)
-    # masked beside the technique, each replaced by a substitute of its shape. None: on under
-    # rules="ours", off under "paper" (vats2024's procedure, the grid, masks what it masked).
+    # Cards, e-mails, phones, IBANs, IDs, addresses ... (kinds/) masked beside the technique, each
+    # replaced by one of its shape. None: on under rules="ours", off under "paper" (the grid).
     identifiers: bool | None = None
-    # What is private beside the technique's words (masking/identifiers.PROFILES): "direct",
+    # What is private beside the technique's words (kinds/registry.PROFILES): "direct",
     # names and identifiers; "quasi" adds dates of events, ages, case numbers, sums and
     # nationalities (TAB's quasi-identifiers), each replaced in its own shape.
     protect: str = "direct"

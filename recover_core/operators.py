@@ -16,13 +16,10 @@ import random
 from typing import Callable
 
 from recover_core.errors import RecoverError
-from recover_core.pseudonyms.identifiers import OPERATORS
+from recover_core.kinds.registry import REGISTRY
 from recover_core.text.spans import IDENTIFIER_LABELS
 
 Operator = Callable[[str, random.Random], str]
-# The built-in kinds' operators, as they were at import: ``remove`` of a built-in label puts
-# its own back instead of leaving the kind without one.
-_BUILT_IN = dict(OPERATORS)
 
 
 def add(label: str, fn: Operator) -> None:
@@ -45,21 +42,18 @@ def add(label: str, fn: Operator) -> None:
         if not isinstance(out, str):
             raise RecoverError(f"The operator for {label} returned {type(out).__name__}, not a string.")
         return out
-    OPERATORS[label] = operator
+    REGISTRY.set_operator(label, operator)
 
 
 def remove(label: str) -> None:
     """Take a user's operator off: a built-in kind gets its own back, any other kind is then
     redrawn character by character."""
-    if label in _BUILT_IN:
-        OPERATORS[label] = _BUILT_IN[label]
-    else:
-        OPERATORS.pop(label, None)
+    REGISTRY.reset_operator(label)
 
 
 def labels() -> list[str]:
     """The kinds that have an operator of their own."""
-    return list(OPERATORS)
+    return list(REGISTRY.operators)
 
 
 __all__ = ["add", "remove", "labels", "Operator"]

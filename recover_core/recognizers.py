@@ -15,8 +15,13 @@ for more than a pattern: override ``find`` or ``validate``.
 """
 from __future__ import annotations
 
-from recover_core.masking.identifiers import add, names, registered, remove
-from recover_core.masking.pattern import Pattern
-from recover_core.masking.recognizers import CONTEXT_WINDOW, Recognizer
+from recover_core.kinds.base import CONTEXT_WINDOW, Recognizer
+from recover_core.kinds.pattern import Pattern
+from recover_core.kinds.registry import REGISTRY
+
+add = REGISTRY.add
+remove = REGISTRY.remove
+names = REGISTRY.names
+registered = REGISTRY.recognizers
 
 __all__ = ["add", "remove", "names", "registered", "Pattern", "Recognizer", "CONTEXT_WINDOW"]

@@ -19,9 +19,9 @@ from recover_core.batch.pipeline import write_filled
 from recover_core.filling.base import Candidate, Fill, Filled, MaskInput
 from recover_core.obfuscator import Settings, masked_line
 from recover_core.pseudonyms import Pseudonyms
-from recover_core.pseudonyms.identifiers import DOMAIN_HEADS, DOMAIN_TAILS
+from recover_core.kinds.addresses import US_STATE_ZIPS
+from recover_core.kinds.contact import DOMAIN_HEADS, DOMAIN_TAILS
 from recover_core.pseudonyms.key import subkey
-from recover_core.pseudonyms.places import US_STATE_ZIPS
 from recover_core.text.spans import Span
 
 NAME = "Darnell"

@@ -126,15 +126,15 @@ def test_a_phone_keeps_neither_its_area_code_nor_its_extension():
     London's 020 (it is valid in 11 regions, and a number valid in all of them was preferred)."""
     import random
 
-    from recover_core.pseudonyms.identifiers import substitute
+    from recover_core.kinds.registry import REGISTRY
 
     for original, area, region in (("(415) 555-2671 ext. 42", "415", "US"), ("020 7946 0958", "020", "GB")):
-        subs = [substitute("PHONE", original, random.Random(i), None) for i in range(20)]
+        subs = [REGISTRY.substitute("PHONE", original, random.Random(i), None) for i in range(20)]
         assert sum(s[:5].count(area) for s in subs) <= 2, subs  # a new area code, bar chance
         assert all(phonenumbers.is_valid_number(phonenumbers.parse(re.sub(r" ext\. \d+", "", s), region))
                    for s in subs), subs
     assert all(re.fullmatch(r"\(\d{3}\) \d{3}-\d{4} ext\. \d\d", s) for s in
-               [substitute("PHONE", "(415) 555-2671 ext. 42", random.Random(i), None) for i in range(5)])
+               [REGISTRY.substitute("PHONE", "(415) 555-2671 ext. 42", random.Random(i), None) for i in range(5)])
 
 
 def test_a_phone_substitute_is_a_number_of_the_same_type(engine):
@@ -154,13 +154,13 @@ def test_a_substitute_never_holds_a_digit_group_of_the_original():
     """Under any key: a random draw once gave "555-123-4567" the substitute "872-555-9375"."""
     import random
 
-    from recover_core.pseudonyms.identifiers import substitute
+    from recover_core.kinds.registry import REGISTRY
 
     for label, original in [("PHONE", "555-123-4567"), ("PHONE", "(212) 555-0142"), ("PHONE", "+44 20 7946 0958"),
                             ("CREDIT_CARD", "5500-0000-0000-0004"), ("IBAN", "DE89 3704 0044 0532 0130 00"),
                             ("ID_NUMBER", "078-05-1120")]:
         for i in range(1200):  # without the check, 1 in 3,000 draws of the first, 1 in 250 of the second
-            sub = substitute(label, original, random.Random(i), None)
+            sub = REGISTRY.substitute(label, original, random.Random(i), None)
             assert not _digit_runs(sub) & _digit_runs(original), (original, sub)
 
 

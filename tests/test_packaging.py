@@ -26,7 +26,7 @@ def test_a_wheel_builds_with_the_recover_command_and_the_licence(tmp_path):
         entry = next(n for n in names if n.endswith("entry_points.txt"))
         assert "recover = recover_core.cli:main" in z.read(entry).decode()
         assert any(n.endswith("licenses/LICENSE") or n.endswith("/LICENSE") for n in names)
-        assert "recover_core/obfuscator.py" in names and "recover_core/masking/quasi.py" in names
+        assert "recover_core/obfuscator.py" in names and "recover_core/kinds/dates.py" in names
         metadata = z.read(next(n for n in names if n.endswith("METADATA"))).decode()
     assert "Provides-Extra: app" in metadata and "Provides-Extra: speech" in metadata
     assert "Provides-Extra: train" in metadata and "Provides-Extra: ray" in metadata

@@ -13,13 +13,12 @@ from typing import Callable
 
 import pandas as pd
 
-from recover_core.masking.quasi import RECOGNIZERS
+from recover_core.kinds.registry import PROFILES, REGISTRY
 from recover_core.masking.truecase import is_caseless
 from recover_core.models import bundles
 from recover_core.text import validation
 from recover_core.errors import RecoverError
 from recover_core.filling import DEFAULT_MODEL, KINDS, memo
-from recover_core.masking.identifiers import PROFILES
 from recover_core.masking.mask import Masked
 from recover_core.obfuscator import Obfuscator, Result
 from recover_core.pseudonyms.key import new_key
@@ -109,7 +108,7 @@ def obfuscated(text: str, technique: str, n: int, markers: str, protect: str = "
 def kind_of(label: str) -> str:
     """What the engine did to a span: an identifier or a quasi-identifier redrawn in its shape,
     or a name, place or organisation given a pseudonym by the rules."""
-    if label in {r.label for r in RECOGNIZERS}:
+    if label in REGISTRY.quasi_labels():
         return "quasi-identifier"
     return "identifier" if label in IDENTIFIER_LABELS else "pseudonym"
 

@@ -1,16 +1,12 @@
-"""The registry of identifier recognizers, and the pass that adds them to any technique.
+"""Identifiers found in a text, and the pass that adds them to any technique.
 
-``find(text)`` runs every registered recognizer (``recognizers.py``, and any a user adds
-through ``recover_core.recognizers``) whose cheap prefilter the line passes (a digit, an "@",
+``find(text)`` runs every recognizer of the registry (kinds/registry.py: the built-in kinds,
+and any a user adds through ``recover_core.recognizers``) whose cheap prefilter the line passes (a digit, an "@",
 a dot, a digit word) and keeps, of overlapping items, the strongest, then the longest.
 ``WithIdentifiers`` wraps a masking technique: its spans and the identifiers' are merged, an
 identifier winning where they overlap (the whole card number is one CREDIT_CARD span, not four
 NUMBER words). The engine wraps the technique only under ``rules="ours"``; vats2024's
 procedure (``rules="paper"``, the grid) masks what the paper masked.
-
-As in Presidio, the registry imports the recognizers, never the other way round; a kind's
-label joins ``spans.IDENTIFIER_LABELS`` when its first recognizer is added, so its marker
-and its substitute (``pseudonyms/identifiers.py``'s operators) follow from the registry.
 """
 from __future__ import annotations
 
@@ -19,88 +15,15 @@ from dataclasses import replace
 from typing import Sequence
 
 from recover_core.data.lexicons import FUNCTION_WORDS
-from recover_core.errors import RecoverError
-from recover_core.masking import occupations, quasi, spoken
 from recover_core.masking.base import Masker
 from recover_core.masking.document import completed_names, recurrences
 from recover_core.masking.public_bodies import as_places, whole_bodies, without_public_bodies
 from recover_core.masking.public_text import without_public_text
-from recover_core.masking.locators import BitcoinAddress, Coordinates, FlightNumber, MacAddress, NumberPlate, Vin
 from recover_core.masking.misread import read_as_firms, read_as_places, without_common_words, without_months
-from recover_core.masking.payments import CardExpiry, CreditCard, Iban, SortCode
-from recover_core.masking.recognizers import (DIGIT_WORD_RE, Address, DateOfBirth, Email, Handle, IdNumber, IpAddress,
-                                              NumberWithContext, Phone, Postcode, Recognizer, SpokenDigits, Ssn, Url)
-from recover_core.text.spans import ENTITY_LABELS, GENERIC_LABELS, IDENTIFIER_LABELS, Span
-
-# name -> recognizer, in the order they run. Order matters only for ties: of two items of the
-# same strength and extent, the earlier recognizer's label.
-_REGISTRY: dict[str, Recognizer] = {}
-_LABEL_RE = re.compile(r"[A-Z][A-Z0-9_]{1,40}")
-
-
-def add(recognizer: Recognizer) -> Recognizer:
-    """Register a recognizer (its ``name`` must be new); its label becomes an identifier kind."""
-    if not isinstance(recognizer, Recognizer):
-        raise RecoverError(f"A recognizer is a recover_core.recognizers.Recognizer (such as Pattern), "
-                           f"not {type(recognizer).__name__}.")
-    name, label = recognizer.name, recognizer.label
-    if name in _REGISTRY:
-        raise RecoverError(f"A recognizer named {name!r} is already registered: remove it first, or give "
-                           "yours another name.")
-    if not isinstance(label, str) or not _LABEL_RE.fullmatch(label) or label in ENTITY_LABELS \
-            or label in GENERIC_LABELS or label in ("NUMBER", "WORD"):
-        raise RecoverError(f"{label!r} cannot label an identifier: use upper-case letters, digits and '_' "
-                           "(such as TAX_ID), and not an entity type or a generic marker.")
-    _REGISTRY[name] = recognizer
-    _RUNNING.clear()
-    IDENTIFIER_LABELS.add(label)
-    return recognizer
-
-
-def remove(name: str) -> None:
-    """Unregister a recognizer by name; its label goes with the last recognizer of it."""
-    if name not in _REGISTRY:
-        raise RecoverError(f"No recognizer named {name!r}. Registered: {', '.join(_REGISTRY)}.")
-    label = _REGISTRY.pop(name).label
-    _RUNNING.clear()
-    if not any(r.label == label for r in _REGISTRY.values()):
-        IDENTIFIER_LABELS.discard(label)
-
-
-def names() -> list[str]:
-    """The registered recognizers' names, in the order they run."""
-    return list(_REGISTRY)
-
-
-def registered() -> tuple[Recognizer, ...]:
-    return tuple(_REGISTRY.values())
-
-
-# The recognizers each profile runs, kept between lines (``find`` runs once a line of a
-# corpus) and dropped whenever the registry changes.
-_RUNNING: dict[str, tuple[Recognizer, ...]] = {}
-
-
-def _running(protect: str) -> tuple[Recognizer, ...]:
-    got = _RUNNING.get(protect)
-    if got is None:
-        got = _RUNNING[protect] = tuple(r for r in _REGISTRY.values() if protect == "quasi" or r.profile == "direct")
-    return got
-
-
-# A case number ties with an ID number on the same digits ("application no. 36110/97"): the
-# one registered first names it.
-_CASES = tuple(r for r in quasi.RECOGNIZERS if isinstance(r, quasi.CaseNumber))
-for _r in (Email(), Url(), Handle(), CreditCard(), CardExpiry(), Iban(), IpAddress(), MacAddress(), Vin(), NumberPlate(),
-           FlightNumber(), BitcoinAddress(), Coordinates(), Ssn(), Phone(), DateOfBirth(), Address(), Postcode(), *_CASES, IdNumber(),
-           NumberWithContext(), SortCode(), SpokenDigits(), *(r for r in quasi.RECOGNIZERS if r not in _CASES),
-           *spoken.RECOGNIZERS,  # the same kinds said in words, as a transcript writes them
-           *occupations.RECOGNIZERS):
-    add(_r)
-
-# What each protection profile masks beside the technique: "direct", names and identifiers
-# (the default); "quasi" adds what identifies in combination (TAB's QUASI, HIPAA's dates and ages).
-PROFILES = ("direct", "quasi")
+from recover_core.kinds.base import Recognizer
+from recover_core.kinds.registry import REGISTRY
+from recover_core.kinds.spoken_digits import DIGIT_WORD_RE
+from recover_core.text.spans import ENTITY_LABELS, IDENTIFIER_LABELS, Span
 
 # Longer lines are cut into pieces this long (at a space where there is one) so that no
 # pattern sees more than this at once.
@@ -125,7 +48,7 @@ def find(text: str, recognizers: tuple[Recognizer, ...] | None = None, protect: 
     """The identifiers in ``text`` under a protection profile: sorted, not overlapping, each
     one span over the whole item."""
     if recognizers is None:
-        recognizers = _running(protect)
+        recognizers = REGISTRY.running(protect)
     if len(text) > MAX_PIECE:
         out, at = [], 0
         while at < len(text):

@@ -51,22 +51,6 @@ def _kind_of(word: str) -> str | None:
     return "region" if word.lower() in lexicons.regions() else place_kind(word)
 
 
-# Each US state's ZIP codes by their first three digits (USPS's ranges; a state may have
-# several), so that a state redrawn beside its ZIP code gets a ZIP code of its own
-# (pseudonyms/identifiers.py, ``postcode``): "IL 62704" becomes "TX 75213", not "TX 62704".
-US_STATE_ZIPS: dict[str, tuple[tuple[int, int], ...]] = {
-    "AL": ((350, 369),), "AK": ((995, 999),), "AZ": ((850, 865),), "AR": ((716, 729),), "CA": ((900, 961),),
-    "CO": ((800, 816),), "CT": ((60, 69),), "DE": ((197, 199),), "DC": ((200, 200), (202, 205)),
-    "FL": ((320, 349),), "GA": ((300, 319), (398, 399)), "HI": ((967, 968),), "ID": ((832, 838),),
-    "IL": ((600, 629),), "IN": ((460, 479),), "IA": ((500, 528),), "KS": ((660, 679),), "KY": ((400, 427),),
-    "LA": ((700, 714),), "ME": ((39, 49),), "MD": ((206, 219),), "MA": ((10, 27),), "MI": ((480, 499),),
-    "MN": ((550, 567),), "MS": ((386, 397),), "MO": ((630, 658),), "MT": ((590, 599),), "NE": ((680, 693),),
-    "NV": ((889, 898),), "NH": ((30, 38),), "NJ": ((70, 89),), "NM": ((870, 884),), "NY": ((100, 149),),
-    "NC": ((270, 289),), "ND": ((580, 588),), "OH": ((430, 459),), "OK": ((730, 749),), "OR": ((970, 979),),
-    "PA": ((150, 196),), "RI": ((28, 29),), "SC": ((290, 299),), "SD": ((570, 577),), "TN": ((370, 385),),
-    "TX": ((750, 799),), "UT": ((840, 847),), "VT": ((50, 59),), "VA": ((220, 246),), "WA": ((980, 994),),
-    "WV": ((247, 268),), "WI": ((530, 549),), "WY": ((820, 831),),
-}
 
 CITY_ZIPF = 2.5  # wordfreq's Zipf scale: seen about 300 times per billion English words
 

@@ -14,7 +14,8 @@ from recover_core.filling.candidates import PLACE_LABELS, acceptable, fallback_w
 from recover_core.pseudonyms.key import as_key, keyed_rng
 from recover_core.pseudonyms.names import (_accept_sets, _pools, bare, census_share, genders,
                                           own_case, prior_pools, roles, sound, title_gender)
-from recover_core.pseudonyms import identifiers, redraw
+from recover_core.kinds import redraw
+from recover_core.kinds.registry import REGISTRY
 from recover_core.pseudonyms.dates import DATE_POLICIES, DateMoves
 from recover_core.pseudonyms.places import _kind_of, drawn_places_of_kind, named, place_kind, place_prior
 from recover_core.text.spans import GENERIC_LABELS, IDENTIFIER_LABELS
@@ -311,14 +312,14 @@ class Pseudonyms(DateMoves):
         return self.mapping[key]
 
     def _identifier(self, original: str, label: str) -> str:
-        """An identifier's substitute (pseudonyms/identifiers.py), drawn with the original's
+        """An identifier's substitute (kinds/, through the registry), drawn with the original's
         keyed stream; one per original in the mapping, never an original or a used one."""
         key = self.date_key(original) if label in SCOPED_LABELS else original.strip().lower()
         if key not in self.mapping:
             rng = self._rng(key)
             pick = original
             for _ in range(20):
-                pick = identifiers.substitute(label, original.strip(), rng, self)
+                pick = REGISTRY.substitute(label, original.strip(), rng, self)
                 low = pick.lower()
                 if low != original.strip().lower() and low not in self.used and low not in self.originals:
                     break

@@ -2,7 +2,7 @@
 "double four"), numbers read by value in words or figures, and how many checks a render missed."""
 from __future__ import annotations
 
-from recover_core.masking.recognizers import DIGIT_WORDS, REPEATS
+from recover_core.kinds.spoken_digits import DIGIT_WORDS, REPEATS
 from recover_core.pseudonyms import bare
 from recover_core.speech.plan import DATE_LABELS, Entity, Result
 from recover_core.text import spoken

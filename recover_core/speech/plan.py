@@ -34,7 +34,7 @@ NEAR_S = 0.5  # how far from its place a word of the second pass still counts as
 # quiet place to cut; "and", "with" and "from" glide into the word beside them, and
 # measured worse (docs/speech_obfuscation.md).
 RESPOKEN = frozenset({"to", "at"})
-# Quasi-identifiers said as numbers (masking/spoken.py, under protect="quasi"): their substitute
+# Quasi-identifiers said as numbers (kinds/spoken.py, under protect="quasi"): their substitute
 # is spoken as a person says it (text/spoken.say_figures), their cut covers the whole spoken
 # number (boundaries aligns figures as words), and the second pass reads them by value.
 NUMBER_LABELS = frozenset({"EVENT_DATE", "DATE_OF_BIRTH", "AGE", "AMOUNT", "DURATION", "COUNT"})

@@ -20,7 +20,7 @@ WEEKDAYS = "monday tuesday wednesday thursday friday saturday sunday".split()
 NUMBER_WORDS = ("one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
                 "sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety "
                 "hundred thousand million billion").split()
-# Currencies, as a sum is written (masking/quasi.py finds sums by them, pseudonyms/quasi.py names a
+# Currencies, as a sum is written (kinds/quantities.py finds sums by them and names a
 # sum's unit by them). ISO 4217 codes, with the ones the euro replaced (ATS, DEM, FRF ...): judgments give old sums in them.
 CURRENCY_CODE = (r"(?:EUR|USD|GBP|TRL|TRY|YTL|PLN|RUB|UAH|CHF|SEK|DKK|NOK|HUF|CZK|HRK|BGN|RON|ISK|MKD|RSD|BAM|GEL|AMD|"
                   r"AZN|MDL|ATS|DEM|FRF|ITL|GRD|ESP|PTE|BEF|NLG|FIM|IEP|LUF|SIT|SKK|EEK|LVL|LTL|CYP|MTL|ALL|BYN|BYR|"

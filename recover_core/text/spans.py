@@ -94,8 +94,8 @@ class LivePattern:
 # Only the markers this project writes are markers: [MASK], and [PERSON], [NUMBER], ... with
 # `--markers class`. Any other bracketed text ("[AEDT]", Fisher's "[laughter]") is the
 # corpus's own and passes through verbatim: never masked, never filled.
-# Identifiers: the built-in kinds (masking/recognizers.py, each substituted in its own shape by
-# pseudonyms/identifiers.py instead of by a filler), and any kind a user registers.
+# Identifiers: the built-in kinds (kinds/, each found by its recognizers and substituted in its
+# own shape by its operator instead of by a filler), and any kind a user registers.
 IDENTIFIER_LABELS = Labels((
     "CREDIT_CARD", "EMAIL", "PHONE", "IBAN", "IP_ADDRESS", "URL", "HANDLE", "ID_NUMBER", "DATE_OF_BIRTH",
     "ADDRESS", "POSTCODE", "SPOKEN_DIGITS",

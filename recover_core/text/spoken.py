@@ -2,7 +2,7 @@
 
 Whisper writes a number sometimes in figures ("47 years old") and often in words ("forty seven
 years old", "the fourteenth of march nineteen sixty", "three hundred thousand pounds"). The
-quasi-identifier operators (pseudonyms/quasi.py, pseudonyms/identifiers.py) read figures; rather
+quasi-identifier operators (kinds/dates.py, ages.py, quantities.py) read figures; rather
 than teach each of them words, ``in_words`` wraps one: the span's spoken numbers become figures,
 the operator moves or scales them as it does any written number (one policy for text and
 speech), and the figures it returns are said again in the original's own spoken form (a year as
@@ -10,7 +10,7 @@ a year, "nineteen sixty one"; a day as an ordinal, "the ninth"; a sum in words, 
 thousand"), its case, hyphens and "and" kept.
 
 The patterns here (``CARDINAL``, ``DAY_ORDINAL``, ``SPOKEN_YEAR``) are what the recognizers of
-spoken quasi-identifiers (masking/spoken.py) find. Reading a number's value is text2num's
+spoken quasi-identifiers (kinds/spoken.py) find. Reading a number's value is text2num's
 (``text_to_num``); writing one is num2words'. This module imports neither masking/ nor
 pseudonyms/: an operator reaches it as a plain function.
 """

@@ -5,7 +5,7 @@ import re
 from typing import Callable
 
 from recover_core.errors import RecoverError
-from recover_core.masking.recognizers import CONTEXT_WINDOW, Recognizer, _context_re
+from recover_core.kinds.base import CONTEXT_WINDOW, Recognizer, context_re
 
 
 class Pattern(Recognizer):
@@ -36,7 +36,7 @@ class Pattern(Recognizer):
             raise RecoverError(f"The context words for {label!r} must be non-empty strings.")
         if validate is not None and not callable(validate):
             raise RecoverError(f"validate for {label!r} must be a function of the matched text.")
-        self.context = _context_re("|".join(re.escape(w.strip()) for w in words)) if words else None  # type: ignore[misc]
+        self.context = context_re("|".join(re.escape(w.strip()) for w in words)) if words else None  # type: ignore[misc]
         self.label = label  # type: ignore[misc]
         self._name = name or label
         self._check = validate

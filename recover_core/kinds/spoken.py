@@ -1,7 +1,7 @@
 """Quasi-identifiers said aloud, as a transcript writes them in words (issue 85).
 
 Whisper writes "forty seven years old", "the fourteenth of march nineteen sixty", "three
-hundred thousand pounds" in words, lower case, often without punctuation; masking/quasi.py's
+hundred thousand pounds" in words, lower case, often without punctuation; the figure kinds'
 recognizers read figures and a few short number words. These find the same kinds in words, with
 the same labels, so the same operators replace them (through text/spoken.in_words):
 
@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import re
 
-from recover_core.masking.quasi import QUASI, _ROUGHLY, _TIME_UNIT
-from recover_core.masking.recognizers import Recognizer
+from recover_core.kinds.base import QUASI, Recognizer
+from recover_core.kinds.quantities import ROUGHLY, TIME_UNIT
 from recover_core.text.dates import YEAR, said_born
 from recover_core.text.shapes import CURRENCY_WORD, MONTHS
 from recover_core.text.spoken import CARDINAL, DAY_ORDINAL, SPOKEN_YEAR, read
@@ -110,7 +110,7 @@ class SpokenAmount(Recognizer):
     profile = QUASI
     needs = None
     strength = 2
-    pattern = re.compile(rf"{_EDGE}{_ROUGHLY}{CARDINAL} {CURRENCY_WORD}(?![\w'-])", re.I)
+    pattern = re.compile(rf"{_EDGE}{ROUGHLY}{CARDINAL} {CURRENCY_WORD}(?![\w'-])", re.I)
 
     def validate(self, item: str, text: str, start: int) -> bool:
         return bool(read(item))
@@ -123,7 +123,7 @@ class SpokenDuration(Recognizer):
     profile = QUASI
     needs = None
     strength = 2
-    _ONE = rf"{CARDINAL}(?: and a half)? {_TIME_UNIT}"
+    _ONE = rf"{CARDINAL}(?: and a half)? {TIME_UNIT}"
     pattern = re.compile(rf"{_EDGE}{_ONE}(?:(?:,| and) {_ONE})?(?![\w'-])", re.I)
 
     def validate(self, item: str, text: str, start: int) -> bool:

@@ -1,5 +1,4 @@
-"""Character-level redraws that identifier operators share (pseudonyms/identifiers.py,
-pseudonyms/locators.py): a digit for a digit, a letter for a letter, new characters put in an
+"""Character-level redraws that the kinds' operators share: a digit for a digit, a letter for a letter, new characters put in an
 original's layout, and the check that no group of the original's digits came back."""
 from __future__ import annotations
 

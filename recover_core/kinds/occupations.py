@@ -11,15 +11,14 @@ a noun that names a person's work (Faker's job titles' head nouns, or a word sha
 from __future__ import annotations
 
 import functools
+import random
 import re
 
 from typing import Iterator
 
 from recover_core.data import lexicons
-from recover_core.masking.recognizers import SOURCE, Recognizer
+from recover_core.kinds.base import QUASI, SOURCE, Helpers, Recognizer
 from recover_core.text.spans import Span
-
-QUASI = "quasi"
 
 # Words that end the phrase after a cue: it is the occupation, not where or for whom.
 _STOP = frozenset("""a an the of at in on for with and or but who which that whose by from to as since until
@@ -134,4 +133,33 @@ class Condition(Recognizer):
                 yield _span(text, m.start(1), keep, self.label)
 
 
-RECOGNIZERS: tuple[Recognizer, ...] = (Occupation(), Condition())
+
+@functools.lru_cache(maxsize=1)
+def _jobs() -> tuple[str, ...]:
+    """Faker's job titles of one to three words, in lower case ("ballet dancer" -> "dentist")."""
+    from faker.providers.job.en_US import Provider
+    return tuple(sorted({j.lower() for j in Provider.jobs if "," not in j and "/" not in j and len(j.split()) <= 3}))
+
+
+def occupation(original: str, rng: random.Random, helpers: Helpers) -> str:
+    """Another occupation, plural for a plural ("ballet dancers" -> "dentists")."""
+    word = rng.choice([j for j in _jobs() if j != original.lower()])  # any first sound, as nationality()
+    plural = original.endswith("s") and not original.endswith("ss")
+    word = word + ("es" if word.endswith(("s", "sh", "ch")) else "s") if plural else word
+    # capitals where the original is a title ("Chief Executive"), not where its first word is a
+    # nationality ("American lawyer" -> "tax adviser", not "Tax adviser")
+    titled = all(w[:1].isupper() for w in original.split())
+    return " ".join(w.capitalize() for w in word.split()) if titled else word
+
+
+# Conditions common enough to single no one out: what a health condition becomes.
+# Bare nouns: the original's article, if any, stays before the span ("with a [psychotic illness]").
+CONDITIONS = ("asthma", "diabetes", "epilepsy", "heart disease", "chronic back pain", "hearing loss", "arthritis",
+              "migraine", "thyroid disease", "anaemia")
+
+
+def health(original: str, rng: random.Random, helpers: Helpers) -> str:
+    return rng.choice([c for c in CONDITIONS if c != original.lower()])
+
+
+OPERATORS = {"OCCUPATION": occupation, "HEALTH": health}
