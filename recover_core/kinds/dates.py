@@ -149,17 +149,22 @@ def _shift_days(days_text: str, month_text: str, year_text: str | None, move: Mo
     return out, month_word(last.month, month_text), new_year
 
 
-def _numeric(original: str, move: Move) -> str | None:
+def _numeric(original: str, move: Move, us: bool = False) -> str | None:
+    """A date written in digits ("2000-03-05", "05.03.2000", "3/5/00"), moved, in its own layout;
+    None for anything else. Day first, as most of the world writes, unless only month first
+    makes a date ("12/25/2000"); with ``us``, month first where both make one, unless the date
+    is dotted (a birth date on an English form: "DOB 03/05/1960"). A two-digit year above 30
+    is of the 1900s."""
     m = re.fullmatch(r"(\d{4})-(\d{1,2})-(\d{1,2})", original)
     if m:
         d = move(_safe(int(m[1]), int(m[2]), int(m[3])))
         return f"{d.year}-{str(d.month).zfill(len(m[2]))}-{str(d.day).zfill(len(m[3]))}"
-    m = re.fullmatch(r"(\d{1,2})([/.])(\d{1,2})\2(\d{4}|\d{2})", original)
+    m = re.fullmatch(r"(\d{1,2})([/.-])(\d{1,2})\2(\d{4}|\d{2})", original)
     if not m:
         return None
     a, b, y = int(m[1]), int(m[3]), int(m[4])
-    year = y if len(m[4]) == 4 else (1900 + y if y > 40 else 2000 + y)
-    month_first = a <= 12 < b  # "12/25/2000"; otherwise day first, as most of the world writes
+    year = y if len(m[4]) == 4 else (1900 + y if y > 30 else 2000 + y)
+    month_first = a <= 12 < b or (us and a <= 12 and m[2] != ".")
     day, month = (b, a) if month_first else (a, b)
     d = move(_safe(year, month, day))
     first, second = (d.month, d.day) if month_first else (d.day, d.month)
@@ -171,13 +176,11 @@ def year_moved(year: int, move: Move) -> int:
     return move(date(year, 7, 2)).year  # the year's middle day
 
 
-def event_date(original: str, rng: random.Random, helpers: Helpers) -> str:
-    """``original`` with every date in it moved as the mapping says, in its own format; under
-    the "year" policy, its year alone."""
-    if getattr(helpers, "dates", "shift") == "year":
-        return year_only(original)
-    move = helpers.event_moved
-    numeric = _numeric(original, move)
+def moved(original: str, move: Move, rng: random.Random, weekday_shift: int = 0, us: bool = False) -> str:
+    """``original`` with every date in it moved by ``move``, written in its own format: the one
+    place a date is read, moved and written back, for events and births alike (``us``: see
+    ``_numeric``). ValueError where it holds no date."""
+    numeric = _numeric(original, move, us)
     if numeric is not None:
         return numeric
     patterns: list[tuple[str, Callable[[re.Match[str]], str]]] = [
@@ -186,14 +189,23 @@ def event_date(original: str, rng: random.Random, helpers: Helpers) -> str:
         (rf"(?P<month>{MONTH})(?P<sep>,? )(?P<year>{YEAR})", _month_year(move)),
         (rf"(?P<year>{YEAR})(?P<tail>s?)(?:(?P<rsep> ?[-–/] ?)(?P<yy>\d\d)(?!\d))?", _years(move)),
         (rf"(?P<month>{MONTH})(?![\w])", _month_alone(move)),
-        (r"(?P<weekday>monday|tuesday|wednesday|thursday|friday|saturday|sunday)", _weekday(helpers.event_shift)),
+        (r"(?P<weekday>monday|tuesday|wednesday|thursday|friday|saturday|sunday)", _weekday(weekday_shift)),
         (r"(?P<h>\d{1,2})(?:(?P<sep>[.:])(?P<m>\d{2}))?(?P<ampm> ?[ap]\.?m\.?| ?o'clock)?", _time(rng)),
     ]
     for pattern, fn in patterns:  # the first form that the original holds decides
         new, n = re.subn(pattern, fn, original, flags=re.I)
         if n:
             return new
-    raise ValueError("no date")  # redrawn character by character instead
+    raise ValueError("no date")
+
+
+def event_date(original: str, rng: random.Random, helpers: Helpers) -> str:
+    """``original`` with every date in it moved as the mapping says, in its own format; under
+    the "year" policy, its year alone. One it cannot read is redrawn character by character
+    (the registry's fallback)."""
+    if getattr(helpers, "dates", "shift") == "year":
+        return year_only(original)
+    return moved(original, helpers.event_moved, rng, helpers.event_shift)
 
 
 def year_only(original: str) -> str:
@@ -285,41 +297,16 @@ def date_of_birth(original: str, rng: random.Random, helpers: Helpers) -> str:
     document's event shift and, apart from it, by the document's age offset in whole years, so
     that every age the output states agrees with the birth and event dates it shows, and none
     of them tells the true age. A birth year said alone ("born in 1951") moves the same way."""
-    moved = helpers.birth_moved
     if re.fullmatch(r"(?:1[6-9]|20)\d\d", original.strip()):
-        return str(moved(date(int(original), 7, 2)).year)
+        return str(helpers.birth_moved(date(int(original), 7, 2)).year)
     if getattr(helpers, "dates", "shift") == "year":  # its year alone, back by the age offset as ages move
         year = re.search(r"(?:1[6-9]|20)\d\d", original)
         if year:
             return str(int(year.group()) - helpers.age_offset)
-    m = re.fullmatch(r"(\d{1,2})([/.-])(\d{1,2})\2(\d{2}|\d{4})", original)
     try:
-        if m:
-            a, sep, b, y = int(m.group(1)), m.group(2), int(m.group(3)), m.group(4)
-            year = int(y) + (1900 if len(y) == 2 and int(y) > 30 else 2000 if len(y) == 2 else 0)
-            dmy = a > 12 or (b <= 12 and sep == ".")  # day first where it must be, or in the dotted style
-            n = moved(date(year, b, a) if dmy else date(year, a, b))
-            first, second = (n.day, n.month) if dmy else (n.month, n.day)
-            ys = str(n.year)[-len(y):]
-            return f"{first:0{len(m.group(1))}d}{sep}{second:0{len(m.group(3))}d}{sep}{ys}"
-        m = re.fullmatch(r"(\d{4})-(\d{1,2})-(\d{1,2})", original)
-        if m:
-            n = moved(date(int(m.group(1)), int(m.group(2)), int(m.group(3))))
-            return f"{n.year}-{n.month:0{len(m.group(2))}d}-{n.day:0{len(m.group(3))}d}"
-        month = re.search(r"[A-Za-z]{3,}\.?", original)
-        day = re.search(r"\b\d{1,2}(?:st|nd|rd|th)?\b", original)
-        year = re.search(r"\d{4}", original)
-        index = month_index(month.group()) if month else None
-        if index and day and year:
-            n = moved(date(int(year.group()), index, int(re.match(r"\d+", day.group()).group())))  # type: ignore[union-attr]
-            out = original[: month.start()] + month_word(n.month, month.group()) + original[month.end():]
-            day = re.search(r"\b\d{1,2}(?:st|nd|rd|th)?\b", out)
-            assert day is not None
-            out = out[: day.start()] + day_word(n.day, day.group()) + out[day.end():]
-            return re.sub(r"\d{4}", str(n.year), out, count=1)
-    except (ValueError, StopIteration, OverflowError):
-        pass
-    return shapes.reshape(original, rng)
+        return moved(original, helpers.birth_moved, rng, us=True)
+    except (ValueError, OverflowError):
+        return shapes.reshape(original, rng)
 
 
 OPERATORS = {"EVENT_DATE": in_words(event_date, years=True), "DATE_OF_BIRTH": in_words(date_of_birth, years=True)}

@@ -28,7 +28,7 @@ class Phone(Recognizer):
     context words ("555-123-4567" is never a valid number, and is what people type)."""
 
     label = "PHONE"
-    REGIONS = ("US", "GB", "DE", "FR", "IN", "AU")
+    REGIONS = PHONE_REGIONS
     NATIONAL = re.compile(r"(?<![\w])(?:\+|\(?0)\d")
     context = context_re(r"phone|call|cell|mobile|tel|telephone|fax|number|text me|whatsapp|reach me|ring")
 
