@@ -41,6 +41,7 @@ from recover_core.kinds.registry import PROFILES
 from recover_core.masking.identifiers import WithIdentifiers, passed_identifiers
 from recover_core.masking.document import joined, joined_masks, pieces, recurrences
 from recover_core.masking.mask import render
+from recover_core.masking.public_bodies import respondent_states
 from recover_core.models import bundles
 from recover_core.pseudonyms import CHOICES, DATE_POLICIES, Pseudonyms, consistent_many as apply_rules
 from recover_core.pseudonyms.key import as_key, subkey
@@ -77,9 +78,8 @@ class Settings:
     # Cards, e-mails, phones, IBANs, IDs, addresses ... (kinds/) masked beside the technique, each
     # replaced by one of its shape. None: on under rules="ours", off under "paper" (the grid).
     identifiers: bool | None = None
-    # What is private beside the technique's words (kinds/registry.PROFILES): "direct",
-    # names and identifiers; "quasi" adds dates of events, ages, case numbers, sums and
-    # nationalities (TAB's quasi-identifiers), each replaced in its own shape.
+    # What is private beside the technique's words (kinds/registry.PROFILES): "direct", names and
+    # identifiers; "quasi" adds TAB's quasi-identifiers (dates, ages, sums ...), each in its shape.
     protect: str = "direct"
     # Dates of events under protect="quasi" (pseudonyms.DATE_POLICIES, docs/privacy.md#dates): "jitter"
     # moves a document's dates by a secret offset and order-keeping warp; "shift" by the offset alone.
@@ -348,10 +348,10 @@ class Obfuscator:
         doc = validation.check_document(text)
         parts, masked = self._document_masks(doc)
         whole = joined_masks(doc, parts, masked)
-        # One mapping per document, under the document's own subkey (named by its masked text,
-        # which holds no original): a date shift or a pseudonym reused across documents would
-        # link them. A consistent run keeps its run-wide mapping instead, as it asks.
+        # One mapping per document, under its own subkey (named by its masked text): a shift or a
+        # pseudonym reused across documents would link them. A consistent run keeps its own.
         mapping = self.mapping if consistent else self.new_mapping(line="document:" + whole.masked)
+        mapping.reserve(sorted(respondent_states([p for _, p in parts])))  # it stays: never a substitute
         # Its dates move by the document's own shift, also in a consistent run: a run-wide shift let
         # one known date undo every document (issue 83). A named subject shares one shift.
         results = self.fill(masked, mapping=mapping, scope=_subject_scope(subject) or "document:" + whole.masked)

@@ -50,6 +50,23 @@ def test_citations_laws_treaty_dates_and_headings_stay(quasi):
     assert "Yetkinsekerci" not in out
 
 
+def test_the_respondent_state_stays_wherever_the_judgment_names_it(quasi):
+    """"1. The applicant's situation in Germany" lost its country to a substitute (a heading no
+    longer read right), while the same State stood unmasked as the party in the first paragraph.
+    Another place never becomes it; in an ordinary text, a country after "against" is masked."""
+    doc = ("PROCEDURE\n\nThe case originated in an application (no. 58453/00) against the Federal Republic of "
+           "Germany lodged with the Court by a Polish national, Mr Jan Kowalczyk.\n\n"
+           "1. The applicant’s situation in Germany\n\n"
+           "The applicant immigrated to Germany in February 1987. He lived in Erlenbach, then in Tarnów.")
+    for key in (b"a" * 32, b"b" * 32, b"c" * 32):
+        r = Obfuscator(protect="quasi", key=key).obfuscate(doc)
+        assert "\n\n1. The applicant’s situation in Germany\n\n" in r.text and "immigrated to Germany" in r.text
+        assert "Erlenbach" not in r.text and "Tarnów" not in r.text
+        assert not any(x.substitute == "Germany" for x in r.replacements)
+    r = quasi.obfuscate("In 1999 he marched against Germany, then moved to Germany.")
+    assert "Germany" not in r.text
+
+
 def test_a_country_becomes_a_country_and_a_body_stays_a_body_of_its_kind(quasi):
     r = quasi.obfuscate("On 3 September 1997 the packages were brought into the United Kingdom. He was held at "
                         "the Ankara Security Directorate, then sued Leeds City Council for GBP 5,000.")

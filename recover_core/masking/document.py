@@ -22,7 +22,8 @@ from recover_core.data import lexicons
 from recover_core.data.lexicons import everyday
 from recover_core.text.shapes import MONTHS
 from recover_core.masking.name_cues import TITLES
-from recover_core.masking.public_bodies import INSTITUTION_WORDS, as_places, is_public_body, without_public_bodies
+from recover_core.masking.public_bodies import (INSTITUTION_WORDS, as_places, is_public_body, respondent_states,
+                                                without_public_bodies, without_states)
 from recover_core.masking.public_text import without_public_text
 from recover_core.masking.mask import Masked
 from recover_core.text.spans import Span, merge
@@ -77,6 +78,9 @@ def _add(out: list[tuple[int, str]], offset: int, piece: str) -> None:
 def recurrences(parts: Sequence[tuple[int, str]], found: Sequence[list[Span]]) -> list[list[Span]]:
     """Each piece's spans with every other mention in the document of what was found in any
     piece added (same label), where no span of the piece already covers it."""
+    # The respondent State stays wherever the document names it (public_bodies.respondent_states).
+    states = respondent_states([piece for _, piece in parts])
+    found = [without_states(list(spans), states) for spans in found]
     by_word: dict[str, str] = {}  # a mention -> its label
     for (_, piece), spans in zip(parts, found):
         for label, whole in _mentions(piece, spans):
@@ -110,7 +114,7 @@ def recurrences(parts: Sequence[tuple[int, str]], found: Sequence[list[Span]]) -
         # A place found in one piece is no place inside a public body's or a law's name elsewhere
         # ("arrived in the United Kingdom" masks neither "the United Kingdom Government" nor "United
         # Kingdom law"), nor in a citation (public_text.py).
-        extra = without_public_text(piece, as_places(without_public_bodies(extra, piece), piece))
+        extra = without_states(without_public_text(piece, as_places(without_public_bodies(extra, piece), piece)), states)
         out.append(with_initials(piece, merge([*spans, *extra])))
     return out
 

@@ -34,9 +34,35 @@ def _is_country(text: str) -> bool:
     return countries.country_name(text, formal=False) is not None
 
 
-# The respondent State of an application, named as a party: "an application against the Republic
-# of Turkey", "CASE OF X v. POLAND". TAB's experts leave it (NO_MASK): it is the public party.
-_PARTY_BEFORE = re.compile(r"(?:\bagainst (?:the )?|\bv\. (?:the )?)$", re.I)
+# The respondent State of a judgment, named as the party an application is against ("The case
+# originated in an application (no. 58453/00) against the Federal Republic of Germany", "CASE OF
+# X v. GERMANY"): public, so every mention of it in the document stays ("1. The applicant's
+# situation in Germany"), as TAB's experts leave every one. Only these party phrases name it: a
+# protest "against Iran" in an ordinary text keeps nothing.
+_RUN = r"[A-Z][\w’'-]*(?: (?:of|and|the|[A-Z][\w’'-]*))*"
+_RESPONDENT = re.compile(rf"\bapplications?\b[^\n]{{0,80}}?\bagainst (?:the )?({_RUN})|\bv\. (?:the )?({_RUN})")
+
+
+def respondent_states(texts: list[str]) -> set[str]:
+    """The countries (``countries.country_name``, lower case) that ``texts`` name as the party
+    an application is against."""
+    out = set()
+    for text in texts:
+        for m in _RESPONDENT.finditer(text):
+            words = (m.group(1) or m.group(2)).split()
+            for n in range(len(words), 0, -1):  # "the Federal Republic of Germany lodged" -> its longest country
+                name = countries.country_name(" ".join(words[:n]).title() if words[0].isupper() else " ".join(words[:n]))
+                if name:
+                    out.add(name)
+                    break
+    return out
+
+
+def without_states(spans: list[Span], states: set[str]) -> list[Span]:
+    """The spans less every mention of one of ``states`` (``respondent_states``)."""
+    if not states:
+        return spans
+    return [s for s in spans if not (s.label in LABELS and countries.country_name(re.sub(r"['’]s?$", "", s.text)) in states)]
 
 
 # The State as the author of its law: "under United Kingdom law", "the Turkey authorities".
@@ -45,14 +71,16 @@ _STATE_AFTER = re.compile(r"['’]?s?[’']? (?:law|laws|legislation|authorities
 
 def as_places(spans: list[Span], text: str) -> list[Span]:
     """Each country a tagger read as an organisation ("the United Kingdom" as ORG) a place, so it
-    is replaced by a country; the respondent State named as a party dropped (it stays)."""
-    out = []
+    is replaced by a country; the respondent State (``respondent_states``) and the State as the
+    author of its law dropped (they stay)."""
+    out, states = [], None
     for s in spans:
         if s.label in LABELS and s.label != "NORP":
             a, b = _whole_bounds(text, s)  # "Northern Ireland" of "the United Kingdom of Great Britain and Northern Ireland"
-            if countries.is_country(text[a:b]) and (_PARTY_BEFORE.search(text, max(0, a - 16), a) or
-                                                   _STATE_AFTER.match(text, b)):
-                continue
+            if countries.is_country(text[a:b]):
+                states = respondent_states([text]) if states is None else states
+                if _STATE_AFTER.match(text, b) or countries.country_name(text[a:b]) in states:
+                    continue
             if countries.is_country(s.text) and s.label != "GPE":
                 s = replace(s, label="GPE")
         out.append(s)
