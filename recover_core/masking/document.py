@@ -80,7 +80,7 @@ def recurrences(parts: Sequence[tuple[int, str]], found: Sequence[list[Span]]) -
     piece added (same label), where no span of the piece already covers it."""
     # The respondent State stays wherever the document names it (public_bodies.respondent_states).
     states = respondent_states([piece for _, piece in parts])
-    found = [without_states(list(spans), states) for spans in found]
+    found = [without_states(list(spans), states, piece) for (_, piece), spans in zip(parts, found)]
     by_word: dict[str, str] = {}  # a mention -> its label
     for (_, piece), spans in zip(parts, found):
         for label, whole in _mentions(piece, spans):
@@ -114,8 +114,8 @@ def recurrences(parts: Sequence[tuple[int, str]], found: Sequence[list[Span]]) -
         # A place found in one piece is no place inside a public body's or a law's name elsewhere
         # ("arrived in the United Kingdom" masks neither "the United Kingdom Government" nor "United
         # Kingdom law"), nor in a citation (public_text.py).
-        extra = without_states(without_public_text(piece, as_places(without_public_bodies(extra, piece), piece)), states)
-        out.append(with_initials(piece, merge([*spans, *extra])))
+        extra = without_public_text(piece, as_places(without_public_bodies(extra, piece), piece))
+        out.append(with_initials(piece, without_states(merge([*spans, *extra]), states, piece)))
     return out
 
 

@@ -58,11 +58,18 @@ def respondent_states(texts: list[str]) -> set[str]:
     return out
 
 
-def without_states(spans: list[Span], states: set[str]) -> list[Span]:
-    """The spans less every mention of one of ``states`` (``respondent_states``)."""
+def without_states(spans: list[Span], states: set[str], text: str) -> list[Span]:
+    """The spans (sorted) less every mention of one of ``states`` (``respondent_states``), but for
+    one that ends a masked place's address ("Großbottwar, Germany": the experts mask it whole)."""
     if not states:
         return spans
-    return [s for s in spans if not (s.label in LABELS and countries.country_name(re.sub(r"['’]s?$", "", s.text)) in states)]
+    out: list[Span] = []
+    for s in spans:
+        if s.label in LABELS and countries.country_name(re.sub(r"['’]s?$", "", s.text)) in states and not (
+                out and out[-1].label in LABELS and text[out[-1].end:s.start] == ", "):
+            continue
+        out.append(s)
+    return out
 
 
 # The State as the author of its law: "under United Kingdom law", "the Turkey authorities".
