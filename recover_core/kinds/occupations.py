@@ -72,6 +72,11 @@ _CUES = re.compile(
     r"(?i:\b(?:work(?:s|ed|ing)?|employed|emplo(?:yment)?|serv(?:es|ed|ing)|job|post|position|career|trained|"
     r"qualified|practi[sc](?:e|es|ed|ing)|engaged|hired|appointed|recruited|promoted|retired|dismissed|"
     r"reinstated|enrolled|registered|licen[cs]e|licen[cs]ed) as (?:a |an |the )?"
+    # "worked for 15 years as a dancer", "his contract as a research assistant", "the post of
+    # primary school teacher", "with an eye to becoming a journalist"
+    # (never an office named in capitals: "the post of President of the Chamber")
+    r"|\byears? as (?:a |an )(?=(?-i:[a-z]))|\b(?:contract|post|position|job|employment) (?:as|of) (?:a |an )?(?=(?-i:[a-z]))"
+    r"|\bbecoming (?:a |an )(?=(?-i:[a-z]))"
     r"|\b(?:who|he|she|applicant|applicants|claimant|plaintiff|and) "
     r"(?:is|was|were|are|had been|has been|became|become) (?:a |an )"
     # "the applicant, a lorry driver,": a party in apposition (not "Mr X, a lawyer practising in", the counsel)
