@@ -185,3 +185,18 @@ def test_joined_applications_keep_their_order_and_a_plausible_year(quasi):
     assert "26480" not in out and "31831" not in out
     lodged = _day(_DATE.search(out).group())
     assert abs(lodged.year % 100 - ya) <= 1  # the year of lodging moved with the dates
+
+
+def test_a_two_word_nationality_and_an_unknown_town_keep_their_kind(quasi):
+    """Review of TAB dev: "a Sierra Leonean national" lost only its second word ("Sierra" was read
+    as a person), "lives in Erlenbach", a town no gazetteer names, became an everyday word, and
+    "the Acting President of the Chamber" lost "Acting"."""
+    from recover_core.pseudonyms import place_kind
+
+    r = quasi.obfuscate("The applicant, a Sierra Leonean national, lives in Erlenbach. The Acting President "
+                        "of the Chamber decided under Rule 54 of the Rules of Court.")
+    by = {x.original: x for x in r.replacements}
+    assert by["Sierra Leonean national"].label == "NATIONALITY" and "Sierra" not in r.text and "Leone" not in r.text
+    assert re.search(r"\ba [A-Z][a-z]+ national\b", r.text)
+    assert place_kind(by["Erlenbach"].substitute) == "city"
+    assert r.text.endswith("The Acting President of the Chamber decided under Rule 54 of the Rules of Court.")

@@ -41,6 +41,11 @@ def _country_names_lower() -> frozenset[str]:
     return frozenset(c.lower() for c in geonames().countries)
 
 
+def country_names() -> frozenset[str]:
+    """Every country's plain name, lower case ("sierra leone")."""
+    return _country_names_lower()
+
+
 # Countries named with "the" ("into the Netherlands"): a substitute keeps the sentence right.
 THE_COUNTRIES = frozenset("""united states|united kingdom|netherlands|czech republic|philippines|gambia|bahamas|
 maldives|united arab emirates|dominican republic|central african republic|comoros|seychelles|solomon islands|

@@ -286,7 +286,8 @@ INSTITUTION_WORDS = frozenset("""court courts government governments republic mi
 BODY_KIND_WORDS = frozenset("""district regional region social criminal civil labour labor city municipal county
     provincial military assize assizes magistrates magistrate family commercial peace first second instance
     first-instance security martial law chambers principal revenue inland house lords commons audit head deputy
-    legal international affairs unit service services minister ministers secretary third fourth fifth""".split())
+    legal international affairs unit service services minister ministers secretary third fourth fifth acting vice
+    rules""".split())
 # The word that says what kind of place an organisation is: a substitute keeps it ("St. Mary's
 # Hospital" -> "St. Hughes Hospital", not "St. Hughes Associates"). It says what kind, not which.
 INSTITUTION_KINDS = frozenset("""Hospital Clinic Infirmary Hospice Surgery School Academy College University

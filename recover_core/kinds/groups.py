@@ -7,7 +7,7 @@ from __future__ import annotations
 import random
 import re
 
-from recover_core.data import lexicons
+from recover_core.data import countries, lexicons
 from recover_core.data.lexicons import everyday
 from recover_core.kinds.base import QUASI, Helpers, Recognizer
 
@@ -32,7 +32,24 @@ class Nationality(Recognizer):
                          rf"|(?:(?<=\bis )|(?<=\bwas )|(?<=\bare )|(?<=\bwere ))[A-Z][a-z]+(?=[.,;])")
 
     def validate(self, item: str, text: str, start: int) -> bool:
-        return is_group_word(item.split()[0])
+        words = item.split()
+        # the group word: "Turkish" of "Turkish national", "Leonean" of "Sierra Leonean national"
+        return is_group_word(words[1] if len(words) > 1 and words[1][:1].isupper() else words[0])
+
+    def bounds(self, m: re.Match[str]) -> tuple[int, int]:
+        # a two-word country's people ("a Sierra Leonean national", "a Sri Lankan citizen"): the
+        # word before belongs to the mention (the tagger read "Sierra" as a person's name)
+        before = re.search(r"(?<![\w-])([A-Z][a-z]+) $", m.string[max(0, m.start() - 20):m.start()])
+        if before and _two_word_country(before.group(1), m.group().split()[0]):
+            return m.start() - len(before.group(1)) - 1, m.end()
+        return m.start(), m.end()
+
+
+def _two_word_country(first: str, group: str) -> bool:
+    """Whether ``first`` and a word that ``group`` is made from name a country ("Sierra"
+    "Leonean": Sierra Leone)."""
+    return any(c.startswith(first.lower() + " ") and c.split()[1][:4] == group.lower()[:4]
+               for c in countries.country_names())
 
 
 def is_group_word(word: str) -> bool:
@@ -55,7 +72,8 @@ def _is_everyday(low: str) -> bool:
 def nationality(original: str, rng: random.Random, helpers: Helpers) -> str:
     """Another nationality in the original's form: an adjective for an adjective, a plural for a
     plural; the word after it stays ("a Turkish national" -> "a Dutch national")."""
-    word_, _, rest = original.partition(" ")
+    m = re.match(r"((?:[A-Z][\w-]* )*[A-Z][\w-]*)(?: (.*))?$", original)  # "Sierra Leonean" | "national"
+    word_, rest = (m.group(1), m.group(2) or "") if m else original.partition(" ")[::2]
     low = word_.lower()
     plural = low in lexicons.plural_groups()
     pool = [w for w in lexicons.GROUP_KINDS["nationality"] if w.lower() != low and w.lower() + "s" != low]

@@ -231,6 +231,11 @@ class Pseudonyms(DateMoves):
             kind = place_kind(original) if label in PLACE_LABELS else None
             if label == "LOC" and kind is None:  # "Middle East", "Southern Highlands": a region
                 kind = "region"
+            elif label == "GPE" and kind is None and original[:1].isupper() \
+                    and not lexicons.INSTITUTION_WORDS & set(original.lower().split()):
+                # every country and state is known: one that is not is a town ("Erlenbach"), unless
+                # it names a body ("the United States Government")
+                kind = "city"
             # Plain words may share a stand-in; a capitalised original under [MASK] is most often an entity
             # whose merged label is generic ("South Australia's Riverland"): a drawn city, not a shared "thing"
             generic = label in GENERIC_LABELS and original == original.lower()
