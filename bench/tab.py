@@ -390,9 +390,15 @@ def align_spans(piece: str, spans: Sequence[Any]) -> tuple[list[tuple[int, int, 
             out.append((where[s.start], where[s.end - 1] + 1, s.label))
             continue
         hits = [m.start() for m in re.finditer(re.escape(s.text), piece)]
+        # a span with a character the normalisation changed ("cervico‑brachial": U+2011 became
+        # U+2010) is found in the normalised text and mapped back
+        normed = [m.start() for m in re.finditer(re.escape(s.text), norm)]
         if hits:
             at = min(hits, key=lambda h: abs(h - s.start))
             out.append((at, at + len(s.text), s.label))
+        elif normed:
+            at = min(normed, key=lambda h: abs(h - s.start))
+            out.append((where[at], where[at + len(s.text) - 1] + 1, s.label))
         else:
             lost += 1
     return out, lost

@@ -200,3 +200,19 @@ def test_a_two_word_nationality_and_an_unknown_town_keep_their_kind(quasi):
     assert re.search(r"\ba [A-Z][a-z]+ national\b", r.text)
     assert place_kind(by["Erlenbach"].substitute) == "city"
     assert r.text.endswith("The Acting President of the Chamber decided under Rule 54 of the Rules of Court.")
+
+
+def test_a_rare_clinical_word_is_masked_with_what_says_which(quasi):
+    """A medical report in a judgment: "degenerative discopathy", "cervico‑brachial neuralgia",
+    "diamorphine" stayed verbatim (issue 83); everyday words of the same shape ("diagnosis",
+    "sympathy", "diplomas") and a spinal segment's letters ("L5-S1" had become "Paris5-Rome1") are
+    no health condition and no place."""
+    text = ("The report found degenerative discopathy at L5-S1 and calcifying periarthritis; he also had "
+            "cervico‑brachial neuralgia and was given diamorphine. The diagnosis won sympathy; he held two diplomas.")
+    r = quasi.obfuscate(text)
+    health = {x.original for x in r.replacements if x.label == "HEALTH"}
+    assert health == {"degenerative discopathy", "calcifying periarthritis", "cervico‐brachial neuralgia",
+                      "diamorphine"}, health
+    assert r.masked.startswith("The report found [MASK] at L5-S1 and [MASK]; he also had [MASK] and was given [MASK].")
+    assert all(w in r.text for w in ("The diagnosis won sympathy", "diplomas"))
+    assert not any(w in r.text for w in ("discopathy", "periarthritis", "neuralgia", "diamorphine"))

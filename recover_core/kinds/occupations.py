@@ -138,6 +138,46 @@ class Condition(Recognizer):
                 yield _span(text, m.start(1), keep, self.label)
 
 
+# A clinical word says what it is by its ending: Greek and Latin for a disease or disorder
+# ("arthrosis", "discopathy", "neuralgia", "myopia"), and the international nonproprietary name
+# stems of drugs ("diamorphine", "diazepam"). Whether it singles someone out is how rare it is:
+# "arthrosis" and "sciatica" are, "diagnosis", "sympathy" and "heroin" are everyday words.
+_CLINICAL = re.compile(r"\b[a-z][a-z\u2010\u2011-]*(?:osis|itis|pathy|algia|plegia|phrenia|aemia|emia|oma|opia|iasis|ectomy"
+                       r"|otomy|orrhage|sclerosis|morphine|codone|adone|azepam|azolam|barbital|cillin|mycin"
+                       r"|cycline|prazole|oxetine)(?:s|es)?\b")
+# "degenerative discopathy", "calcifying periarthritis", "cervico‑brachial neuralgia": the
+# words before that say which, by an adjective's ending
+_CLINICAL_MODIFIER = re.compile(r"(?:\b[a-z][a-z\u2010\u2011-]*(?:al|ic|ive|ing|ous|ary|ar|oid|ile) ){1,2}$")
+# wordfreq ranks past which a word is rare: "schizophrenia" (13,805th) is, "diploma" (10,194th) is not
+RARE_RANK = 12_000
+
+
+def is_rare(word: str) -> bool:
+    """Whether ``word`` (lower case), and the singular it is a plural of, are rare in English."""
+    ranks = lexicons.word_ranks()
+    forms = {word, word[:-1] if word.endswith("s") else word, word[:-2] if word.endswith("es") else word}
+    return all(ranks.get(f, lexicons.MAX_RANKED) > RARE_RANK for f in forms)
+
+
+class ClinicalTerm(Recognizer):
+    """A rare clinical word with the adjectives before it, wherever it stands: an illness or a
+    drug named this precisely narrows a person down as an occupation does."""
+
+    label = "HEALTH"
+    profile = QUASI
+    needs = None
+    strength = 1
+
+    def find(self, text: str) -> Iterator[Span]:
+        for m in _CLINICAL.finditer(text):
+            if not is_rare(m.group().lower()):
+                continue
+            before = _CLINICAL_MODIFIER.search(text, max(0, m.start() - 40), m.start())
+            # a verb before is no modifier ("showing arthrosis"): an "-ing" word counts where it is rare
+            a = before.start() if before and all(w not in _STOP and (not w.endswith("ing") or is_rare(w))
+                                                 for w in before.group().split()) else m.start()
+            yield Span(a, m.end(), text[a:m.end()], self.label, SOURCE)
+
 
 @functools.lru_cache(maxsize=1)
 def _jobs() -> tuple[str, ...]:

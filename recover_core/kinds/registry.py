@@ -129,7 +129,7 @@ def default() -> Registry:
             dates.BirthYear(), dates.EventDate(), ages.Age(), quantities.Amount(), quantities.Duration(),
             quantities.Count(), groups.Nationality(),
             *spoken.RECOGNIZERS,  # the same kinds said in words, as a transcript writes them
-            occupations.Occupation(), occupations.Condition()),
+            occupations.Occupation(), occupations.Condition(), occupations.ClinicalTerm()),
         operators={**contact.OPERATORS, **payments.OPERATORS, **phones.OPERATORS, **id_numbers.OPERATORS,
                    **addresses.OPERATORS, **locators.OPERATORS, **spoken_digits.OPERATORS, **dates.OPERATORS,
                    **ages.OPERATORS, **cases.OPERATORS, **quantities.OPERATORS, **groups.OPERATORS,

@@ -100,6 +100,9 @@ def merge_with(identifiers: list[Span], spans: list[Span]) -> list[Span]:
     return sorted([r for r in rest if r is not None] + ids, key=lambda s: s.start)
 
 
+_JOINING = frozenset("for of and the in on to at by from with".split())
+
+
 def _boundary(c: str) -> bool:
     return c.isspace() or c in ",;:()"
 
@@ -113,7 +116,9 @@ def _part(s: Span, a: int, b: int) -> Span | None:
     # belongs to the sentence, and a substitute would take it away ("sued Sc Council GBP 6,253")
     core = re.sub(r"^(?:(?:for|of|and|the|in|on|to|at|by|from|with) )+|(?: (?:for|of|and|the|in|on|to|at|by|from|with))+$",
                   "", core)
-    if not any(c.isalnum() for c in core):
+    # and one left alone between two identifiers is no name ("discopathy and periarthritis", read as an
+    # organisation, left "and" to become "keith inc.")
+    if not any(c.isalnum() for c in core) or core in _JOINING:
         return None
     start = a + part.index(core)
     if core.count("(") > core.count(")") and part[part.index(core) + len(core):].startswith(")"):

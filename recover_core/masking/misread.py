@@ -176,6 +176,9 @@ def without_common_words(text: str, spans: list[Span]) -> list[Span]:
     case (a transcript) has its names in lower case too: there every span stays."""
     # a name has a letter: "(TRL)0", a footnote's number, was read as a place and became "(TRL)Palau"
     spans = [s for s in spans if not (s.label in _NAME_LABELS and not any(c.isalpha() for c in s.text))]
+    # nor is a letter before a digit: "at L5-S1", a spinal segment, had become "at Paris5-Rome1" (a
+    # letter alone may still be a name: "Mr K." read as an organisation)
+    spans = [s for s in spans if not (s.label in _NAME_LABELS and len(s.text) == 1 and text[s.end:s.end + 1].isdigit())]
     if text.lower() == text:
         return spans
     return [s for s in spans if not (s.label in _NAME_LABELS and s.text.islower()
