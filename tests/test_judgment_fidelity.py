@@ -216,3 +216,15 @@ def test_a_rare_clinical_word_is_masked_with_what_says_which(quasi):
     assert r.masked.startswith("The report found [MASK] at L5-S1 and [MASK]; he also had [MASK] and was given [MASK].")
     assert all(w in r.text for w in ("The diagnosis won sympathy", "diplomas"))
     assert not any(w in r.text for w in ("discopathy", "periarthritis", "neuralgia", "diamorphine"))
+
+
+def test_a_job_or_an_injury_said_once_is_masked_wherever_it_recurs(quasi):
+    """TAB train: "who is a retired non-commissioned officer" was masked, "admitted as a retired
+    non‑commissioned officer" (U+2011) later in the judgment was not; nor was "fracture of the left
+    kneecap" in a medical report. A one-word job ("a lawyer") is not chased through the document."""
+    r = quasi.obfuscate_document(
+        "The applicant, who is a retired non-commissioned officer, was born in 1959. He had a fracture of the "
+        "left kneecap. He was not admitted as a retired non\u2011commissioned officer. Mr Demir, a lawyer "
+        "practising in Ankara, represented him; the applicant, a lawyer, had asked him.")
+    assert "commissioned" not in r.text and "kneecap" not in r.text
+    assert r.text.count("a lawyer") == 1, r.text

@@ -59,7 +59,7 @@ def _job_heads() -> frozenset[str]:
 
 def is_work_noun(word: str) -> bool:
     """Whether ``word`` (lower case) names a person's work: "teacher", "electrician", "conscript"."""
-    w = word.lower().strip("-‑")
+    w = word.lower().strip(_HYPHENS)
     if w in _NOT_WORK or len(w) < 3 or w in lexicons.nationalities():  # "an Italian court": no job
         return False
     if w.endswith("s") and w[:-1] in _WORK_WORDS | _job_heads():
@@ -67,7 +67,9 @@ def is_work_noun(word: str) -> bool:
     return w in _WORK_WORDS or w in _job_heads() or bool(_PERSON_SUFFIX.fullmatch(w))
 
 
-_PHRASE = r"((?:[A-Za-z][\w‑-]*)(?: [a-z][\w‑-]*){0,4})"
+# a hyphen as typed, and U+2010 where the normalisation (NFKC) made one of U+2011 ("non‑commissioned")
+_HYPHENS = "\u2010\u2011-"
+_PHRASE = r"((?:[A-Za-z][\w\u2010\u2011-]*)(?: [a-z][\w\u2010\u2011-]*){0,4})"
 _CUES = re.compile(
     r"(?i:\b(?:work(?:s|ed|ing)?|employed|emplo(?:yment)?|serv(?:es|ed|ing)|job|post|position|career|trained|"
     r"qualified|practi[sc](?:e|es|ed|ing)|engaged|hired|appointed|recruited|promoted|retired|dismissed|"
@@ -107,7 +109,7 @@ def _up_to_stop(phrase: str) -> list[str]:
     """The phrase's words before the first stop word or punctuated word."""
     keep = []
     for w in phrase.split(" "):
-        if w.lower() in _STOP or not re.fullmatch(r"[\w‑-]+", w):
+        if w.lower() in _STOP or not re.fullmatch(r"[\w\u2010\u2011-]+", w):
             break
         keep.append(w)
     return keep
@@ -120,7 +122,7 @@ def _span(text: str, a: int, words: list[str], label: str) -> Span:
 
 # "diagnosed with paranoid schizophrenia", "suffering from a psychotic illness"
 _HEALTH = re.compile(r"(?i:\b(?:diagnosed with|suffer(?:s|ed|ing)? from|diagnosis of) (?:a |an |the )?)"
-                     r"((?:[a-z][\w‑-]*)(?: [a-z][\w‑-]*){0,3})")
+                     r"((?:[a-z][\w\u2010\u2011-]*)(?: [a-z][\w\u2010\u2011-]*){0,3})")
 
 
 class Condition(Recognizer):
@@ -148,6 +150,10 @@ _CLINICAL = re.compile(r"\b[a-z][a-z\u2010\u2011-]*(?:osis|itis|pathy|algia|pleg
 # "degenerative discopathy", "calcifying periarthritis", "cervico‑brachial neuralgia": the
 # words before that say which, by an adjective's ending
 _CLINICAL_MODIFIER = re.compile(r"(?:\b[a-z][a-z\u2010\u2011-]*(?:al|ic|ive|ing|ous|ary|ar|oid|ile) ){1,2}$")
+# An injury named with the body part ("fracture of the left kneecap", "fractures of the 4th
+# sacral vertebra"): the part says whose injury it is as the diagnosis does
+_INJURY = re.compile(r"\b(?:fracture|dislocation|amputation)s? of (?:the |his |her |a |an )?"
+                     r"((?:[a-z0-9][\w\u2010\u2011-]*)(?: [a-z][\w\u2010\u2011-]*){0,3})")
 # wordfreq ranks past which a word is rare: "schizophrenia" (13,805th) is, "diploma" (10,194th) is not
 RARE_RANK = 12_000
 
@@ -160,8 +166,9 @@ def is_rare(word: str) -> bool:
 
 
 class ClinicalTerm(Recognizer):
-    """A rare clinical word with the adjectives before it, wherever it stands: an illness or a
-    drug named this precisely narrows a person down as an occupation does."""
+    """A rare clinical word with the adjectives before it, or an injury with the body part,
+    wherever it stands: an illness or a drug named this precisely narrows a person down as an
+    occupation does."""
 
     label = "HEALTH"
     profile = QUASI
@@ -177,6 +184,10 @@ class ClinicalTerm(Recognizer):
             a = before.start() if before and all(w not in _STOP and (not w.endswith("ing") or is_rare(w))
                                                  for w in before.group().split()) else m.start()
             yield Span(a, m.end(), text[a:m.end()], self.label, SOURCE)
+        for m in _INJURY.finditer(text):
+            keep = _up_to_stop(m.group(1))
+            if keep:
+                yield _span(text, m.start(), text[m.start():m.start(1)].split() + keep, self.label)
 
 
 @functools.lru_cache(maxsize=1)

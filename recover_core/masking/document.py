@@ -34,7 +34,7 @@ PIECE_CHARS = 800
 _SENTENCE_END = re.compile(r"(?<=[.!?;:])[\"'’”)\]]*\s+")
 # Labels whose other mentions are masked too. A plain masked word (MASK, NUMBER: vocabThres,
 # allowList) is masked wherever it stands already; its recurrences need no search.
-_REPEATED_KINDS = frozenset({"PERSON", "ORG", "GPE", "LOC", "FAC", "NORP", "NATIONALITY"})
+_REPEATED_KINDS = frozenset({"PERSON", "ORG", "GPE", "LOC", "FAC", "NORP", "NATIONALITY", "HEALTH", "OCCUPATION"})
 # Initials of any alphabet's capitals, run together or hyphenated: "M. ", "C.A. ", "C.-H. ", "İ. ".
 _UPPER = "A-ZÀ-ÖØ-ÞĀ-ſ"
 _INITIALS = rf"(?:[{_UPPER}]\.(?:-|\s)?){{1,3}}"
@@ -91,6 +91,8 @@ def recurrences(parts: Sequence[tuple[int, str]], found: Sequence[list[Span]]) -
                     by_word.setdefault(w, "PERSON")
                     # in capitals in a heading or a case's title ("CASE OF KOWALCZYK v. POLAND")
                     by_word.setdefault(w.upper(), "PERSON")
+            elif label == "OCCUPATION" and " " not in whole:
+                continue  # "a lawyer" said of the applicant is no reason to mask every lawyer, counsel included
             elif len(whole) > 2 and not is_public_body(whole):  # "Uppsala District Court", never "Court" alone
                 by_word.setdefault(whole, label)
     if not by_word:
@@ -98,7 +100,8 @@ def recurrences(parts: Sequence[tuple[int, str]], found: Sequence[list[Span]]) -
     people = {w for w, label in by_word.items() if label == "PERSON"}
     found = [as_persons(list(spans), people) for spans in found]
     # One pass over each piece: the longest mentions first, so "Arvid Lindqvist" is one span.
-    alternatives = "|".join(re.escape(w) for w in sorted(by_word, key=len, reverse=True))
+    # a hyphen matches either hyphen: "non-commissioned" as typed, "non‐commissioned" where the text had U+2011
+    alternatives = "|".join(re.sub(r"\\-|\u2010", "[-\u2010]", re.escape(w)) for w in sorted(by_word, key=len, reverse=True))
     pattern = re.compile(rf"(?<![\w’'])(?:{_INITIALS})?(?:{alternatives})(?:['’]s)?(?![\w])")
     out = []
     for (_, piece), spans in zip(parts, found):
@@ -108,7 +111,7 @@ def recurrences(parts: Sequence[tuple[int, str]], found: Sequence[list[Span]]) -
             if any(s.start < b and a < s.end for s in spans):
                 continue  # already masked (where it was found, or overlapping a span of the piece)
             core = re.sub(r"['’]s$", "", re.sub(rf"^{_INITIALS}", "", m.group()))
-            label = by_word.get(core)
+            label = by_word.get(core, by_word.get(core.replace("\u2010", "-"), by_word.get(core.replace("-", "\u2010"))))
             if label is not None:
                 extra.append(Span(a, b, m.group(), label, SOURCE))
         # A place found in one piece is no place inside a public body's or a law's name elsewhere
