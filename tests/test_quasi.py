@@ -272,3 +272,10 @@ def test_a_name_in_capitals_in_a_case_title_gets_the_names_substitute(quasi):
 def test_a_name_in_capitals_in_one_sentence_is_masked_too():
     r = Obfuscator(key=KEY).obfuscate("CASE OF KOWALCZYK v. POLAND: Mr Jan Kowalczyk appealed.")
     assert "KOWALCZYK" not in r.text and "Kowalczyk" not in r.text, r.text
+
+
+def test_a_town_whose_name_holds_born_dates_no_birth():
+    """TAB train: "a placard on a bridge in Bornova on 26 April 2001" kept its date, read as a
+    birth date by the "born" in "Bornova" and then as nobody's."""
+    assert _found("He hung a placard on a bridge in Bornova on 26 April 2001.")["26 April 2001"] == "EVENT_DATE"
+    assert _found("He was born on 26 April 1961 in Bornova.")["26 April 1961"] == "DATE_OF_BIRTH"

@@ -52,7 +52,8 @@ def day_word(day: int, like: str) -> str:
     return out + (suffix(day) if len(like) > len(digits) else "")
 
 
-_BORN = re.compile(r"(?i)\b(?:born|birth|dob|d\.o\.b\.?|birthday|birthdate)")
+# a word of its own: "Bornova on 26 April 2001" (a town in İzmir) dates an event
+_BORN = re.compile(r"(?i)\b(?:born|birth|dob|d\.o\.b\.?|birthday|birthdate)(?![a-z])")
 
 
 def said_born(text: str, start: int, window: int = 40) -> bool:
