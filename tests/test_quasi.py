@@ -279,3 +279,9 @@ def test_a_town_whose_name_holds_born_dates_no_birth():
     birth date by the "born" in "Bornova" and then as nobody's."""
     assert _found("He hung a placard on a bridge in Bornova on 26 April 2001.")["26 April 2001"] == "EVENT_DATE"
     assert _found("He was born on 26 April 1961 in Bornova.")["26 April 1961"] == "DATE_OF_BIRTH"
+
+
+def test_a_count_with_a_name_before_its_noun_is_a_count():
+    """Issue 83: "722 other Dev-Yol defendants" stayed verbatim."""
+    assert _found("He was tried with 722 other Dev-Yol defendants.")["722 other"] == "COUNT"
+    assert _found("Police seized 22,000 tablets.")["22,000 tablets"] == "COUNT"
