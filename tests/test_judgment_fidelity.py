@@ -228,3 +228,12 @@ def test_a_job_or_an_injury_said_once_is_masked_wherever_it_recurs(quasi):
         "practising in Ankara, represented him; the applicant, a lawyer, had asked him.")
     assert "commissioned" not in r.text and "kneecap" not in r.text
     assert r.text.count("a lawyer") == 1, r.text
+
+
+def test_a_clinical_finding_goes_with_its_measure_and_its_gloss(quasi):
+    """Issue 83 ("myopia details" stayed verbatim): a reading and its explanation in brackets say
+    as much as the word, and two clinical words in a row are one condition with one substitute."""
+    r = quasi.obfuscate("His medical report stated that he had ‑ 6, 25 of myopia (nearsightedness) and – 6,75 of "
+                        "anisometropia amblyopia (difference in refractive error between the two eyes) on his left eye.")
+    assert r.masked == "His medical report stated that he had [MASK] and [MASK] on his left eye.", r.masked
+    assert not any(w in r.text for w in ("6, 25", "6,75", "sighted", "refractive"))

@@ -154,6 +154,8 @@ _CLINICAL_MODIFIER = re.compile(r"(?:\b[a-z][a-z\u2010\u2011-]*(?:al|ic|ive|ing|
 # sacral vertebra"): the part says whose injury it is as the diagnosis does
 _INJURY = re.compile(r"\b(?:fracture|dislocation|amputation)s? of (?:the |his |her |a |an )?"
                      r"((?:[a-z0-9][\w\u2010\u2011-]*)(?: [a-z][\w\u2010\u2011-]*){0,3})")
+_CLINICAL_MEASURE = re.compile(r"(?:[+\u2010\u2011\u2013\u2212-] ?)?\d+(?:[.,] ?\d+)?(?: ?%| degrees?)? of $")
+_GLOSS = re.compile(r" \([a-z][^()]{0,120}\)")
 # wordfreq ranks past which a word is rare: "schizophrenia" (13,805th) is, "diploma" (10,194th) is not
 RARE_RANK = 12_000
 
@@ -176,14 +178,24 @@ class ClinicalTerm(Recognizer):
     strength = 1
 
     def find(self, text: str) -> Iterator[Span]:
+        found: list[tuple[int, int]] = []
         for m in _CLINICAL.finditer(text):
             if not is_rare(m.group().lower()):
+                continue
+            if found and text[found[-1][1]:m.start()] == " ":  # "anisometropia amblyopia": one condition
+                found[-1] = (found[-1][0], m.end())
                 continue
             before = _CLINICAL_MODIFIER.search(text, max(0, m.start() - 40), m.start())
             # a verb before is no modifier ("showing arthrosis"): an "-ing" word counts where it is rare
             a = before.start() if before and all(w not in _STOP and (not w.endswith("ing") or is_rare(w))
                                                  for w in before.group().split()) else m.start()
-            yield Span(a, m.end(), text[a:m.end()], self.label, SOURCE)
+            found.append((a, m.end()))
+        for a, b in found:
+            # its measure and its gloss go with it: "‑ 6, 25 of myopia (nearsightedness)"
+            measure = _CLINICAL_MEASURE.search(text, max(0, a - 20), a)
+            gloss = _GLOSS.match(text, b)
+            a, b = measure.start() if measure else a, gloss.end() if gloss else b
+            yield Span(a, b, text[a:b], self.label, SOURCE)
         for m in _INJURY.finditer(text):
             keep = _up_to_stop(m.group(1))
             if keep:
