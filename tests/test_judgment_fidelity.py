@@ -237,3 +237,16 @@ def test_a_clinical_finding_goes_with_its_measure_and_its_gloss(quasi):
                         "anisometropia amblyopia (difference in refractive error between the two eyes) on his left eye.")
     assert r.masked == "His medical report stated that he had [MASK] and [MASK] on his left eye.", r.masked
     assert not any(w in r.text for w in ("6, 25", "6,75", "sighted", "refractive"))
+
+
+def test_a_name_cut_at_a_possessive_is_widened_over_it():
+    """TAB train: the tagger masked "Jehovah" of "Jehovah’s Witnesses" as a person's and left the
+    Witnesses, so the group was still named. A lower-case transcript's capitals say nothing."""
+    from recover_core.masking.misread import with_possessive_names
+    from recover_core.text.spans import Span
+
+    text = "The applicant joined Jehovah’s Witnesses in 1990."
+    (s,) = with_possessive_names(text, [Span(21, 28, "Jehovah", "PERSON", "entityTagger")])
+    assert (s.text, s.label) == ("Jehovah’s Witnesses", "ORG")
+    low = text.lower()
+    assert with_possessive_names(low, [Span(21, 28, "jehovah", "PERSON", "x")])[0].text == "jehovah"
