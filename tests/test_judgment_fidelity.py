@@ -250,3 +250,22 @@ def test_a_name_cut_at_a_possessive_is_widened_over_it():
     assert (s.text, s.label) == ("Jehovah’s Witnesses", "ORG")
     low = text.lower()
     assert with_possessive_names(low, [Span(21, 28, "jehovah", "PERSON", "x")])[0].text == "jehovah"
+
+
+def test_an_administrative_area_is_one_place_that_keeps_its_word(quasi):
+    """TAB dev: "the District of Famagusta" became "the Kampala of Palermo" ("District" alone was
+    read as a place); the experts mask the area whole, and its place alone elsewhere too."""
+    r = quasi.obfuscate_document("He lived in a village in the District of Famagusta. Later Famagusta was shelled.")
+    by = {x.original: x for x in r.replacements}
+    assert by["District of Famagusta"].substitute.startswith("District of ")
+    town = by["District of Famagusta"].substitute.removeprefix("District of ")
+    assert r.text == f"He lived in a village in the District of {town}. Later {town} was shelled.", r.text
+
+
+def test_titled_people_with_initials_the_tagger_does_not_know_stay_people(quasi):
+    """TAB train: "Mr İ. Akın and Ms N.Ö. Akın, lawyers" became "Mr P. Blair Group. Delaney
+    Company, lawyers": the tagger read "Akın and Ms N.Ö" as an organisation."""
+    r = quasi.obfuscate("The applicant was represented by Mr İ. Akın and Ms N.Ö. Akın, lawyers practising in Izmir.")
+    assert {x.label for x in r.replacements if x.label != "GPE"} == {"PERSON"}, r.replacements
+    assert re.fullmatch(r"The applicant was represented by Mr [A-Z]\. [A-Z][a-z]+ and Ms [A-Z]\. [A-Z][a-z]+, "
+                        r"lawyers practising in [A-Z][\w ]+\.", r.text), r.text

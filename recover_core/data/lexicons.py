@@ -7,6 +7,7 @@ use them without depending on each other.
 from __future__ import annotations
 
 import functools
+import re
 from pathlib import Path
 from typing import NamedTuple
 
@@ -288,6 +289,20 @@ BODY_KIND_WORDS = frozenset("""district regional region social criminal civil la
     first-instance security martial law chambers principal revenue inland house lords commons audit head deputy
     legal international affairs unit service services minister ministers secretary third fourth fifth acting vice
     rules""".split())
+# The word of an administrative area named with "of" ("the District of Kyrenia", "the
+# municipality of Härjedalen"): TAB's experts mask the whole, and a substitute keeps the word
+# ("the District of Palermo", where the word alone had become a city: "the Kampala of Palermo").
+ADMIN_AREA_WORDS = frozenset("""district borough county municipality province region canton commune prefecture
+    oblast voivodeship parish township""".split())
+_ADMIN_OF = re.compile(r"(\w+) of ([^\W\d_].*)$")
+
+
+def admin_of(name: str) -> tuple[str, str] | None:
+    """(area word, place) of "District of Kyrenia"; None where ``name`` is no such area."""
+    m = _ADMIN_OF.match(name)
+    return (m.group(1), m.group(2)) if m and m.group(1).lower() in ADMIN_AREA_WORDS else None
+
+
 # The word that says what kind of place an organisation is: a substitute keeps it ("St. Mary's
 # Hospital" -> "St. Hughes Hospital", not "St. Hughes Associates"). It says what kind, not which.
 INSTITUTION_KINDS = frozenset("""Hospital Clinic Infirmary Hospice Surgery School Academy College University

@@ -95,6 +95,9 @@ def recurrences(parts: Sequence[tuple[int, str]], found: Sequence[list[Span]]) -
                 continue  # "a lawyer" said of the applicant is no reason to mask every lawyer, counsel included
             elif len(whole) > 2 and not is_public_body(whole):  # "Uppsala District Court", never "Court" alone
                 by_word.setdefault(whole, label)
+                area = lexicons.admin_of(whole) if label in ("GPE", "LOC") else None
+                if area:  # "the District of Kyrenia", then "Kyrenia" alone
+                    by_word.setdefault(area[1], label)
     if not by_word:
         return [list(s) for s in found]
     people = {w for w, label in by_word.items() if label == "PERSON"}

@@ -222,6 +222,9 @@ class Pseudonyms(DateMoves):
         key = self.key_of(original, label)
         if label in shapes.SHAPED_LABELS and shapes.has_shape(original):
             return self._shaped(key, original, candidates)
+        area = lexicons.admin_of(original) if label in PLACE_LABELS else None
+        if area:  # "District of Kyrenia" -> "District of Palermo": the area word stays, the place is its own
+            return f"{area[0]} of {self.other(area[1], label, ())}"
         placed = _placed_body(original) if label in ("ORG", "FAC") else None
         if placed:  # "Ankara Security Directorate" -> "Bursa Security Directorate": a body of its kind
             place, body = placed
