@@ -199,6 +199,9 @@ def test_a_two_word_nationality_and_an_unknown_town_keep_their_kind(quasi):
     assert by["Sierra Leonean national"].label == "NATIONALITY" and "Sierra" not in r.text and "Leone" not in r.text
     assert re.search(r"\ba [A-Z][a-z]+ national\b", r.text)
     assert place_kind(by["Erlenbach"].substitute) == "city"
+    # a land within a country is no town: "serving a sentence in England" had become "in Baltimore"
+    england = quasi.obfuscate("He served his sentence in England.")
+    assert place_kind(england.replacements[0].substitute) == "country", england.text
     assert r.text.endswith("The Acting President of the Chamber decided under Rule 54 of the Rules of Court.")
 
 
@@ -216,6 +219,8 @@ def test_a_rare_clinical_word_is_masked_with_what_says_which(quasi):
     assert r.masked.startswith("The report found [MASK] at L5-S1 and [MASK]; he also had [MASK] and was given [MASK].")
     assert all(w in r.text for w in ("The diagnosis won sympathy", "diplomas"))
     assert not any(w in r.text for w in ("discopathy", "periarthritis", "neuralgia", "diamorphine"))
+    from recover_core.kinds.occupations import DRUGS  # a drug stays a drug ("a controlled drug (anaemia)")
+    assert next(x.substitute for x in r.replacements if x.original == "diamorphine") in DRUGS
 
 
 def test_a_job_or_an_injury_said_once_is_masked_wherever_it_recurs(quasi):

@@ -144,9 +144,10 @@ class Condition(Recognizer):
 # ("arthrosis", "discopathy", "neuralgia", "myopia"), and the international nonproprietary name
 # stems of drugs ("diamorphine", "diazepam"). Whether it singles someone out is how rare it is:
 # "arthrosis" and "sciatica" are, "diagnosis", "sympathy" and "heroin" are everyday words.
+_DRUG_STEMS = r"morphine|codone|adone|azepam|azolam|barbital|cillin|mycin|cycline|prazole|oxetine"
 _CLINICAL = re.compile(r"\b[a-z][a-z\u2010\u2011-]*(?:osis|itis|pathy|algia|plegia|phrenia|aemia|emia|oma|opia|iasis|ectomy"
-                       r"|otomy|orrhage|sclerosis|morphine|codone|adone|azepam|azolam|barbital|cillin|mycin"
-                       r"|cycline|prazole|oxetine)(?:s|es)?\b")
+                       rf"|otomy|orrhage|sclerosis|{_DRUG_STEMS})(?:s|es)?\b")
+_DRUG = re.compile(rf"(?:{_DRUG_STEMS})(?:s|es)?\b")
 # "degenerative discopathy", "calcifying periarthritis", "cervico‑brachial neuralgia": the
 # words before that say which, by an adjective's ending
 _CLINICAL_MODIFIER = re.compile(r"(?:\b[a-z][a-z\u2010\u2011-]*(?:al|ic|ive|ing|ous|ary|ar|oid|ile) ){1,2}$")
@@ -226,8 +227,14 @@ CONDITIONS = ("asthma", "diabetes", "epilepsy", "heart disease", "chronic back p
               "migraine", "thyroid disease", "anaemia")
 
 
+# What a drug becomes: drugs common enough to single no one out, controlled ones among them, so
+# that "a controlled drug (diamorphine)" still reads as one (it had become "(anaemia)")
+DRUGS = ("codeine", "morphine", "diazepam", "methadone", "amphetamine", "cocaine", "paracetamol", "ibuprofen")
+
+
 def health(original: str, rng: random.Random, helpers: Helpers) -> str:
-    return rng.choice([c for c in CONDITIONS if c != original.lower()])
+    pool = DRUGS if _DRUG.search(original.lower()) else CONDITIONS
+    return rng.choice([c for c in pool if c != original.lower()])
 
 
 OPERATORS = {"OCCUPATION": occupation, "HEALTH": health}

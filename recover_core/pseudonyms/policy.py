@@ -237,8 +237,10 @@ class Pseudonyms(DateMoves):
             elif label == "GPE" and kind is None and original[:1].isupper() \
                     and not lexicons.INSTITUTION_WORDS & set(original.lower().split()):
                 # every country and state is known: one that is not is a town ("Erlenbach"), unless
-                # it names a body ("the United States Government")
-                kind = "city"
+                # it names a body ("the United States Government"), a region ("Europe") or a land
+                # within a country ("England", "Bavaria", "Kurdistan"), which a country stands in for
+                kind = "region" if original.lower() in lexicons.regions() else \
+                    "country" if re.search(r"(?:land|ia|stan)$", original) else "city"
             # Plain words may share a stand-in; a capitalised original under [MASK] is most often an entity
             # whose merged label is generic ("South Australia's Riverland"): a drawn city, not a shared "thing"
             generic = label in GENERIC_LABELS and original == original.lower()
