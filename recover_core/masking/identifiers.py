@@ -102,6 +102,7 @@ def merge_with(identifiers: list[Span], spans: list[Span]) -> list[Span]:
 
 
 _JOINING = frozenset("for of and the in on to at by from with".split())
+_JOINING_EDGES = re.compile(rf"^(?:(?:{'|'.join(sorted(_JOINING))}) )+|(?: (?:{'|'.join(sorted(_JOINING))}))+$")
 
 
 def _boundary(c: str) -> bool:
@@ -115,8 +116,7 @@ def _part(s: Span, a: int, b: int) -> Span | None:
     core = part.strip(" \t\n,;:()")
     # "Leeds City Council for" of "... Council for GBP 5,000": a joining word left at the edge
     # belongs to the sentence, and a substitute would take it away ("sued Sc Council GBP 6,253")
-    core = re.sub(r"^(?:(?:for|of|and|the|in|on|to|at|by|from|with) )+|(?: (?:for|of|and|the|in|on|to|at|by|from|with))+$",
-                  "", core)
+    core = _JOINING_EDGES.sub("", core)
     # and one left alone between two identifiers is no name ("discopathy and periarthritis", read as an
     # organisation, left "and" to become "keith inc.")
     if not any(c.isalnum() for c in core) or core in _JOINING:
