@@ -274,3 +274,10 @@ def test_titled_people_with_initials_the_tagger_does_not_know_stay_people(quasi)
     assert {x.label for x in r.replacements if x.label != "GPE"} == {"PERSON"}, r.replacements
     assert re.fullmatch(r"The applicant was represented by Mr [A-Z]\. [A-Z][a-z]+ and Ms [A-Z]\. [A-Z][a-z]+, "
                         r"lawyers practising in [A-Z][\w ]+\.", r.text), r.text
+
+
+def test_a_hospital_named_after_a_saint_stays_a_hospital(quasi):
+    """Issue 83: "St. Mary's Hospital" became "St. Mejia Company", later "St Danny Hospital" (the
+    tagger's "Mary’s" lost its possessive) or "St [MASK] [MASK]" ("Hospital" read as a name)."""
+    r = quasi.obfuscate("She was treated at St Mary’s Hospital in London.")
+    assert re.fullmatch(r"She was treated at St [A-Z][a-z]+’s Hospital in [A-Z][\w ]+\.", r.text), r.text

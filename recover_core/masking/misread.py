@@ -233,20 +233,27 @@ def read_as_titled_persons(text: str, spans: list[Span]) -> list[Span]:
     return out
 
 
-# "Jehovah’s Witnesses", "St Mary’s Hospital": a possessive and a capitalised noun go on with the name
+# "Jehovah’s Witnesses": a possessive and a capitalised noun go on with the name
 _POSSESSIVE_NAME = re.compile(r"['’]s(?: [A-Z][\w-]+)+")
 
 
 def with_possessive_names(text: str, spans: list[Span]) -> list[Span]:
-    """``spans`` with a name the tagger cut at a possessive widened over it: "Jehovah" of
-    "Jehovah’s Witnesses" was masked as a person's and the Witnesses left, so the group was
-    still named. The whole is a body's (ORG). A cased text only: a transcript's capitals say nothing."""
+    """``spans`` read right around a possessive. The tagger's "’s" is no part of a name ("Mary’s"
+    became "Danny", the possessive lost). A name cut at a possessive is widened over what follows
+    as a body's (ORG): "Jehovah" of "Jehovah’s Witnesses" was masked and the Witnesses left, so
+    the group was still named. What kind of place follows stays, and is no name of its own: "St
+    Mary’s Hospital" (read "Mary’s" and "Hospital", two persons) becomes "St Loyd’s Hospital". A
+    cased text only: a transcript's capitals say nothing."""
     if text.lower() == text:
         return spans
+    spans = [replace(s, end=s.end - 2, text=s.text[:-2]) if s.label in _NAME_LABELS and len(s.text) > 3
+             and s.text[-2:] in ("'s", "’s") else s for s in spans]
+    spans = [s for s in spans if not (s.text in lexicons.INSTITUTION_KINDS and text[max(0, s.start - 3):s.start] in ("’s ", "'s "))]
     out = []
     for s in spans:
         m = _POSSESSIVE_NAME.match(text, s.end) if s.label in ("PERSON", "ORG", "NORP") else None
-        if m and not any(o is not s and o.start < m.end() and s.end < o.end for o in spans):
+        if m and m.group().split()[-1] not in lexicons.INSTITUTION_KINDS and not any(
+                o is not s and o.start < m.end() and s.end < o.end for o in spans):
             s = replace(s, end=m.end(), text=text[s.start:m.end()], label="ORG")
         out.append(s)
     return out
