@@ -281,3 +281,11 @@ def test_a_hospital_named_after_a_saint_stays_a_hospital(quasi):
     tagger's "Mary’s" lost its possessive) or "St [MASK] [MASK]" ("Hospital" read as a name)."""
     r = quasi.obfuscate("She was treated at St Mary’s Hospital in London.")
     assert re.fullmatch(r"She was treated at St [A-Z][a-z]+’s Hospital in [A-Z][\w ]+\.", r.text), r.text
+
+
+def test_two_bodies_joined_by_and_stay_two(quasi):
+    """Issue 83's "Ankara Security Directorate" and "Van State Hospital", named in one sentence,
+    became one "Pudong Hospital"; "the Foreign and Commonwealth Office" is still one office."""
+    r = quasi.obfuscate("The Ankara Security Directorate and Van State Hospital refused.")
+    assert re.fullmatch(r"The [A-Z]\w+ Security Directorate and [A-Z]\w+ State Hospital refused\.", r.text), r.text
+    assert quasi.obfuscate("The Foreign and Commonwealth Office agreed.").text == "The Foreign and Commonwealth Office agreed."

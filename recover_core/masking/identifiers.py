@@ -19,8 +19,9 @@ from recover_core.masking.base import Masker
 from recover_core.masking.document import completed_names, recurrences
 from recover_core.masking.public_bodies import as_places, whole_bodies, without_public_bodies
 from recover_core.masking.public_text import without_public_text
-from recover_core.masking.misread import (read_as_firms, read_as_places, read_as_titled_persons, with_admin_areas,
-                                          with_possessive_names, without_common_words, without_months)
+from recover_core.masking.misread import (read_as_firms, read_as_places, read_as_titled_persons, split_joined_bodies,
+                                          with_admin_areas, with_possessive_names, without_common_words,
+                                          without_months)
 from recover_core.kinds.base import Recognizer
 from recover_core.kinds.registry import REGISTRY
 from recover_core.kinds.spoken_digits import DIGIT_WORD_RE
@@ -204,6 +205,7 @@ class WithIdentifiers(Masker):
             spans = read_as_places(t, without_months(t, read_as_titled_persons(t, without_common_words(t, spans))))
             spans = with_admin_areas(t, with_possessive_names(t, read_as_firms(t, spans)))
             spans = as_places(whole_bodies(completed_names(t, without_public_bodies(spans, t)), t), t)
+            spans = split_joined_bodies(t, spans)  # after whole_bodies, which widens each over "and"
             # a name found once in the text is masked wherever else it stands in it in capitals,
             # as in a document ("CASE OF KOWALCZYK v. POLAND: Mr Jan Kowalczyk ..."); only on
             # texts with a word in capitals, as the search costs a tenth of masking a line
