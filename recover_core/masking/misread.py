@@ -236,8 +236,8 @@ def read_as_titled_persons(text: str, spans: list[Span]) -> list[Span]:
 # The word a body's name ends in: two of them joined by "and" are two bodies ("the Ankara Security
 # Directorate and Van State Hospital" had become "the Pudong Hospital"), where "the Foreign and
 # Commonwealth Office" and "the Ministry of Justice and Home Affairs" are one
-_BODY_HEADS = lexicons.INSTITUTION_KINDS | frozenset("""Directorate Office Ministry Commission Committee Agency
-    Department Service Authority Board Prefecture Governorship Directorate Administration Inspectorate""".split())
+_BODY_ENDS = lexicons.INSTITUTION_KINDS | frozenset("""Directorate Office Ministry Commission Committee Agency
+    Department Service Authority Board Prefecture Governorship Administration Inspectorate""".split())
 
 
 def split_joined_bodies(text: str, spans: list[Span]) -> list[Span]:
@@ -245,7 +245,7 @@ def split_joined_bodies(text: str, spans: list[Span]) -> list[Span]:
     out = []
     for s in spans:
         parts = s.text.split(" and ") if s.label in ("ORG", "FAC") else [s.text]
-        if len(parts) == 2 and all(p.split() and p.split()[-1] in _BODY_HEADS and p[:1].isupper() for p in parts):
+        if len(parts) == 2 and all(p.split() and p.split()[-1] in _BODY_ENDS and p[:1].isupper() for p in parts):
             cut = s.start + len(parts[0])
             out += [replace(s, end=cut, text=parts[0]), replace(s, start=cut + 5, text=parts[1])]
         else:
