@@ -289,3 +289,14 @@ def test_two_bodies_joined_by_and_stay_two(quasi):
     r = quasi.obfuscate("The Ankara Security Directorate and Van State Hospital refused.")
     assert re.fullmatch(r"The [A-Z]\w+ Security Directorate and [A-Z]\w+ State Hospital refused\.", r.text), r.text
     assert quasi.obfuscate("The Foreign and Commonwealth Office agreed.").text == "The Foreign and Commonwealth Office agreed."
+
+
+def test_a_place_in_capitals_is_a_code_or_its_country(quasi):
+    """Issue 83: "Flight BA12 LHR" became "Eagle", then "Flight PO35 HALIFAX"; "the USA" became
+    "the PENNSYLVANIA". An airport's code gets a code; a country's abbreviation is its country."""
+    flight = quasi.obfuscate("He boarded Flight BA12 LHR to Ankara.")
+    assert re.fullmatch(r"He boarded Flight [A-Z]{2}\d{2} [A-Z]{3} to [A-Z][\w ]+\.", flight.text), flight.text
+    usa = quasi.obfuscate_document("He moved to the USA in 1990. Later he left the United States.")
+    sub = next(x.substitute for x in usa.replacements if x.original == "USA")
+    assert sub != sub.upper(), usa.text
+    assert sub in usa.text.split("Later")[1], usa.text  # one country, one substitute

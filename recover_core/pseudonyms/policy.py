@@ -8,7 +8,7 @@ import random
 import re
 from typing import Sequence
 
-from recover_core.data import lexicons
+from recover_core.data import countries, lexicons
 from recover_core.text import shapes
 from recover_core.filling.candidates import PLACE_LABELS, acceptable, fallback_word
 from recover_core.pseudonyms.key import as_key, keyed_rng
@@ -222,6 +222,9 @@ class Pseudonyms(DateMoves):
         key = self.key_of(original, label)
         if label in shapes.SHAPED_LABELS and shapes.has_shape(original):
             return self._shaped(key, original, candidates)
+        country = countries.country_name(original) if label in PLACE_LABELS and _ACRONYM.fullmatch(original) else None
+        if country:  # "the USA": the country's name, so "the" agrees and it shares the substitute of "the United States"
+            return self.other(country.title(), label, candidates, scores)
         area = lexicons.admin_of(original) if label in PLACE_LABELS else None
         if area:  # "District of Kyrenia" -> "District of Palermo": the area word stays, the place is its own
             return f"{area[0]} of {self.other(area[1], label, ())}"
@@ -234,7 +237,7 @@ class Pseudonyms(DateMoves):
             kind = place_kind(original) if label in PLACE_LABELS else None
             if label == "LOC" and kind is None:  # "Middle East", "Southern Highlands": a region
                 kind = "region"
-            elif label == "GPE" and kind is None and original[:1].isupper() \
+            elif label == "GPE" and kind is None and original[:1].isupper() and not _ACRONYM.fullmatch(original) \
                     and not lexicons.INSTITUTION_WORDS & set(original.lower().split()):
                 # every country and state is known: one that is not is a town ("Erlenbach"), unless
                 # it names a body ("the United States Government"), a region ("Europe") or a land
@@ -275,7 +278,9 @@ class Pseudonyms(DateMoves):
                     group is None or lexicons.group_kind(w) == group) and (
                     self._free(w, key) or (generic and w not in self.originals and w != key))
             pick = None
-            if self.choice == "prior" and kind in ("city", "country", "state"):
+            if label == "GPE" and kind is None and _ACRONYM.fullmatch(original):
+                pick = redraw.scramble(original, rng)  # "Flight BA12 LHR": an airport's code, not a town in capitals
+            if pick is None and self.choice == "prior" and kind in ("city", "country", "state"):
                 prior = place_prior(kind)
                 free = [p for p in prior if self._free(p, key) and fits(p)]
                 pick = self._drawn(free, [prior[p] ** PRIOR_POWER for p in free], scores or {}, key)
@@ -289,8 +294,10 @@ class Pseudonyms(DateMoves):
             for _ in range(1000):  # a fallback of the right type, drawn until one is free
                 if pick is not None and (self._free(pick.lower(), key) or (generic and pick.lower() not in self.originals)):
                     break
-                if label in ("ORG", "FAC") and _ACRONYM.fullmatch(original):
-                    # "from LHR", "the FBI": other capitals, where a drawn firm ("from Carney Company") reads garbled
+                if label in ("ORG", "FAC") and _ACRONYM.fullmatch(original) or label == "GPE" and kind is None \
+                        and _ACRONYM.fullmatch(original):
+                    # "from LHR", "the FBI": other capitals, where a drawn firm ("from Carney Company") or
+                    # town ("Flight BA12 BRUSSELS") reads garbled
                     pick = redraw.scramble(original, rng)
                     continue
                 pick = named(label, rng, group) or bare(fallback_word(label, rng))
