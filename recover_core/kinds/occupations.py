@@ -157,6 +157,11 @@ _INJURY = re.compile(r"\b(?:fracture|dislocation|amputation)s? of (?:the |his |h
                      r"((?:[a-z0-9][\w\u2010\u2011-]*)(?: [a-z][\w\u2010\u2011-]*){0,3})")
 _CLINICAL_MEASURE = re.compile(r"(?:[+\u2010\u2011\u2013\u2212-] ?)?\d+(?:[.,] ?\d+)?(?: ?%| degrees?)? of $")
 _GLOSS = re.compile(r" \([a-z][^()]{0,120}\)")
+# Words of a clinical shape that name no one's health (read off news, fortunes and Wikipedia text,
+# where they were the rule's only false finds): biology, learning, feelings, smells, splits
+_NOT_CLINICAL = frozenset("""metamorphosis meiosis mitosis osmosis symbiosis gnosis prognosis diagnosis overdiagnosis
+    apotheosis hypnosis phagocytosis academia alchemia chemia dichotomy autotomy apathy antipathy sympathy empathy
+    telepathy nostalgia aroma diploma utopia dystopia apoptosis zootomy""".split())
 # wordfreq ranks past which a word is rare: "schizophrenia" (13,805th) is, "diploma" (10,194th) is not
 RARE_RANK = 12_000
 
@@ -181,7 +186,8 @@ class ClinicalTerm(Recognizer):
     def find(self, text: str) -> Iterator[Span]:
         found: list[tuple[int, int]] = []
         for m in _CLINICAL.finditer(text):
-            if not is_rare(m.group().lower()):
+            low = m.group().lower()
+            if not is_rare(low) or low in _NOT_CLINICAL or low.rstrip("s") in _NOT_CLINICAL:
                 continue
             if found and text[found[-1][1]:m.start()] == " ":  # "anisometropia amblyopia": one condition
                 found[-1] = (found[-1][0], m.end())
