@@ -187,7 +187,7 @@ class ClinicalTerm(Recognizer):
         found: list[tuple[int, int]] = []
         for m in _CLINICAL.finditer(text):
             low = m.group().lower()
-            if not is_rare(low) or low in _NOT_CLINICAL or low.rstrip("s") in _NOT_CLINICAL:
+            if not is_rare(low) or low in _NOT_CLINICAL or low.removesuffix("s") in _NOT_CLINICAL:
                 continue
             if found and text[found[-1][1]:m.start()] == " ":  # "anisometropia amblyopia": one condition
                 found[-1] = (found[-1][0], m.end())

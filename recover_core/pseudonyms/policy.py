@@ -277,9 +277,12 @@ class Pseudonyms(DateMoves):
                     plural is None or (w in lexicons.plural_groups()) == plural) and (
                     group is None or lexicons.group_kind(w) == group) and (
                     self._free(w, key) or (generic and w not in self.originals and w != key))
+            # "from LHR", "the FBI": other capitals, where a drawn firm ("from Carney Company") or town
+            # ("Flight BA12 BRUSSELS") reads garbled
+            code = bool(_ACRONYM.fullmatch(original)) and (label in ("ORG", "FAC") or label == "GPE" and kind is None)
             pick = None
-            if label == "GPE" and kind is None and _ACRONYM.fullmatch(original):
-                pick = redraw.scramble(original, rng)  # "Flight BA12 LHR": an airport's code, not a town in capitals
+            if code and label == "GPE":
+                pick = redraw.scramble(original, rng)  # an airport's code gets a code, before any drawn town
             if pick is None and self.choice == "prior" and kind in ("city", "country", "state"):
                 prior = place_prior(kind)
                 free = [p for p in prior if self._free(p, key) and fits(p)]
@@ -294,10 +297,7 @@ class Pseudonyms(DateMoves):
             for _ in range(1000):  # a fallback of the right type, drawn until one is free
                 if pick is not None and (self._free(pick.lower(), key) or (generic and pick.lower() not in self.originals)):
                     break
-                if label in ("ORG", "FAC") and _ACRONYM.fullmatch(original) or label == "GPE" and kind is None \
-                        and _ACRONYM.fullmatch(original):
-                    # "from LHR", "the FBI": other capitals, where a drawn firm ("from Carney Company") or
-                    # town ("Flight BA12 BRUSSELS") reads garbled
+                if code:
                     pick = redraw.scramble(original, rng)
                     continue
                 pick = named(label, rng, group) or bare(fallback_word(label, rng))
