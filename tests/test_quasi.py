@@ -285,3 +285,17 @@ def test_a_count_with_a_name_before_its_noun_is_a_count():
     """Issue 83: "722 other Dev-Yol defendants" stayed verbatim."""
     assert _found("He was tried with 722 other Dev-Yol defendants.")["722 other"] == "COUNT"
     assert _found("Police seized 22,000 tablets.")["22,000 tablets"] == "COUNT"
+
+
+def test_an_age_and_a_part_of_a_year_are_masked_with_the_words_that_say_them():
+    """TAB train and dev mark "age of 39", "22 years", "eighteen years of age" and "the first half
+    of 1993" whole; recover masked "39", "22" and "1993" and left "eighteen years of age" (no digit)."""
+    assert _found("He died on 7 June 1996, at the age of 39.")["age of 39"] == "AGE"
+    assert _found("He had arrived in Norway aged 22 years, alone.")["22 years"] == "AGE"
+    assert _found("He was less than eighteen years of age at the time.")["eighteen years of age"] == "AGE"
+    assert _found("It would have been heard in the first half of 1993.")["the first half of 1993"] == "EVENT_DATE"
+    assert _found("During the summer and autumn of 1994, comments were exchanged.")[
+        "the summer and autumn of 1994"] == "EVENT_DATE"
+    out = Obfuscator(protect="quasi").obfuscate_document("At the age of 39 he was less than eighteen years of age.").text
+    assert re.fullmatch(r"At the age of \d\d he was less than [a-z]+(?:[- ][a-z]+)? years of age\.", out), out
+    assert "39" not in out and "eighteen" not in out

@@ -12,34 +12,40 @@ from recover_core.kinds.base import QUASI, Helpers, Recognizer
 from recover_core.text.spoken import in_words
 
 
+NUMBER_WORD = (r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|"
+               r"sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)"
+               r"(?:-(?:one|two|three|four|five|six|seven|eight|nine))?")
+NUMBER_WORD_RE = re.compile(rf"(?i)\b{NUMBER_WORD}\b")
+
+
 class Age(Recognizer):
     label = "AGE"
     profile = QUASI
     strength = 2
     pattern = re.compile(
         r"(?<![\w-])(?:\d{1,3}|[a-z]+(?:-[a-z]+)?)[- ]years?[- ]old(?![\w-])"
-        r"|(?<!\w)(?:aged|age|at the age of|age of)(?: about)? \d{1,3}(?!\d)"
+        # "aged 22 years", "at the age of 39": from "age" on, as TAB's experts mark it
+        r"|(?<!\w)(?:aged?|age of)(?: about)? \d{1,3}(?!\d)(?: years\b(?! (?:old|of age)\b))?"
         # "Grace Okafor, 47, flew": a number set off by commas right after a capitalised name
         r"|(?<=[a-z], )\d{1,2}(?=,)"
-        # "49 years of age", "His age is 49", "He was 17 at the time"
-        r"|(?<![\w-])\d{1,3}(?= years? of age\b)|(?:(?<=\bage is )|(?<=\bage was ))\d{1,3}(?!\d)"
+        # "49 years of age", "eighteen years of age", "His age is 49", "He was 17 at the time"
+        r"|(?<![\w-])(?:\d{1,3}|[a-z]+(?:-[a-z]+)?) years? of age\b"
+        r"|(?:(?<=\bage is )|(?<=\bage was ))\d{1,3}(?!\d)"
         r"|(?:(?<=\bwas )|(?<=\bis )|(?<=\bwere ))\d{1,2}(?= (?:at the time|when)\b)", re.I)
-    _NUMBER_WORD = re.compile(r"(?i)(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|"
-                              r"fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|"
-                              r"sixty|seventy|eighty|ninety)(?:-(?:one|two|three|four|five|six|seven|eight|nine))?")
+    needs = "number"  # a digit or a number word: "eighteen years of age" holds no digit
 
     def bounds(self, m: re.Match[str]) -> tuple[int, int]:
-        # "aged 47": the age only; "the age of" stays, as TAB's experts leave it.
+        # As TAB's experts mark it: "age of 39" whole; "aged 47" the age, "aged 22 years" with its unit.
         g = m.group()
         digits = re.search(r"\d{1,3}", g)
-        if not g[:1].isdigit() and digits and not re.search(r"years?[- ]old", g, re.I):
-            return m.start() + digits.start(), m.start() + digits.end()
+        if re.match(r"(?i)aged? (?!of)", g) and digits:
+            return m.start() + digits.start(), m.end()
         return m.start(), m.end()
 
     def validate(self, item: str, text: str, start: int) -> bool:
-        head = re.split(r"[- ]", item)[0]
-        return head.isdigit() or bool(self._NUMBER_WORD.fullmatch(item.rsplit("-year", 1)[0].rsplit(" year", 1)[0]))
-
+        if re.search(r"\d", item):
+            return True
+        return bool(re.fullmatch(NUMBER_WORD, item.rsplit("-year", 1)[0].rsplit(" year", 1)[0], re.I))
 
 _UNITS = "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen " \
          "seventeen eighteen nineteen".split()

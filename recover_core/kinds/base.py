@@ -34,7 +34,7 @@ def digits(s: str) -> str:
 
 class Recognizer:
     """One kind of identifier. ``needs`` names the cheap line feature it cannot do without
-    ("digit", "@", "dot", "digitword"); the registry skips it on lines that lack it."""
+    ("digit", "@", "dot", "digitword", "number"); the registry skips it on lines that lack it."""
 
     label: ClassVar[str]
     needs: ClassVar[str | None] = "digit"  # None: runs on every line

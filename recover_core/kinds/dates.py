@@ -44,7 +44,10 @@ _MONTH = MONTH.replace("may|", "may(?!\\w)|")  # the month, never "maybe"
 _DAY_MONTH = rf"(?:the )?{DAY}(?:(?:, ?| and | or | to |-|–){DAY})*(?: of)? {_MONTH}"
 _MONTH_DAY = rf"{_MONTH} {DAY}(?:(?:, ?| and |-|–){DAY})*"
 _NUMERIC = r"\d{1,2}[/.]\d{1,2}[/.](?:\d{4}|\d{2})|\d{4}-\d{1,2}-\d{1,2}"
-_SEASON = r"(?:(?:early|late|mid|the (?:spring|summer|autumn|fall|winter|end|beginning|middle) of)[- ]|(?:spring|summer|autumn|fall|winter) )"
+_SEASONS = r"(?:spring|summer|autumn|fall|winter)"
+# "early 1996", "the end of 1990", "the first half of 1993", "the summer and autumn of 1994", "winter 1995"
+_SEASON = (rf"(?:(?:early|late|mid|the (?:{_SEASONS}|end|beginning|middle|(?:first|second) half) of)[- ]"
+           rf"|(?:the )?{_SEASONS} and {_SEASONS} of |{_SEASONS} )")
 _WEEKDAY = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
 _TIME = r"\d{1,2}(?:[.:]\d{2})(?: ?[ap]\.?m\.?)?|\d{1,2} ?[ap]\.m\.|\d{1,2} ?o'clock"
 # What follows a house number: one to three capitalised words and a word that can only end a

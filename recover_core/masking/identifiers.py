@@ -24,6 +24,7 @@ from recover_core.masking.misread import (read_as_firms, read_as_places, read_as
                                           without_months)
 from recover_core.kinds.base import Recognizer
 from recover_core.kinds.registry import REGISTRY
+from recover_core.kinds.ages import NUMBER_WORD_RE
 from recover_core.kinds.spoken_digits import DIGIT_WORD_RE
 from recover_core.text.spans import ENTITY_LABELS, IDENTIFIER_LABELS, Span
 
@@ -43,6 +44,8 @@ def _features(text: str) -> set[str]:
         f.add("dot")
     if DIGIT_WORD_RE.search(text):
         f.add("digitword")
+    if "digit" in f or NUMBER_WORD_RE.search(text):
+        f.add("number")
     return f
 
 
