@@ -310,3 +310,13 @@ def test_words_of_a_clinical_shape_that_name_no_illness_stay():
     text = ("After his metamorphosis from academia to politics, nostalgia and sympathy for a lost utopia "
             "marked his speeches; the aroma of apathy filled the hall.")
     assert [s for s in identifiers.find(text, protect="quasi") if s.label == "HEALTH"] == []
+
+
+def test_an_area_read_as_an_organisation_is_a_place_and_its_word_keeps_its_case(quasi):
+    """Issue 83: "the District of Famagusta" alone in a sentence was tagged an organisation and
+    became "the Fbi"; "the municipality of Kiruna" became "the Municipality of ..."."""
+    r = quasi.obfuscate_document("The house stood in the District of Famagusta. He lived in the municipality of Kiruna.")
+    by = {x.original: x for x in r.replacements}
+    assert by["District of Famagusta"].label in ("GPE", "LOC") and by["District of Famagusta"].substitute.startswith("District of ")
+    assert re.search(r"in the municipality of [A-Z]", r.text), r.text
+    assert "Famagusta" not in r.text and "Kiruna" not in r.text

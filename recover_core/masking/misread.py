@@ -194,10 +194,12 @@ def with_admin_areas(text: str, spans: list[Span]) -> list[Span]:
     substitute that keeps the word ("the District of Palermo"), as TAB's experts mask it whole."""
     out, joined = list(spans), set()
     for i, s in enumerate(spans):
-        m = _ADMIN_BEFORE.search(text, max(0, s.start - 20), s.start) if s.label in ("GPE", "LOC") else None
-        if m:
+        m = _ADMIN_BEFORE.search(text, max(0, s.start - 20), s.start) if s.label in ("GPE", "LOC", "ORG") else None
+        if m:  # the tagger may read the area and its place as two organisations: it is one place
             joined |= {j for j, o in enumerate(spans) if j != i and m.start() <= o.start and o.end <= m.end()}
-            out[i] = replace(s, start=m.start(), text=text[m.start():s.end])
+            out[i] = replace(s, start=m.start(), text=text[m.start():s.end], label="GPE" if s.label == "ORG" else s.label)
+        elif s.label == "ORG" and lexicons.admin_of(s.text):
+            out[i] = replace(s, label="GPE")  # "the District of Famagusta" as one organisation
     return [s for j, s in enumerate(out) if j not in joined]
 
 

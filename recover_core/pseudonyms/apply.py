@@ -6,7 +6,7 @@ import re
 from dataclasses import replace
 from typing import Callable, Sequence
 
-from recover_core.filling.base import Fill, Filled
+from recover_core.filling.base import Fill, Filled, at_sentence_start
 from recover_core.filling.candidates import TypeCheck, near
 from recover_core.data import countries, lexicons
 from recover_core.pseudonyms.names import POSSESSIVES, TITLES, bare, title_gender
@@ -148,6 +148,9 @@ class _Text:
                     word = pseudonyms.other(original, label, prefer, scores)
                     if label not in IDENTIFIER_LABELS:  # "tom@example.com" stays lower case
                         word = word[:1].upper() + word[1:] if f.word[:1].isupper() else word  # a sentence start
+                    head_word = original.split(" ", 1)[0]
+                    if head_word[:1].islower() and word.lower().startswith(head_word + " ") and not at_sentence_start(head, len(head)):
+                        word = head_word + word[len(head_word):]  # a kept word keeps its case: "the municipality of Palermo"
                 if label not in IDENTIFIER_LABELS and original.islower():
                     # a transcript in lower case ("i called john smith"): a capitalised stand-in
                     # would read wrong and point at every replaced word
