@@ -4,7 +4,7 @@ Sentences written for these tests in the style of ECHR judgments (never TAB's te
 from __future__ import annotations
 
 import re
-from datetime import datetime
+from datetime import datetime, timedelta
 
 import pytest
 
@@ -320,3 +320,21 @@ def test_an_area_read_as_an_organisation_is_a_place_and_its_word_keeps_its_case(
     assert by["District of Famagusta"].label in ("GPE", "LOC") and by["District of Famagusta"].substitute.startswith("District of ")
     assert re.search(r"in the municipality of [A-Z]", r.text), r.text
     assert "Famagusta" not in r.text and "Kiruna" not in r.text
+
+
+def test_the_dates_of_a_list_move_together_in_the_lists_year():
+    """TAB dev: "heard on 28 April and 4 May 1993" became "on 17 June and 15 March 1990": the
+    first date, with no year of its own, was moved as a date of another year. A list is one
+    span, read in its year; a date that moves into another year says so."""
+    for key in (b"k" * 32, b"j" * 32, b"a" * 32, b"b" * 32):
+        ob = Obfuscator(protect="quasi", key=key)
+        out = ob.obfuscate_document("It was heard on 28 April and 4 May 1993. They wrote in May and August 2001.").text
+        m = re.fullmatch(r"It was heard on (\d+) (\w+)( \d{4})? and (\d+) (\w+) (\d{4})\. "
+                         r"They wrote in (\w+)( \d{4})? and (\w+) (\d{4})\.", out)
+        assert m, out
+        first = datetime.strptime(f"{m[1]} {m[2]} {(m[3] or m[6]).strip()}", "%d %B %Y")
+        second = datetime.strptime(f"{m[4]} {m[5]} {m[6]}", "%d %B %Y")
+        assert timedelta(0) < second - first < timedelta(days=60), out
+        may = datetime.strptime(f"{m[7]} {(m[8] or m[10]).strip()}", "%B %Y")
+        august = datetime.strptime(f"{m[9]} {m[10]}", "%B %Y")
+        assert may < august, out

@@ -43,6 +43,9 @@ _MONTH = MONTH.replace("may|", "may(?!\\w)|")  # the month, never "maybe"
 # "1, 2 and 3 March 1999", "29 November 1996", "the 3rd of May 2001", "3 March" (a year later or never)
 _DAY_MONTH = rf"(?:the )?{DAY}(?:(?:, ?| and | or | to |-|–){DAY})*(?: of)? {_MONTH}"
 _MONTH_DAY = rf"{_MONTH} {DAY}(?:(?:, ?| and |-|–){DAY})*"
+# "28 April and 4 May 1993", "30 September/1 October 2002", "July and December 1995": one span,
+# so that the year is read for every date of the list and all of them move alike
+_LIST_SEP = r"(?:, | and |, and |/| to | or |-|–)"
 _NUMERIC = r"\d{1,2}[/.]\d{1,2}[/.](?:\d{4}|\d{2})|\d{4}-\d{1,2}-\d{1,2}"
 _SEASONS = r"(?:spring|summer|autumn|fall|winter)"
 # "early 1996", "the end of 1990", "the first half of 1993", "the summer and autumn of 1994", "winter 1995"
@@ -66,14 +69,15 @@ class EventDate(Recognizer):
     strength = 3  # wins over a guess of another kind on the same digits ("1996 the X Court" as an address)
     pattern = re.compile(
         rf"(?<![\w/.-])(?:{_SEASON})?(?:"
-        rf"{_DAY_MONTH}(?:,? {YEAR})?"
+        rf"{_DAY_MONTH}(?:{_LIST_SEP}{_DAY_MONTH})*(?:,? {YEAR})?"
         rf"|{_MONTH_DAY},? {YEAR}"
+        rf"|{_MONTH}(?:{_LIST_SEP}{_MONTH})+,? {YEAR}"
         rf"|{_MONTH_DAY}(?=[\s,.;:)])"
         rf"|{_MONTH},? {YEAR}"
         rf"|{_NUMERIC}"
         rf"|{YEAR}s?(?:(?: ?[-–/] ?| and | to )(?:{YEAR}|\d\d)(?!\d))?"
         rf"|(?:last|next|this|on|that|every) {_WEEKDAY}|{_WEEKDAY},? (?={DAY} )"
-        rf"|(?:in|since|until|till|by|from|of|during|before|after|early|late|mid-?) {_MONTH}(?!,? ?\d)(?=[\s,.;:)]|$)"
+        rf"|(?:in|since|until|till|by|from|of|during|before|after|early|late|mid-?) {_MONTH}(?!,? ?\d|{_LIST_SEP}{_MONTH})(?=[\s,.;:)]|$)"
         rf"|(?:at|around|about|from|until|till|by|before|after) (?:{_TIME})"
         rf")(?![\w/]|[.-]\d|:[0-9a-f])", re.I)  # not the first group of an IPv6 address ("2001:db8::")
 
@@ -186,9 +190,11 @@ def moved(original: str, move: Move, rng: random.Random, weekday_shift: int = 0,
     numeric = _numeric(original, move, us)
     if numeric is not None:
         return numeric
+    day_month = rf"(?P<days>{DAYS})(?: of)? (?P<month>{MONTH})(?:,? (?P<year>{YEAR}))?"
     patterns: list[tuple[str, Callable[[re.Match[str]], str]]] = [
-        (rf"(?P<days>{DAYS})(?: of)? (?P<month>{MONTH})(?:,? (?P<year>{YEAR}))?", _day_month(move)),
-        (rf"(?P<month>{MONTH}) (?P<days>{DAYS})(?:,? (?P<year>{YEAR}))?", _day_month(move)),
+        (day_month, _day_month(move, _years_of_list(day_month, original))),
+        (rf"(?P<month>{MONTH}) (?P<days>{DAYS})(?:,? (?P<year>{YEAR}))?", _day_month(move, {})),
+        (rf"(?P<months>{MONTH}(?:{_LIST_SEP}{MONTH})+)(?P<sep>,? )(?P<year>{YEAR})", _months_year(move)),
         (rf"(?P<month>{MONTH})(?P<sep>,? )(?P<year>{YEAR})", _month_year(move)),
         (rf"(?P<year>{YEAR})(?P<tail>s?)(?:(?P<rsep> ?[-–/] ?)(?P<yy>\d\d)(?!\d))?", _years(move)),
         (rf"(?P<month>{MONTH})(?![\w])", _month_alone(move)),
@@ -239,8 +245,32 @@ def _rebuilt(m: re.Match[str], new: dict[str, str | None]) -> str:
     return out
 
 
-def _day_month(move: Move) -> Callable[[re.Match[str]], str]:
+def _years_of_list(pattern: str, original: str) -> dict[int, tuple[int, date]]:
+    """Where each date of a list without a year of its own starts, the year it is in and the
+    date that gives it: the year of the next date that has one ("28 April and 4 May 1993"), or
+    the year before where its month comes later in the year ("28 December and 4 January 1994")."""
+    out: dict[int, tuple[int, date]] = {}
+    found = list(re.finditer(pattern, original, re.I))
+    for i, m in enumerate(found):
+        if m["year"]:
+            continue
+        dated = next((n for n in found[i + 1:] if n["year"]), None)
+        if dated is not None:
+            month = month_index(dated["month"]) or 1
+            later = (month_index(m["month"]) or 1) > month
+            day = int(re.findall(r"\d+", dated["days"])[-1])
+            out[m.start()] = (int(dated["year"]) - later, _safe(int(dated["year"]), month, day))
+    return out
+
+
+def _day_month(move: Move, years: dict[int, tuple[int, date]]) -> Callable[[re.Match[str]], str]:
     def fn(m: re.Match[str]) -> str:
+        if not m["year"] and m.start() in years:  # a date of a list: in the list's year, written once
+            year, dated = years[m.start()]
+            days, month, new_year = _shift_days(m["days"], m["month"], str(year), move)
+            if new_year == str(move(dated).year):
+                return _rebuilt(m, {"days": days, "month": month})
+            return f"{_rebuilt(m, {'days': days, 'month': month})} {new_year}"  # moved into another year: say so
         days, month, year = _shift_days(m["days"], m["month"], m["year"], move)
         return _rebuilt(m, {"days": days, "month": month, "year": year})
     return fn
@@ -262,6 +292,23 @@ def _years(move: Move) -> Callable[[re.Match[str]], str]:
         if m["yy"]:  # "1982-84": the second year in two digits, moved as a year of the same century
             out += m["rsep"] + str(year_moved(year // 100 * 100 + int(m["yy"]), move))[2:]
         return out
+    return fn
+
+
+def _months_year(move: Move) -> Callable[[re.Match[str]], str]:
+    def fn(m: re.Match[str]) -> str:
+        # "July and December 1995": each month in the list's year (the year before where it comes
+        # later than the last), moved by its middle day; the year written is the last month's
+        year = int(m["year"])
+        months = list(re.finditer(MONTH, m["months"], re.I))
+        last = month_index(months[-1].group()) or 1
+        out, moved_last = m["months"], move(date(year, last, 15))
+        for k in reversed(months):
+            index = month_index(k.group()) or 1
+            d = move(_safe(year - (index > last), index, 15))
+            said = month_word(d.month, k.group()) + ("" if d.year == moved_last.year else f" {d.year}")
+            out = out[:k.start()] + said + out[k.end():]
+        return f"{out}{m['sep']}{moved_last.year}"
     return fn
 
 
