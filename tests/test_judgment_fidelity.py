@@ -338,3 +338,14 @@ def test_the_dates_of_a_list_move_together_in_the_lists_year():
         may = datetime.strptime(f"{m[7]} {(m[8] or m[10]).strip()}", "%B %Y")
         august = datetime.strptime(f"{m[9]} {m[10]}", "%B %Y")
         assert may < august, out
+
+
+def test_a_firm_of_solicitors_and_a_london_borough_keep_their_kind(quasi):
+    """TAB dev: "represented by Pedro Emmanuel Solicitors" became a person's name, and "with the
+    London Borough of Islington (“the Council”)" became "with the Glasgow (“the Council”)"."""
+    r = quasi.obfuscate_document("She was represented by Pedro Emmanuel Solicitors, lawyers practising in London. "
+                                 "She worked for the London Borough of Islington (“the Council”).")
+    labels = {x.original: x.label for x in r.replacements}
+    assert labels["Pedro Emmanuel Solicitors"] == "ORG", labels
+    assert re.search(r"for the [A-Z][\w ]* Borough of [A-Z]\w+ \(“the Council”\)", r.text), r.text
+    assert "Islington" not in r.text and "Emmanuel" not in r.text

@@ -289,18 +289,23 @@ BODY_KIND_WORDS = frozenset("""district regional region social criminal civil la
     first-instance security martial law chambers principal revenue inland house lords commons audit head deputy
     legal international affairs unit service services minister ministers secretary third fourth fifth acting vice
     rules""".split())
+# The last word of a firm of lawyers' name ("Pedro Emmanuel Solicitors", "Bindman & Partners"):
+# it makes the name a firm's, whatever first name it starts with.
+FIRM_WORDS = frozenset("solicitors partners associates advocates attorneys lawyers chambers".split())
 # The word of an administrative area named with "of" ("the District of Kyrenia", "the
 # municipality of Härjedalen"): TAB's experts mask the whole, and a substitute keeps the word
 # ("the District of Palermo", where the word alone had become a city: "the Kampala of Palermo").
 ADMIN_AREA_WORDS = frozenset("""district borough county municipality province region canton commune prefecture
     oblast voivodeship parish township""".split())
-_ADMIN_OF = re.compile(r"(\w+) of ([^\W\d_].*)$")
+_ADMIN_OF = re.compile(r"((?:[^\W\d_][\w'’-]* ){0,2}?)(\w+) of ([^\W\d_].*)$")
 
 
 def admin_of(name: str) -> tuple[str, str] | None:
-    """(area word, place) of "District of Kyrenia"; None where ``name`` is no such area."""
+    """(area word, place) of "District of Kyrenia"; ("London Borough", "Islington") of "London
+    Borough of Islington", the place the area lies in before its word; None where ``name`` is
+    no such area."""
     m = _ADMIN_OF.match(name)
-    return (m.group(1), m.group(2)) if m and m.group(1).lower() in ADMIN_AREA_WORDS else None
+    return (m.group(1) + m.group(2), m.group(3)) if m and m.group(2).lower() in ADMIN_AREA_WORDS else None
 
 
 # The word that says what kind of place an organisation is: a substitute keeps it ("St. Mary's

@@ -164,9 +164,9 @@ def completed_names(text: str, spans: list[Span]) -> list[Span]:
 # Hospital", "Morgan Bank"): what companies and bodies call themselves.
 _ORG_WORDS = INSTITUTION_WORDS | frozenset("""inc ltd llc plc corp corporation company co group bank hospital
     university college school academy church club party press news times airlines airways motors foods
-    holdings partners associates foundation trust fund association society union centre center clinic hotel
+    holdings foundation trust fund association society union centre center clinic hotel
     restaurant cafe store stores shop market media studios records team fc united city gmbh ag ab sa spa s.a bv nv oy
-    asa sarl""".split())
+    asa sarl""".split()) | lexicons.FIRM_WORDS
 
 
 def _named_like_people(text: str, spans: list[Span]) -> list[Span]:

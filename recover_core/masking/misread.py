@@ -153,7 +153,8 @@ def read_as_firms(text: str, spans: list[Span]) -> list[Span]:
         firm = not _ONE_PERSON.search(whole) and (
             (_FIRM_AFTER.match(text, last.end) and not _titled(text, first.start))
             or _BODY_BEFORE.search(text, max(0, first.start - 40), first.start)
-            or (len(whole.split()) > 1 and whole.split()[-1] in _LEGAL_FORMS)
+            or (len(whole.split()) > 1 and (whole.split()[-1] in _LEGAL_FORMS or (
+                whole.split()[-1][:1].isupper() and whole.split()[-1].lower() in lexicons.FIRM_WORDS)))
             or any(w.lower() in _BODY_WORDS_ABROAD for w in whole.split())
             or (re.fullmatch(r"[A-Z]{2,5}", whole) and _INITIALS_AFTER_THE.search(text, max(0, first.start - 6), first.start)))
         if firm:
@@ -194,12 +195,19 @@ def with_admin_areas(text: str, spans: list[Span]) -> list[Span]:
     substitute that keeps the word ("the District of Palermo"), as TAB's experts mask it whole."""
     out, joined = list(spans), set()
     for i, s in enumerate(spans):
-        m = _ADMIN_BEFORE.search(text, max(0, s.start - 20), s.start) if s.label in ("GPE", "LOC", "ORG") else None
-        if m:  # the tagger may read the area and its place as two organisations: it is one place
+        m = _ADMIN_BEFORE.search(text, max(0, s.start - 20), s.start) if s.label in ("GPE", "LOC", "ORG", "PERSON") else None
+        if m:  # the tagger may read the place after the area word as an organisation or a person: it is a place
             joined |= {j for j, o in enumerate(spans) if j != i and m.start() <= o.start and o.end <= m.end()}
-            out[i] = replace(s, start=m.start(), text=text[m.start():s.end], label="GPE" if s.label == "ORG" else s.label)
+            out[i] = replace(s, start=m.start(), text=text[m.start():s.end], label="GPE" if s.label in ("ORG", "PERSON") else s.label)
         elif s.label == "ORG" and lexicons.admin_of(s.text):
             out[i] = replace(s, label="GPE")  # "the District of Famagusta" as one organisation
+    # "London Borough of Islington": the place the area lies in, right before it, is part of its name
+    for i, s in enumerate(out):
+        before = next((j for j, o in enumerate(out) if j not in joined and o.end + 1 == s.start and o.label in ("GPE", "LOC")
+                       and text[o.end] == " "), None) if i not in joined and lexicons.admin_of(s.text) else None
+        if before is not None:
+            joined.add(before)
+            out[i] = replace(s, start=out[before].start, text=text[out[before].start:s.end])
     return [s for j, s in enumerate(out) if j not in joined]
 
 

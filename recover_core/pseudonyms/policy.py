@@ -226,8 +226,9 @@ class Pseudonyms(DateMoves):
         if country:  # "the USA": the country's name, so "the" agrees and it shares the substitute of "the United States"
             return self.other(country.title(), label, candidates, scores)
         area = lexicons.admin_of(original) if label in PLACE_LABELS else None
-        if area:  # "District of Kyrenia" -> "District of Palermo": the area word stays, the place is its own
-            return f"{area[0]} of {self.other(area[1], label, ())}"
+        if area:  # "District of Kyrenia" -> "District of Palermo": the area word stays, the places are their own
+            within, _, word = area[0].rpartition(" ")  # "London Borough of Islington": London's own substitute
+            return f"{self.other(within, label, ()) + ' ' if within else ''}{word} of {self.other(area[1], label, ())}"
         placed = _placed_body(original) if label in ("ORG", "FAC") else None
         if placed:  # "Ankara Security Directorate" -> "Bursa Security Directorate": a body of its kind
             place, body = placed
