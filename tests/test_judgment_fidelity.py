@@ -349,3 +349,19 @@ def test_a_firm_of_solicitors_and_a_london_borough_keep_their_kind(quasi):
     assert labels["Pedro Emmanuel Solicitors"] == "ORG", labels
     assert re.search(r"for the [A-Z][\w ]* Borough of [A-Z]\w+ \(“the Council”\)", r.text), r.text
     assert "Islington" not in r.text and "Emmanuel" not in r.text
+
+
+def test_a_body_keeps_one_substitute_with_or_without_its_gloss_and_a_court_is_no_law(quasi):
+    """TAB dev: "the Dev-Yol (Revolutionary Way)" became "the Fbi" and "the Dev-Yol" a person's
+    name; "the Ankara Martial Law Court" lost "Court" to "Institute" ("Martial Law" was read as
+    a law's name), while the experts leave every martial law court as it is."""
+    text = ("Police arrested him on suspicion of membership of an illegal armed organisation, the Dev-Yol "
+            "(Revolutionary Way). The Ankara Martial Law Court ordered his detention. He was accused of "
+            "membership of the illegal organisation, the Dev-Yol. The Diyarbakır State Security Court convicted him.")
+    r = quasi.obfuscate_document(text)
+    subs = {x.original: x.substitute for x in r.replacements}
+    assert "Dev-Yol" not in r.text and "Diyarbakır" not in r.text, r.text
+    assert subs["Dev-Yol"] == subs["Dev-Yol (Revolutionary Way)"], subs
+    assert not re.fullmatch(r"[A-Z][a-z]{1,2}", subs["Dev-Yol"]), subs  # never "Fbi"
+    assert "The Ankara Martial Law Court ordered" in r.text, r.text
+    assert re.search(r"The [A-Z][\w ]+ State Security Court convicted", r.text), r.text

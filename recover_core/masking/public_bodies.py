@@ -115,6 +115,8 @@ def is_public_body(text: str) -> bool:
              for w in re.findall(r"[\w’'-]+", text)]
     if _national_body(words):
         return True
+    if re.search(r"\bmartial law courts?\b", " ".join(words)):
+        return True  # a military court for a whole martial-law region ("the Ankara Martial Law Court"): TAB's experts leave all 8
     if not any(w in INSTITUTION_WORDS for w in words) or _is_country(text):
         return False  # "United States" is a country, not a body: masked as a place
     countries = _country_words()

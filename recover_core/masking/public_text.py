@@ -51,7 +51,9 @@ _LAW_WORD = r"(?:Act|Code|Law|Decree|Ordinance|Regulations?|Convention|Treaty|Ch
 _NAMED_LAW = re.compile(
     rf"(?:{_NAME_WORD}(?: (?:and|of|on|for|the|in|to|de))* ){{0,7}}{_LAW_WORD}"
     rf"(?: (?:of|on|for) (?:the )?{_NAME_WORD}(?: (?:and|of|on|for|the|in) {_NAME_WORD}| {_NAME_WORD})*)?"
-    rf"(?:,? (?:of |dated )?(?:{_DATE}))?(?![\w])")
+    rf"(?:,? (?:of |dated )?(?:{_DATE}))?(?![\w])"
+    # "the Ankara Martial Law Court" is a court, not a law
+    r"(?! (?:Courts?|Tribunals?|Commissions?|Council|Committee|Office|Board|Authority|Department|Directorate|Institute|Service)\b)")
 # A law report ("R v. Lambert [2001] 3 WLR 206", "(1978) 2 EHRR 25") and a law named by its year
 # ("the 1998 Act", "the 1886 and 1898 Acts").
 _LAW_REPORT = re.compile(r"[\[(](?:1[6-9]|20)\d\d[\])] (?:\d{1,3} )?[A-Z][A-Za-z.]{1,8}(?: \([A-Za-z]+\))? \d{1,4}")

@@ -39,6 +39,10 @@ PRIOR_POWER = 0.5
 CONTEXT_WEIGHT = 1.0
 
 
+# A body's name with a gloss in brackets: its translation, or its name in its own language
+_GLOSSED = re.compile(r"(.+?) \([^()]+\)")
+
+
 def _cased(word: str, like: str) -> str:
     return word.upper() if like.isupper() and len(like) > 1 else word[:1].upper() + word[1:]
 
@@ -222,6 +226,9 @@ class Pseudonyms(DateMoves):
         key = self.key_of(original, label)
         if label in shapes.SHAPED_LABELS and shapes.has_shape(original):
             return self._shaped(key, original, candidates)
+        glossed = _GLOSSED.fullmatch(original) if label in ("ORG", "FAC") else None
+        if glossed:  # "the Dev-Yol (Revolutionary Way)": the body's substitute, as where it stands without its gloss
+            return self.other(glossed[1], label, candidates, scores)
         country = countries.country_name(original) if label in PLACE_LABELS and _ACRONYM.fullmatch(original) else None
         if country:  # "the USA": the country's name, so "the" agrees and it shares the substitute of "the United States"
             return self.other(country.title(), label, candidates, scores)
@@ -306,6 +313,9 @@ class Pseudonyms(DateMoves):
                     pick = (lexicons.group_plural(pick) or "").lower() or None
                 if label == "NUMBER" and pick in self.used:
                     pick = str(rng.randint(2, 9999))
+            if label in ("ORG", "FAC") and pick and pick.isalpha() and pick.islower() and len(pick) <= 3 \
+                    and not lexicons.everyday(pick):
+                pick = pick.upper()  # an uncased filler's "fbi" is "FBI" (it had become "the Fbi")
             if kind_word and pick and not pick.endswith(kind_word):
                 drawn = pick.split()[-1] in lexicons.COMPANY_SUFFIXES + lexicons.FACILITY_WORDS  # "Hughes Group"
                 name = " ".join(w[:1].upper() + w[1:] for w in (pick.split()[:-1] if drawn else pick.split()))
