@@ -365,3 +365,11 @@ def test_a_body_keeps_one_substitute_with_or_without_its_gloss_and_a_court_is_no
     assert not re.fullmatch(r"[A-Z][a-z]{1,2}", subs["Dev-Yol"]), subs  # never "Fbi"
     assert "The Ankara Martial Law Court ordered" in r.text, r.text
     assert re.search(r"The [A-Z][\w ]+ State Security Court convicted", r.text), r.text
+
+
+def test_the_respondent_state_misspelt_stays_the_state(quasi):
+    """TAB dev 001-59864 writes "the judge elected in respect of Tukey"; the tagger read a person,
+    who became "Vicente"."""
+    r = quasi.obfuscate_document("The case originated in an application against the Republic of Turkey. "
+                                 "Mr Rıza Türmen, the judge elected in respect of Tukey, withdrew.")
+    assert "in respect of Tukey, withdrew" in r.text and "Türmen" not in r.text, r.text

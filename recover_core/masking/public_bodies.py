@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import re
+from difflib import SequenceMatcher
 
 from recover_core.data import countries, lexicons
 from recover_core.data.lexicons import BODY_KIND_WORDS, INSTITUTION_WORDS
@@ -68,8 +69,20 @@ def without_states(spans: list[Span], states: set[str], text: str) -> list[Span]
         if s.label in LABELS and countries.country_name(re.sub(r"['’]s?$", "", s.text)) in states and not (
                 out and out[-1].label in LABELS and text[out[-1].end:s.start] == ", "):
             continue
+        if s.label in LABELS | {"PERSON"} and _misspelt_state(s.text, states):
+            continue  # "the judge elected in respect of Tukey": the State, misspelt (the tagger read a person)
         out.append(s)
     return out
+
+
+def _misspelt_state(word: str, states: set[str]) -> bool:
+    """One word a letter away from a respondent State's name ("Tukey" for Turkey)."""
+    low = word.lower()
+    if countries.country_name(word) or low in lexicons.nationalities():
+        return False  # a country or a people of its own ("Poland", "German"), not a slip
+    return len(low) >= 5 and word[:1].isupper() and " " not in low and any(
+        st[:1] == low[:1] and abs(len(st) - len(low)) <= 1 and SequenceMatcher(None, low, st).ratio() >= 0.85
+        for st in states)
 
 
 # The State as the author of its law: "under United Kingdom law", "the Turkey authorities".
