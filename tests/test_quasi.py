@@ -299,3 +299,17 @@ def test_an_age_and_a_part_of_a_year_are_masked_with_the_words_that_say_them():
     out = Obfuscator(protect="quasi").obfuscate_document("At the age of 39 he was less than eighteen years of age.").text
     assert re.fullmatch(r"At the age of \d\d he was less than [a-z]+(?:[- ][a-z]+)? years of age\.", out), out
     assert "39" not in out and "eighteen" not in out
+
+
+def test_a_drug_is_replaced_by_a_drug_of_its_class():
+    """TAB dev: "a controlled drug (diamorphine)" came back as "(ibuprofen)". Each INN stem the
+    recogniser knows has its class."""
+    import random
+    from recover_core.kinds import occupations
+    stems = {s for s, _ in occupations.DRUG_CLASSES for s in s.split("|")}
+    assert stems == set(occupations._DRUG_STEMS.split("|"))
+    for drug, pool in (("diamorphine", "morphine codeine methadone oxycodone hydromorphone"),
+                       ("diazepam", "lorazepam temazepam alprazolam phenobarbital"),
+                       ("fluoxetine", "paroxetine sertraline citalopram")):
+        got = {occupations.health(drug, random.Random(seed), None) for seed in range(20)}  # type: ignore[arg-type]
+        assert got <= set(pool.split()) and drug not in got, got

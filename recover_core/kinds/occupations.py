@@ -235,12 +235,23 @@ CONDITIONS = ("asthma", "diabetes", "epilepsy", "heart disease", "chronic back p
 
 # What a drug becomes: drugs common enough to single no one out, controlled ones among them, so
 # that "a controlled drug (diamorphine)" still reads as one (it had become "(anaemia)")
-DRUGS = ("codeine", "morphine", "diazepam", "methadone", "amphetamine", "cocaine", "paracetamol", "ibuprofen")
+# A drug's stand-in is of its class, which its INN stem says: "a controlled drug (diamorphine)"
+# stays a controlled opioid, never "paracetamol"; an antibiotic stays an antibiotic.
+DRUG_CLASSES = (
+    ("morphine|codone|adone", ("codeine", "morphine", "methadone", "oxycodone", "hydromorphone")),
+    ("azepam|azolam|barbital", ("diazepam", "lorazepam", "temazepam", "alprazolam", "phenobarbital")),
+    ("cillin|mycin|cycline", ("amoxicillin", "erythromycin", "doxycycline", "penicillin", "azithromycin")),
+    ("prazole", ("omeprazole", "lansoprazole", "pantoprazole", "esomeprazole")),
+    ("oxetine", ("fluoxetine", "paroxetine", "sertraline", "citalopram")),
+)
+DRUGS = tuple(d for _, pool in DRUG_CLASSES for d in pool)
 
 
 def health(original: str, rng: random.Random, helpers: Helpers) -> str:
-    pool = DRUGS if _DRUG.search(original.lower()) else CONDITIONS
-    return rng.choice([c for c in pool if c != original.lower()])
+    low = original.lower()
+    pool = next((p for stems, p in DRUG_CLASSES if re.search(rf"(?:{stems})(?:s|es)?\b", low)), None) or \
+        (DRUGS if _DRUG.search(low) else CONDITIONS)
+    return rng.choice([c for c in pool if c != low])
 
 
 OPERATORS = {"OCCUPATION": occupation, "HEALTH": health}
