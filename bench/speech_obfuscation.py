@@ -215,6 +215,25 @@ def original_similarity(res, clip) -> list[float]:
     return out
 
 
+def held_out_similarity(res, clip) -> list[float]:
+    """Each insert, as spliced, against the half of the speaker's other speech that
+    ``conversion="knn-cmn"`` does not choose its base voice by (``obfuscate.choice_halves``): the
+    similarity of a choice measured on what did not make it. Computed for every condition,
+    so that their gaps compare."""
+    from recover_core.speech import speaker
+    from recover_core.speech.obfuscate import choice_halves
+
+    rest = speaker.without(clip.samples, 16000, [e.cut_edges("substitute") for e in res.entities])
+    held = speaker.embed(choice_halves(rest, 16000)[1], 16000)
+    out = []
+    for e in res.entities:
+        sim = speaker.similarity(speaker.embed(res.samples[int(e.out_start * res.rate):int(e.out_end * res.rate)],
+                                               res.rate), held)
+        if sim is not None:
+            out.append(sim)
+    return out
+
+
 def utterances(rows: list[tuple[Path, str, list[str]]], voice: str = "") -> list[dict]:
     """Any recordings as the bench's items: (audio path, transcript, the person names in it
     in order of speech). ``voice``: the stock voice that spoke them, where one did (only then
@@ -241,7 +260,7 @@ def run_set(ob, folder: Path | None, items: list[dict], mode: str, dump: Path | 
     seams = clean = 0
     confidences, second_wers, asr_acc, rtfs = [], [], [], []
     outside_words = before_errors = after_errors = own_voice = kept_after = 0
-    similarities, originals = [], []
+    similarities, originals, held_out = [], [], []
     before = ob.settings
     base = dataclasses.replace(before, **overrides)
     for it in tqdm(items, desc=f"speech obfuscation ({mode})", unit="utt"):
@@ -285,6 +304,7 @@ def run_set(ob, folder: Path | None, items: list[dict], mode: str, dump: Path | 
         similarities += [e.similarity for e in res.entities if e.similarity is not None]
         if mode == "substitute" and not control:
             originals += original_similarity(res, clip)
+            held_out += held_out_similarity(res, clip)
         seams += 2 * len(res.entities)
         clean += sum(2 if e.click_free else 1 if min(e.clicks) <= 2 else 0 for e in res.entities)
         flagged += res.needs_review
@@ -326,6 +346,8 @@ def run_set(ob, folder: Path | None, items: list[dict], mode: str, dump: Path | 
             # the insert's GE2E cosine to the speaker's other speech, and the original span's (control)
             "speaker_similarity_mean": statistics.mean(similarities) if similarities else None,
             "original_span_similarity_mean": statistics.mean(originals) if originals else None,
+            # the same against the half of that speech knn-cmn's base choice did not see
+            "speaker_similarity_held_out_mean": statistics.mean(held_out) if held_out else None,
             "utterances": len(items), "audio_minutes": None}
 
 
@@ -450,15 +472,18 @@ def real_recording(ob, **overrides) -> dict:
 
 def gap_closed(results: dict) -> None:
     """Per converted condition: the share of the speaker-similarity gap between the stock
-    voice (auto; unseen auto for the unseen conditions) and the perfect clone that it closes."""
-    perfect = results.get("substitute-clone", {}).get("speaker_similarity_mean")
-    for mode, d in results.items():
-        if "voice-clone-" not in mode or perfect is None:
-            continue
-        stock = results.get("substitute-unseen-voice" if "unseen" in mode else "substitute", {})
-        stock_sim, sim = stock.get("speaker_similarity_mean"), d.get("speaker_similarity_mean")
-        if stock_sim is not None and sim is not None and perfect > stock_sim:
-            d["similarity_gap_closed"] = (sim - stock_sim) / (perfect - stock_sim)
+    voice (auto; unseen auto for the unseen conditions) and the perfect clone that it closes;
+    and the same against the held-out half of the speaker's speech."""
+    for metric, out in (("speaker_similarity_mean", "similarity_gap_closed"),
+                        ("speaker_similarity_held_out_mean", "similarity_gap_closed_held_out")):
+        perfect = results.get("substitute-clone", {}).get(metric)
+        for mode, d in results.items():
+            if "voice-clone-" not in mode or perfect is None:
+                continue
+            stock = results.get("substitute-unseen-voice" if "unseen" in mode else "substitute", {})
+            stock_sim, sim = stock.get(metric), d.get(metric)
+            if stock_sim is not None and sim is not None and perfect > stock_sim:
+                d[out] = (sim - stock_sim) / (perfect - stock_sim)
 
 
 def main() -> None:

@@ -107,6 +107,18 @@ def _without_title(sp: Span) -> Span:
 # The stock voices voice="clone" may convert from: espeak's female variant is left out, since
 # the recognizer heard its names 30% of the time (docs/speech_obfuscation.md).
 CLONE_BASES = ("flite-rms", "piper-joe", "flite-slt", "espeak-ng-us")
+CHOICE_CHUNK_S = 1.0  # the speaker's other speech is dealt in turn into two halves, in chunks this long
+
+
+def choice_halves(rest: np.ndarray, rate: int) -> tuple[np.ndarray, np.ndarray]:
+    """The speaker's other speech dealt into two halves, alternate chunks of ``CHOICE_CHUNK_S``:
+    ``conversion="knn-cmn"`` chooses its base voice by the first; the second is left for measuring the
+    choice by what did not make it (bench/speech_obfuscation.py). Alternate chunks, so that
+    each half hears the whole recording (its start and its end can differ in voice)."""
+    n = max(1, int(CHOICE_CHUNK_S * rate))
+    chunks = [rest[i:i + n] for i in range(0, len(rest), n)]
+    return (np.concatenate(chunks[0::2]) if chunks else rest[:0],
+            np.concatenate(chunks[1::2]) if len(chunks) > 1 else rest[:0])
 
 
 class _SpeakerCache:
@@ -120,6 +132,8 @@ class _SpeakerCache:
         self._rest: np.ndarray | None = None
         self._embedding: np.ndarray | None = None
         self._profile: convert.Profile | None = None
+        self._choice: np.ndarray | None = None
+        self.base: str | None = None  # knn-cmn: the stock voice chosen at the first render, kept for retries
         self._done: set[str] = set()
 
     def rest(self) -> np.ndarray:
@@ -149,22 +163,32 @@ class _SpeakerCache:
         reference = self.reference() if candidates else None
         return None if reference is None else speaker.nearest(reference, candidates)
 
+    def choice_reference(self) -> np.ndarray | None:
+        """The speaker embedding of the first of ``choice_halves``, which chooses the base
+        voice; None without the encoder or with under 0.1 s of speech there."""
+        if not speaker.available():
+            return None
+        if "choice" not in self._done:
+            self._done.add("choice")
+            self._choice = speaker.embed(choice_halves(self.rest(), SAMPLE_RATE)[0], SAMPLE_RATE)
+        return self._choice
+
     def converted(self, audio: np.ndarray, rate: int, voice: str, start: float, end: float) -> np.ndarray:
         """The stock voice's insert moved toward the speaker; unchanged where either voice
         has too little voiced speech to measure."""
+        method = self.settings.conversion
         if "profile" not in self._done:
             self._done.add("profile")
-            self._profile = convert.profile(self.rest(), SAMPLE_RATE)
+            self._profile = convert.profile(self.rest(), SAMPLE_RATE, harvest=method == "knn-cmn")
         source = convert.voice_profile(voice)
         if self._profile is None or source is None:
             return audio
-        method = self.settings.conversion
         contour = None
         if method.endswith("-contour"):
             a, b = int(start * SAMPLE_RATE), int(end * SAMPLE_RATE)
             contour = convert.original_contour(self.clip.samples[a:b], SAMPLE_RATE)
-        return convert.convert(audio, rate, source, self._profile, contour, envelope=method != "world-f0",
-                               knn=method.startswith("knn"))
+        knn = "cmn" if method == "knn-cmn" else method.startswith("knn")
+        return convert.convert(audio, rate, source, self._profile, contour, envelope=method != "world-f0", knn=knn)
 
 
 class SpeechObfuscator:
@@ -329,8 +353,14 @@ class SpeechObfuscator:
             f0 = voices.median_f0(clip.samples, SAMPLE_RATE)
             voice = voices.choose(f0, exclude=s.exclude_voices) if s.voice in VOICE_CHOICES else s.voice
             if s.voice == "clone":
-                voice = spk.base_voice([v for v in voices.available() if v in CLONE_BASES and v not in
-                                        s.exclude_voices]) or voice
+                bases = [v for v in voices.available() if v in CLONE_BASES and v not in s.exclude_voices]
+                # knn-cmn judges each base by its converted inserts; the others by the stock
+                # voice alone (judged converted, world's base was better on the bench's 16
+                # utterances but worse on the real LibriVox sentence: docs/speech_obfuscation.md)
+                if s.conversion == "knn-cmn":
+                    voice = self._clone_base(x, rate, plan, made, spk, bases) or voice
+                else:
+                    voice = spk.base_voice(bases) or voice
         cuts = []
         for e in plan.entities:
             a, b = e.cut_edges(s.mode)
@@ -352,6 +382,35 @@ class SpeechObfuscator:
             self._second_pass(result)
             result.seconds["second_pass"] = time.perf_counter() - t1
         return result
+
+    def _clone_base(self, x: np.ndarray, rate: int, plan: Plan, made: dict, spk: _SpeakerCache,
+                    bases: list[str]) -> str | None:
+        """The stock voice whose converted inserts sound most like the speaker, by the speaker
+        encoder against half the speaker's other speech (``choice_halves``): every base says
+        every substitute, converted, and the highest mean similarity wins. Judging the
+        converted insert, not the stock voice, matters: what conversion keeps of a base differs
+        by base and speaker, and the base nearest the speaker before conversion was not the
+        nearest after it (measured: docs/speech_obfuscation.md). Chosen once per recording,
+        kept for retries; None without the encoder."""
+        if spk.base is not None:
+            return spk.base
+        reference = spk.choice_reference() if bases else None
+        if reference is None:
+            return None
+        scores = {}
+        for v in bases:
+            sims = []
+            for e in plan.entities:
+                a, b = e.cut_edges(self.settings.mode)
+                key = (e.spoken(), v, a, b)
+                if key not in made:  # the chosen base's inserts are not made again
+                    made[key] = self._insert(e, x, rate, v, spk)
+                sims.append(speaker.similarity(speaker.embed(made[key], rate), reference))
+            sims = [sim for sim in sims if sim is not None]
+            if sims:
+                scores[v] = float(np.mean(sims))
+        spk.base = max(scores, key=scores.__getitem__) if scores else None
+        return spk.base
 
     def _renew(self, plan: Plan) -> dict[str, str] | None:
         """The rules' next choice for each substitute word the second pass missed; the old

@@ -24,7 +24,7 @@ if TYPE_CHECKING:  # torch loads with the recognizer, not on import (the app sta
 MODES = ("substitute", "bleep", "silence")
 VOICE_CHOICES = ("auto", "clone")  # besides the stock voices themselves
 # world-f0: pitch only, the envelope left alone; knn: the speaker's own envelopes (convert.knn_envelopes)
-CONVERSIONS = ("world", "world-contour", "world-f0", "knn", "knn-contour")
+CONVERSIONS = ("world", "world-contour", "world-f0", "knn", "knn-contour", "knn-cmn")
 NEAR_S = 0.5  # how far from its place a word of the second pass still counts as "there"
 # Short unstressed words the new voice says again with the substitute ("to Sarah", "Ross
 # Johnston at"), where no punctuation parts them from the name. Spoken in one breath with
@@ -63,7 +63,8 @@ class SpeechSettings:
     voice: str = "auto"
     # clone: how (CONVERSIONS, speech/convert.py): "world" moves pitch level and spread and the
     # spectral envelope; "knn" also pulls each frame's envelope toward the speaker's own frames;
-    # "-contour" gives the insert the original name's pitch movement; "world-f0" pitch alone
+    # "-contour" gives the insert the original name's pitch movement; "world-f0" pitch alone;
+    # "knn-cmn" matches frames with each voice's mean cepstrum taken out, F0 by harvest
     conversion: str = "world"
     exclude_voices: tuple[str, ...] = ()  # voices auto never picks (the bench: the speaker's own)
     review_below: float = 0.8  # confidence (1 - WER of the second pass) under this: review
