@@ -217,11 +217,11 @@ def original_similarity(res, clip) -> list[float]:
 
 def held_out_similarity(res, clip) -> list[float]:
     """Each insert, as spliced, against the half of the speaker's other speech that
-    ``conversion="knn-cmn"`` does not choose its base voice by (``obfuscate.choice_halves``): the
+    ``conversion="knn-cmn"`` does not choose its base voice by (``clone.choice_halves``): the
     similarity of a choice measured on what did not make it. Computed for every condition,
     so that their gaps compare."""
     from recover_core.speech import speaker
-    from recover_core.speech.obfuscate import choice_halves
+    from recover_core.speech.clone import choice_halves
 
     rest = speaker.without(clip.samples, 16000, [e.cut_edges("substitute") for e in res.entities])
     held = speaker.embed(choice_halves(rest, 16000)[1], 16000)

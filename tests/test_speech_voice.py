@@ -13,7 +13,8 @@ import pytest
 from recover_core.asr import audio
 from recover_core.errors import RecoverError
 from recover_core.speech import convert, speaker, voices
-from recover_core.speech.obfuscate import CLONE_BASES, SpeechObfuscator, choice_halves
+from recover_core.speech.clone import CLONE_BASES, choice_halves
+from recover_core.speech.obfuscate import SpeechObfuscator
 from recover_core.speech.plan import SpeechSettings
 
 REAL = Path("/usr/share/pocketsphinx/test/data/librivox/sense_and_sensibility_01_austen_64kb-0870.wav")

@@ -28,7 +28,8 @@ import numpy as np
 from recover_core.asr.audio import SAMPLE_RATE, Audio, resample
 from recover_core.filling.base import Fill, Filled, MaskInput
 from recover_core.obfuscator import Obfuscator
-from recover_core.speech import boundaries, convert, heard, speaker, splice, voices
+from recover_core.speech import boundaries, heard, speaker, splice, voices
+from recover_core.speech.clone import CLONE_BASES, SpeakerCache
 from recover_core.speech.plan import (NEAR_S, NUMBER_LABELS, RESPOKEN, VOICE_CHOICES, Entity, Plan,
                                      Result, SpeechSettings)
 from recover_core.pseudonyms import TITLES, Pseudonyms, bare
@@ -102,93 +103,6 @@ def _without_title(sp: Span) -> Span:
         return sp
     skip = len(sp.text) - len(rest.lstrip())
     return replace(sp, start=sp.start + skip, text=sp.text[skip:])
-
-
-# The stock voices voice="clone" may convert from: espeak's female variant is left out, since
-# the recognizer heard its names 30% of the time (docs/speech_obfuscation.md).
-CLONE_BASES = ("flite-rms", "piper-joe", "flite-slt", "espeak-ng-us")
-CHOICE_CHUNK_S = 1.0  # the speaker's other speech is dealt in turn into two halves, in chunks this long
-
-
-def choice_halves(rest: np.ndarray, rate: int) -> tuple[np.ndarray, np.ndarray]:
-    """The speaker's other speech dealt into two halves, alternate chunks of ``CHOICE_CHUNK_S``:
-    ``conversion="knn-cmn"`` chooses its base voice by the first; the second is left for measuring the
-    choice by what did not make it (bench/speech_obfuscation.py). Alternate chunks, so that
-    each half hears the whole recording (its start and its end can differ in voice)."""
-    n = max(1, int(CHOICE_CHUNK_S * rate))
-    chunks = [rest[i:i + n] for i in range(0, len(rest), n)]
-    return (np.concatenate(chunks[0::2]) if chunks else rest[:0],
-            np.concatenate(chunks[1::2]) if len(chunks) > 1 else rest[:0])
-
-
-class _SpeakerCache:
-    """What one recording's speaker is measured by, computed on first need and kept across
-    retries: the speaker's other speech (the recording with every private span cut out, so
-    no original name shapes the voice it is compared with or converted toward), its speaker
-    embedding and its WORLD profile."""
-
-    def __init__(self, clip: Audio, plan: Plan, settings: SpeechSettings):
-        self.clip, self.plan, self.settings = clip, plan, settings
-        self._rest: np.ndarray | None = None
-        self._embedding: np.ndarray | None = None
-        self._profile: convert.Profile | None = None
-        self._choice: np.ndarray | None = None
-        self.base: str | None = None  # knn-cmn: the stock voice chosen at the first render, kept for retries
-        self._done: set[str] = set()
-
-    def rest(self) -> np.ndarray:
-        if self._rest is None:
-            spans = [e.cut_edges("substitute") for e in self.plan.entities]
-            self._rest = speaker.without(self.clip.samples, SAMPLE_RATE, spans)
-        return self._rest
-
-    def similarity(self, insert: np.ndarray, rate: int) -> float | None:
-        """The insert's similarity to the speaker's other speech (None for an empty insert)."""
-        reference = self.reference()
-        return None if reference is None else speaker.similarity(speaker.embed(insert, rate), reference)
-
-    def reference(self) -> np.ndarray | None:
-        """The speaker embedding of the speaker's other speech; None without the encoder."""
-        if not speaker.available():
-            return None
-        if "embedding" not in self._done:
-            self._done.add("embedding")
-            self._embedding = speaker.embed(self.rest(), SAMPLE_RATE)
-        return self._embedding
-
-    def base_voice(self, candidates: list[str]) -> str | None:
-        """The stock voice nearest the speaker by the speaker encoder, to convert from: what
-        conversion keeps of the source voice is still heard (measured: the best base differs
-        by speaker, by up to 0.2 of similarity); None where the encoder is not installed."""
-        reference = self.reference() if candidates else None
-        return None if reference is None else speaker.nearest(reference, candidates)
-
-    def choice_reference(self) -> np.ndarray | None:
-        """The speaker embedding of the first of ``choice_halves``, which chooses the base
-        voice; None without the encoder or with under 0.1 s of speech there."""
-        if not speaker.available():
-            return None
-        if "choice" not in self._done:
-            self._done.add("choice")
-            self._choice = speaker.embed(choice_halves(self.rest(), SAMPLE_RATE)[0], SAMPLE_RATE)
-        return self._choice
-
-    def converted(self, audio: np.ndarray, rate: int, voice: str, start: float, end: float) -> np.ndarray:
-        """The stock voice's insert moved toward the speaker; unchanged where either voice
-        has too little voiced speech to measure."""
-        method = self.settings.conversion
-        if "profile" not in self._done:
-            self._done.add("profile")
-            self._profile = convert.profile(self.rest(), SAMPLE_RATE, harvest=method == "knn-cmn")
-        source = convert.voice_profile(voice)
-        if self._profile is None or source is None:
-            return audio
-        contour = None
-        if method.endswith("-contour"):
-            a, b = int(start * SAMPLE_RATE), int(end * SAMPLE_RATE)
-            contour = convert.original_contour(self.clip.samples[a:b], SAMPLE_RATE)
-        knn = "cmn" if method == "knn-cmn" else method.startswith("knn")
-        return convert.convert(audio, rate, source, self._profile, contour, envelope=method != "world-f0", knn=knn)
 
 
 class SpeechObfuscator:
@@ -315,7 +229,7 @@ class SpeechObfuscator:
         """Steps 4-7 for a plan whose substitutes may have been edited; then, where the
         second pass missed a substitute the rules chose, again with their next choice."""
         made: dict = {}  # inserts by (text, voice, span): an unchanged entity is not synthesized again
-        spk = _SpeakerCache(clip, plan, self.settings)
+        spk = SpeakerCache(clip, plan, self.settings)
         result = self._render_once(clip, plan, made, spk)
         for e in plan.entities:
             e.heard_first = e.substitute_heard
@@ -339,7 +253,7 @@ class SpeechObfuscator:
         self._review(result)
         return result
 
-    def _render_once(self, clip: Audio, plan: Plan, made: dict, spk: _SpeakerCache) -> Result:
+    def _render_once(self, clip: Audio, plan: Plan, made: dict, spk: SpeakerCache) -> Result:
         s = self.settings
         t0 = time.perf_counter()
         x = clip.native if clip.native is not None else clip.samples
@@ -383,7 +297,7 @@ class SpeechObfuscator:
             result.seconds["second_pass"] = time.perf_counter() - t1
         return result
 
-    def _clone_base(self, x: np.ndarray, rate: int, plan: Plan, made: dict, spk: _SpeakerCache,
+    def _clone_base(self, x: np.ndarray, rate: int, plan: Plan, made: dict, spk: SpeakerCache,
                     bases: list[str]) -> str | None:
         """The stock voice whose converted inserts sound most like the speaker, by the speaker
         encoder against half the speaker's other speech (``choice_halves``): every base says
@@ -440,7 +354,7 @@ class SpeechObfuscator:
         return result
 
     def _insert(self, e: Entity, x: np.ndarray, rate: int, voice: str | None,
-                spk: _SpeakerCache | None = None) -> np.ndarray:
+                spk: SpeakerCache | None = None) -> np.ndarray:
         start, end = e.cut_edges(self.settings.mode)
         s, t = int(start * rate), int(end * rate)
         if self.settings.mode == "silence":
