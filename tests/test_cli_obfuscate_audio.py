@@ -116,6 +116,8 @@ def test_bad_arguments_get_a_message(folder, tmp_path):
     taken.write_text("x")
     p = run("obfuscate-audio", folder / "a_call.wav", "-o", taken, check=False)
     assert p.returncode == 2 and "cannot write there" in p.stderr
+    p = run("obfuscate-audio", folder / "a_call.wav", "-o", tmp_path / "c", "--conversion", "knn-cmn", check=False)
+    assert p.returncode == 2 and "--voice clone" in p.stderr and not (tmp_path / "c").exists()
 
 
 def test_top_k_with_obfuscates_sampling_flag(folder, tmp_path):

@@ -83,6 +83,9 @@ class SpeechSettings:
         if self.voice not in VOICE_CHOICES:
             voices.check_voice(self.voice)
         validation.check_choice("conversion", self.conversion, list(CONVERSIONS))
+        if self.conversion != "world" and self.voice != "clone":
+            raise RecoverError(f"The conversion {self.conversion!r} moves a stock voice toward the speaker: it needs "
+                               "voice 'clone' (--voice clone).")
         for v in self.exclude_voices:
             voices.check_voice(v)
         if not 0.0 <= self.review_below <= 1.0:
