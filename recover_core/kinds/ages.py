@@ -12,9 +12,11 @@ from recover_core.kinds.base import QUASI, Helpers, Recognizer
 from recover_core.text.spoken import in_words
 
 
-NUMBER_WORD = (r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|"
-               r"sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)"
-               r"(?:-(?:one|two|three|four|five|six|seven|eight|nine))?")
+_UNITS = "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen " \
+         "seventeen eighteen nineteen".split()
+_TENS = "_ _ twenty thirty forty fifty sixty seventy eighty ninety".split()
+# an age in words, one to ninety-nine ("eighteen", "forty-seven"), as ``number_word`` writes it
+NUMBER_WORD = rf"(?:{'|'.join(_UNITS[1:] + _TENS[2:])})(?:-(?:{'|'.join(_UNITS[1:10])}))?"
 NUMBER_WORD_RE = re.compile(rf"(?i)\b{NUMBER_WORD}\b")
 
 
@@ -47,9 +49,6 @@ class Age(Recognizer):
             return True
         return bool(re.fullmatch(NUMBER_WORD, item.rsplit("-year", 1)[0].rsplit(" year", 1)[0], re.I))
 
-_UNITS = "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen " \
-         "seventeen eighteen nineteen".split()
-_TENS = "_ _ twenty thirty forty fifty sixty seventy eighty ninety".split()
 
 
 def number_word(n: int) -> str:

@@ -147,7 +147,6 @@ class Condition(Recognizer):
 _DRUG_STEMS = r"morphine|codone|adone|azepam|azolam|barbital|cillin|mycin|cycline|prazole|oxetine"
 _CLINICAL = re.compile(r"\b[a-z][a-z\u2010\u2011-]*(?:osis|itis|pathy|algia|plegia|phrenia|aemia|emia|oma|opia|iasis|ectomy"
                        rf"|otomy|orrhage|sclerosis|{_DRUG_STEMS})(?:s|es)?\b")
-_DRUG = re.compile(rf"(?:{_DRUG_STEMS})(?:s|es)?\b")
 # "degenerative discopathy", "calcifying periarthritis", "cervico‑brachial neuralgia": the
 # words before that say which, by an adjective's ending
 _CLINICAL_MODIFIER = re.compile(r"(?:\b[a-z][a-z\u2010\u2011-]*(?:al|ic|ive|ing|ous|ary|ar|oid|ile) ){1,2}$")
@@ -233,8 +232,6 @@ CONDITIONS = ("asthma", "diabetes", "epilepsy", "heart disease", "chronic back p
               "migraine", "thyroid disease", "anaemia")
 
 
-# What a drug becomes: drugs common enough to single no one out, controlled ones among them, so
-# that "a controlled drug (diamorphine)" still reads as one (it had become "(anaemia)")
 # A drug's stand-in is of its class, which its INN stem says: "a controlled drug (diamorphine)"
 # stays a controlled opioid, never "paracetamol"; an antibiotic stays an antibiotic.
 DRUG_CLASSES = (
@@ -249,8 +246,8 @@ DRUGS = tuple(d for _, pool in DRUG_CLASSES for d in pool)
 
 def health(original: str, rng: random.Random, helpers: Helpers) -> str:
     low = original.lower()
-    pool = next((p for stems, p in DRUG_CLASSES if re.search(rf"(?:{stems})(?:s|es)?\b", low)), None) or \
-        (DRUGS if _DRUG.search(low) else CONDITIONS)
+    # every stem of _DRUG_STEMS has its class (tests/test_quasi.py), so what none names is a condition
+    pool = next((p for stems, p in DRUG_CLASSES if re.search(rf"(?:{stems})(?:s|es)?\b", low)), CONDITIONS)
     return rng.choice([c for c in pool if c != low])
 
 
