@@ -151,6 +151,12 @@ def in_a_row(run: list, seq: list) -> list[int]:
     return [i for i in range(len(seq) - n + 1) if n and seq[i:i + n] == run]
 
 
+def _currency_said(text: str) -> str:
+    """A sum as Whisper writes it, with its currency as said: "$330" is "330 dollars"."""
+    names = {"£": "pounds", "$": "dollars", "€": "euros"}
+    return re.sub(r"([£$€]) ?(\d[\d,.]*(?: (?:thousand|million|billion))?)", lambda m: f"{m[2]} {names[m[1]]}", text)
+
+
 def _sing(w: str) -> str:
     return w[:-1] if w.endswith("s") and len(w) > 3 else w
 
@@ -196,7 +202,7 @@ def main() -> None:
                         owner += [None] * (len(said) - len(owner))
                     said_shape = _shapes(said)
                     second = r.second.text if r.second else ""
-                    heard_tokens = [_sing(w.strip(".,'")) for w in tokens(second)]
+                    heard_tokens = [_sing(w.strip(".,'")) for w in tokens(_currency_said(second))]
                     used: set[int] = set()
                     row = []
                     for span, kind, unit in marked:

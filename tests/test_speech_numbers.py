@@ -83,3 +83,19 @@ def test_a_spoken_sum_is_replaced_whole(tmp_path):
     assert e.label == "AMOUNT" and e.edges == "aligned"
     assert e.original_heard is False and e.substitute_heard is True, r.second.text if r.second else None
     assert "pounds" in e.spoken()
+
+
+@pytest.mark.parametrize("said, label, unit", [
+    ("he owes me eighty grand", "AMOUNT", "grand"),  # slang money: found by no recognizer before
+    ("when i turned forty i changed careers", "AGE", ""),  # Whisper writes "turned 40": no age before
+])
+def test_a_number_said_as_people_say_it_is_replaced(tmp_path, said, label, unit):
+    """End to end (bench/spoken_quasi.py --set dev): the original was spoken in the output,
+    since nothing was found; now a substitute of the same form and unit is said instead."""
+    so = SpeechObfuscator(SpeechSettings(engine=dataclasses.replace(SPEECH_ENGINE, protect="quasi"), retries=0),
+                          key=b"b" * 32)
+    r = so.run(flite(tmp_path, said))
+    (e,) = r.entities
+    assert e.label == label
+    assert e.original_heard is False and e.substitute_heard is True, r.second.text if r.second else None
+    assert e.spoken().endswith(unit) and not any(c.isdigit() for c in e.spoken())  # said in words, with its unit

@@ -20,12 +20,32 @@ NUMBER_WORD = rf"(?:{'|'.join(_UNITS[1:] + _TENS[2:])})(?:-(?:{'|'.join(_UNITS[1
 NUMBER_WORD_RE = re.compile(rf"(?i)\b{NUMBER_WORD}\b")
 
 
+def _after(words: tuple[str, ...]) -> str:
+    # one fixed-width look-behind per cue: Python's look-behinds cannot vary in width
+    return "(?:" + "|".join(rf"(?<=\b{w} )" for w in words) + ")"
+
+
+# Where a bare number is a person's age as people say it: after a birthday's verb ("turned 40",
+# "turning forty"), or a person's "is"/"was" ("she's 50", "I was 19"); a number after "it's" is
+# a time or a price, and after a name it may be anything.
+_PEOPLE_BE = ("i am", "i was", "he is", "he was", "she is", "she was", "you are", "you were", "we are", "we were",
+              "they are", "they were") + tuple(f"{p}{apostrophe}{be}" for p, be in (("i", "m"), ("he", "s"), ("she", "s"),
+                                                                                  ("you", "re"), ("we", "re"), ("they", "re"))
+                                                 for apostrophe in "'’")
+AGE_CUE = _after(("turned", "turns", "turning") + _PEOPLE_BE)
+# What may follow an age said bare: the clause's end, a conjunction, a pronoun, or a time
+# ("she's 50 and ...", "when I turned 40 I changed", "he turned 18 last week"); never a noun.
+NO_NOUN_AFTER = (r"(?=\s*(?:[.,;:!?]|$)|\s(?:and|but|or|so|when|then|now|at|in|on|last|this|that|before|after|i|he|"
+                 r"she|we|they|you)(?![\w'-]))")
+
+
 class Age(Recognizer):
     label = "AGE"
     profile = QUASI
     strength = 2
     pattern = re.compile(
-        r"(?<![\w-])(?:\d{1,3}|[a-z]+(?:-[a-z]+)?)[- ]years?[- ]old(?![\w-])"
+        # "47 years old", and a child's "6 months old", "10 days old"
+        r"(?<![\w-])(?:\d{1,3}|[a-z]+(?:-[a-z]+)?)[- ](?:years?|months?|weeks?|days?)[- ]old(?![\w-])"
         # "aged 22 years", "at the age of 39": from "age" on, as TAB's experts mark it
         r"|(?<!\w)(?:aged?|age of)(?: about)? \d{1,3}(?!\d)(?: years\b(?! (?:old|of age)\b))?"
         # "Grace Okafor, 47, flew": a number set off by commas right after a capitalised name
@@ -33,7 +53,10 @@ class Age(Recognizer):
         # "49 years of age", "eighteen years of age", "His age is 49", "He was 17 at the time"
         r"|(?<![\w-])(?:\d{1,3}|[a-z]+(?:-[a-z]+)?) years? of age\b"
         r"|(?:(?<=\bage is )|(?<=\bage was ))\d{1,3}(?!\d)"
-        r"|(?:(?<=\bwas )|(?<=\bis )|(?<=\bwere ))\d{1,2}(?= (?:at the time|when)\b)", re.I)
+        r"|(?:(?<=\bwas )|(?<=\bis )|(?<=\bwere ))\d{1,2}(?= (?:at the time|when)\b)"
+        # "when I turned 40 I ...", "she's 50 and ...": a bare number after a turn or a person's
+        # "is", where no noun follows it (not "turned 40 pages", "he's 6 foot")
+        rf"|{AGE_CUE}\d{{1,3}}(?!\d){NO_NOUN_AFTER}", re.I)
     needs = "number"  # a digit or a number word: "eighteen years of age" holds no digit
 
     def bounds(self, m: re.Match[str]) -> tuple[int, int]:
@@ -45,9 +68,11 @@ class Age(Recognizer):
         return m.start(), m.end()
 
     def validate(self, item: str, text: str, start: int) -> bool:
+        if re.fullmatch(r"\d{1,3}", item):
+            return 1 <= int(item) <= 120  # "she's 50"; "we're 300" is no one's age
         if re.search(r"\d", item):
             return True
-        return bool(re.fullmatch(NUMBER_WORD, item.rsplit("-year", 1)[0].rsplit(" year", 1)[0], re.I))
+        return bool(re.fullmatch(NUMBER_WORD, re.split(r"[- ](?:year|month|week|day)", item, maxsplit=1)[0], re.I))
 
 
 

@@ -31,7 +31,7 @@ class DateOfBirth(Recognizer):
     pattern = re.compile(
         r"(?<!\w)(?:\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}|\d{4}-\d{1,2}-\d{1,2}"
         r"|(?:the )?\d{1,2}(?:st|nd|rd|th)?(?: of)? " + MONTH + r",? \d{4}"
-        r"|" + MONTH + r" \d{1,2}(?:st|nd|rd|th)?,? \d{4})(?!\w)", re.I)
+        r"|" + MONTH + r" (?:the )?\d{1,2}(?:st|nd|rd|th)?,? \d{4})(?!\w)", re.I)
     context = context_re(r"born|birth|dob|d\.o\.b\.?|birthday|birthdate|date of birth")
     context_before = 40
 
@@ -42,7 +42,8 @@ class DateOfBirth(Recognizer):
 _MONTH = MONTH.replace("may|", "may(?!\\w)|")  # the month, never "maybe"
 # "1, 2 and 3 March 1999", "29 November 1996", "the 3rd of May 2001", "3 March" (a year later or never)
 _DAY_MONTH = rf"(?:the )?{DAY}(?:(?:, ?| and | or | to |-|–){DAY})*(?: of)? {_MONTH}"
-_MONTH_DAY = rf"{_MONTH} {DAY}(?:(?:, ?| and |-|–){DAY})*"
+# "March 14", and "September the 30th" as a speaker says it and Whisper writes it
+_MONTH_DAY = rf"{_MONTH} (?:the )?{DAY}(?:(?:, ?| and |-|–){DAY})*"
 # "28 April and 4 May 1993", "30 September/1 October 2002", "July and December 1995": one span,
 # so that the year is read for every date of the list and all of them move alike
 _LIST_SEP = r"(?:, | and |, and |/| to | or |-|–)"
@@ -193,7 +194,7 @@ def moved(original: str, move: Move, rng: random.Random, weekday_shift: int = 0,
     day_month = rf"(?P<days>{DAYS})(?: of)? (?P<month>{MONTH})(?:,? (?P<year>{YEAR}))?"
     patterns: list[tuple[str, Callable[[re.Match[str]], str]]] = [
         (day_month, _day_month(move, _years_of_list(day_month, original))),
-        (rf"(?P<month>{MONTH}) (?P<days>{DAYS})(?:,? (?P<year>{YEAR}))?", _day_month(move, {})),
+        (rf"(?P<month>{MONTH}) (?:the )?(?P<days>{DAYS})(?:,? (?P<year>{YEAR}))?", _day_month(move, {})),
         (rf"(?P<months>{MONTH}(?:{_LIST_SEP}{MONTH})+)(?P<sep>,? )(?P<year>{YEAR})", _months_year(move)),
         (rf"(?P<month>{MONTH})(?P<sep>,? )(?P<year>{YEAR})", _month_year(move)),
         (rf"(?P<year>{YEAR})(?P<tail>s?)(?:(?P<rsep> ?[-–/] ?)(?P<yy>\d\d)(?!\d))?", _years(move)),

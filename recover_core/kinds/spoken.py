@@ -8,9 +8,10 @@ the same labels, so the same operators replace them (through text/spoken.in_word
 * EVENT_DATE: "the fourteenth of march nineteen sixty", "march the fourteenth", "november
   nineteen eighty nine", "in nineteen sixty" (a year said alone only after a word that dates);
 * DATE_OF_BIRTH: the same after "born" (``said_born``): moved with the document's ages;
-* AGE: "forty seven years old", "aged seventy two", "at the age of sixty", "she was seventy two
-  when ...";
-* AMOUNT: "three hundred thousand pounds", "about a million dollars";
+* AGE: "forty seven years old", "six months old", "aged seventy two", "at the age of sixty", "she
+  was seventy two when ...", "she's fifty and ...", "when I turned forty I ...";
+* AMOUNT: "three hundred thousand pounds", "two and a half million euros", "about a million
+  dollars"; without a currency, "eighty grand", "thirty five thousand a year";
 * DURATION: "six months", "twenty five years", "a hundred and twenty days".
 
 A number said digit by digit ("five five five one two") stays SPOKEN_DIGITS'.
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import re
 
+from recover_core.kinds.ages import AGE_CUE, NO_NOUN_AFTER
 from recover_core.kinds.base import QUASI, Recognizer
 from recover_core.kinds.quantities import ROUGHLY, TIME_UNIT
 from recover_core.text.dates import YEAR, said_born
@@ -31,6 +33,7 @@ _ANY_YEAR = rf"(?:{SPOKEN_YEAR}|{YEAR}(?!\d))"
 # Words after which a year said alone dates something ("in nineteen sixty", "since twenty ten")
 _DATING = ("in", "since", "until", "till", "by", "from", "during", "before", "after")
 _EDGE = r"(?<![\w'-])"
+_SCALE = r"(?:thousand|million|billion)(?![\w'])"
 
 
 def _after(words: tuple[str, ...]) -> str:
@@ -86,11 +89,12 @@ class SpokenAge(Recognizer):
     needs = None
     strength = 3  # over a duration ("forty seven years") or digit words on the same words
     pattern = re.compile(
-        rf"{_EDGE}{CARDINAL}[- ]years?[- ]old(?![\w'-])"
+        rf"{_EDGE}{CARDINAL}[- ](?:years?|months?|weeks?|days?)[- ]old(?![\w'-])"
         rf"|{_after(('aged', 'age of', 'age is', 'age was'))}(?:about )?{CARDINAL}(?![\w'-])"
         # "she was seventy two when she sold the house", "he was sixty at the time"
         rf"|{_after(('was', 'is', 'were'))}{CARDINAL}(?= (?:at the time|when)\b)"
-        rf"|{_after(('turned', 'turns', 'turning'))}{CARDINAL}(?![\w'-])", re.I)
+        # "she's fifty and ...", "when I turned forty I ...": as Age's bare figures
+        rf"|{AGE_CUE}{CARDINAL}{NO_NOUN_AFTER}", re.I)
 
     def bounds(self, m: re.Match[str]) -> tuple[int, int]:
         head = re.match(r"(?i)about ", m.group())  # "aged about sixty": the age only
@@ -110,10 +114,36 @@ class SpokenAmount(Recognizer):
     profile = QUASI
     needs = None
     strength = 2
-    pattern = re.compile(rf"{_EDGE}{ROUGHLY}{CARDINAL} {CURRENCY_WORD}(?![\w'-])", re.I)
+    # "two and a half million euros": the half belongs to the sum
+    pattern = re.compile(rf"{_EDGE}{ROUGHLY}{CARDINAL}(?: and a half(?: {_SCALE})?)? {CURRENCY_WORD}(?![\w'-])", re.I)
 
     def validate(self, item: str, text: str, start: int) -> bool:
         return bool(read(item))
+
+
+_NUMBER = rf"(?:\d{{1,3}}(?:,\d{{3}})+|\d+(?:\.\d+)?|{CARDINAL})"
+
+
+class SpokenSum(Recognizer):
+    """A sum as people say it, without a currency: in slang ("eighty grand", "fifty quid",
+    "200 bucks") or as a wage or rent ("thirty five thousand a year", "900 a month"; from a
+    hundred up: "twenty a day" is more likely a count)."""
+
+    label = "AMOUNT"
+    profile = QUASI
+    needs = None
+    strength = 2
+    pattern = re.compile(
+        rf"{_EDGE}{ROUGHLY}{_NUMBER}(?: and a half)?(?: {_SCALE})? (?:grand|quid|bucks)(?![\w'-])"
+        rf"|{_EDGE}{ROUGHLY}{_NUMBER}(?: {_SCALE})?(?= (?:a|an|per) (?:year|month|week)\b)", re.I)
+
+    def validate(self, item: str, text: str, start: int) -> bool:
+        if re.search(r"(?i)(?:grand|quid|bucks)$", item):
+            return True
+        said = read(item)
+        number = said[-1].value if said else float(re.sub(r"[^\d.]", "", item) or 0)
+        scaled = re.search(rf"(?i) {_SCALE}$", item) is not None
+        return scaled or number >= 100
 
 
 class SpokenDuration(Recognizer):
@@ -133,4 +163,4 @@ class SpokenDuration(Recognizer):
 
 
 RECOGNIZERS: tuple[Recognizer, ...] = (SpokenBirthDate(), SpokenBirthYear(), SpokenDate(), SpokenAge(), SpokenAmount(),
-                                       SpokenDuration())
+                                       SpokenSum(), SpokenDuration())
