@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from gradio_client.exceptions import AppError
 import soundfile as sf
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -196,6 +197,13 @@ def test_stock_and_speaker_voice_side_by_side(client):
     assert note.count("mean similarity") == 2
     # the three players' audio, in the session's own folder beside the render's (gone with the session)
     assert [p.name.split("-")[0] for p in played_on_server(client, "voices")] == ["clone", "original", "stock"]
+    # the tab's other conversion, nearer the speaker; a conversion not offered gets a message
+    *_, sims2, note2 = client.predict(table, "entityTagger", "mlm", "substitute", "auto", "knn-cmn",
+                                      api_name="/speech_compare")
+    assert "knn-cmn" in note2 and note2.count("mean similarity") == 2
+    assert [r[2] for r in sims2["data"]] == [r[2] for r in sims["data"]]
+    with pytest.raises(AppError, match="not in the list of choices"):
+        client.predict(table, "entityTagger", "mlm", "substitute", "auto", "world-f0", api_name="/speech_compare")
     # bleep: nothing to compare, said so; no session: a message, never a traceback
     assert "substitutes" in client.predict(table, "entityTagger", "mlm", "bleep", "auto",
                                            api_name="/speech_compare")[-1]

@@ -25,7 +25,8 @@ def render(clip, plan: "Plan", edited, settings: "SpeechSettings", recognizer: "
     """The plan's substitutes as the table shows them, spoken by ``voice``: no retry (every voice
     says the same words) and no second pass (the similarity needs none; the main render checked
     what is heard). The session's plan is left as it was: the render marks a copy."""
-    s = dataclasses.replace(settings, voice=voice, retries=0, second_pass=False)
+    conversion = settings.conversion if voice == "clone" else "world"  # a stock voice is not converted
+    s = dataclasses.replace(settings, voice=voice, conversion=conversion, retries=0, second_pass=False)
     copy = dataclasses.replace(plan, entities=[dataclasses.replace(e) for e in plan.entities])
     return speech_demo.obfuscator(s, recognizer).render(clip, speech_demo.apply_edits(copy, edited))
 

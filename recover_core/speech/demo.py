@@ -29,13 +29,23 @@ MAX_SUBSTITUTE = 60
 _SUBSTITUTE_RE = re.compile(r"^[\w][\w .'’-]*$")
 
 
-def settings(technique: str, filler: str, mode: str, voice: str) -> SpeechSettings:
+# The clone's conversions the Audio tab offers: world (what --voice clone uses) and knn-cmn
+# (nearer the speaker, heard less often: docs/speech_obfuscation.md)
+TAB_CONVERSIONS = ("world", "knn-cmn")
+
+
+def settings(technique: str, filler: str, mode: str, voice: str, conversion: str = "world") -> SpeechSettings:
+    """The tab's choices as settings; ``conversion`` applies to the clone voice and is ignored otherwise."""
     types = ("PERSON", "GPE", "ORG") if "GPE" in technique else ("PERSON",)
     name = technique.split(" ")[0]
     if name not in ("entityTagger", "vocabThres") or filler not in FILLERS or mode not in MODES:
         raise RecoverError("Choose a technique, a filler and a mode from the lists.")
     engine = replace(SPEECH_ENGINE, technique=name, types=types if name == "entityTagger" else None, filler=filler)
-    return SpeechSettings(engine=engine, mode=mode, voice=voice or "auto").check()
+    if (conversion or "world") not in TAB_CONVERSIONS:
+        raise RecoverError(f"Choose a conversion from the list: {', '.join(TAB_CONVERSIONS)}.")
+    voice = voice or "auto"
+    return SpeechSettings(engine=engine, mode=mode, voice=voice,
+                          conversion=conversion or "world" if voice == "clone" else "world").check()
 
 
 @functools.lru_cache(maxsize=8)
