@@ -161,6 +161,28 @@ def _sing(w: str) -> str:
     return w[:-1] if w.endswith("s") and len(w) > 3 else w
 
 
+KINDS = {"date": ("EVENT_DATE", "DATE_OF_BIRTH"), "age": ("AGE",), "amount": ("AMOUNT",), "duration": ("DURATION",)}
+
+
+def _match(marked: Spans, entities: list, values) -> dict[int, int]:
+    """Which entity covers each hand-marked span: one that shares a value with it, else (the
+    first pass misheard the number: "twelve thousand five hundred" written "£1,500") the next
+    one left of its kind, in order."""
+    out: dict[int, int] = {}
+    for n, (span, kind, _) in enumerate(marked):
+        v = set(values(span, years=kind == "date"))
+        k = next((k for k, e in enumerate(entities) if k not in out.values()
+                  and set(values(e.original, years=kind == "date")) & v), None)
+        if k is not None:
+            out[n] = k
+    for n, (_, kind, _) in enumerate(marked):
+        if n not in out:
+            k = next((k for k, e in enumerate(entities) if k not in out.values() and e.label in KINDS[kind]), None)
+            if k is not None:
+                out[n] = k
+    return out
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--set", default="all", choices=("all", *SETS))
@@ -203,14 +225,14 @@ def main() -> None:
                     said_shape = _shapes(said)
                     second = r.second.text if r.second else ""
                     heard_tokens = [_sing(w.strip(".,'")) for w in tokens(_currency_said(second))]
-                    used: set[int] = set()
+                    match = _match(marked, r.entities, spoken.values)
+                    used = set(match.values())
                     row = []
-                    for span, kind, unit in marked:
+                    for n, (span, kind, unit) in enumerate(marked):
                         years = kind == "date"
                         value = spoken.values(span, years=years)
                         heard = spoken.values(second, years=years)
-                        k = next((k for k, e in enumerate(r.entities) if k not in used
-                                  and set(spoken.values(e.original, years=years)) & set(value)), None)
+                        k = match.get(n)
                         t["spans"] += 1
                         cells = [kind]
                         if k is None:

@@ -77,11 +77,17 @@ def test_an_operator_on_figures_takes_and_gives_words():
 
 def test_a_substitute_in_figures_is_written_as_a_person_says_it_for_the_voice():
     assert spoken.say_figures("25 April 1959", "EVENT_DATE") == "the twenty fifth of April nineteen fifty nine"
-    assert spoken.say_figures("April 25, 1959", "EVENT_DATE") == "April the twenty fifth, nineteen fifty nine"
+    # said as written: "the" where the first pass wrote one (a speaker's "june fifth" had become "May the twenty second")
+    assert spoken.say_figures("April 25, 1959", "EVENT_DATE") == "April twenty fifth, nineteen fifty nine"
+    assert spoken.say_figures("June 5th", "EVENT_DATE") == "June fifth"
+    assert spoken.say_figures("September the 30th", "EVENT_DATE") == "September the thirtieth"
     assert spoken.say_figures("48 years old", "AGE") == "forty eight years old"
     assert spoken.say_figures("£400,000", "AMOUNT") == "four hundred thousand pounds"
     assert spoken.say_figures("500,000 pounds", "AMOUNT") == "five hundred thousand pounds"
     assert spoken.say_figures("EUR 2 million", "AMOUNT") == "two million euros"
+    # "$1.2 million" scaled down was said "zero point nine million dollars"
+    assert spoken.say_figures("$0.9 million", "AMOUNT") == "nine hundred thousand dollars"
+    assert spoken.say_figures("$1.2 million", "AMOUNT") == "one point two million dollars"
     assert spoken.say_figures("eight months", "DURATION") == "eight months"
 
 

@@ -267,6 +267,18 @@ def _say_number(figures: str) -> str:
     return re.sub(r" and\b", "", num2words(int(plain)).replace(",", "")).replace("-", " ")
 
 
+_SCALES = {" thousand": 10 ** 3, " million": 10 ** 6, " billion": 10 ** 9}
+
+
+def _say_scaled(figures: str, scale: str | None) -> str:
+    """A number with its scale word as a person says it: "1.2 million" is "one point two
+    million", but "0.9 million" (a sum of 1.2 million scaled down) is "nine hundred thousand"."""
+    if scale and float(figures.replace(",", "")) < 1:
+        whole = round(float(figures.replace(",", "")) * _SCALES[scale])
+        return re.sub(r" and\b", "", num2words(whole).replace(",", "")).replace("-", " ")
+    return _say_number(figures) + (scale or "")
+
+
 def say_figures(text: str, label: str) -> str:
     """``text`` (a substitute) with its figures said as a person says them: a date's day as an
     ordinal ("the twenty fifth of April nineteen fifty nine"), a year as a year, a sum with its
@@ -278,14 +290,16 @@ def say_figures(text: str, label: str) -> str:
     if label in ("EVENT_DATE", "DATE_OF_BIRTH"):
         out = re.sub(rf"(?i)(?<![\w/.-])(the )?(\d{{1,2}})(?:st|nd|rd|th)?(?: of)? ({_MONTH_NAME})",
                      lambda m: f"{m[1] or 'the '}{say(int(m[2]), 'ordinal')} of {m[3]}", out)
-        out = re.sub(rf"({_MONTH_NAME}) (?:the )?(\d{{1,2}})(?:st|nd|rd|th)?(?![\d/.-])",
-                     lambda m: f"{m[1]} the {say(int(m[2]), 'ordinal')}", out)
+        # "March 21" is "March twenty first": Whisper writes "the" where it heard one ("September
+        # the 30th"), and most often none where none was said ("June 5th" for "june fifth")
+        out = re.sub(rf"({_MONTH_NAME}) (the )?(\d{{1,2}})(?:st|nd|rd|th)?(?![\d/.-])",
+                     lambda m: f"{m[1]} {m[2] or ''}{say(int(m[3]), 'ordinal')}", out)
         out = re.sub(r"(?<![\d/.-])((?:1[6-9]|20)\d\d)(?![\d/-])", lambda m: say(int(m[1]), "year"), out)
         return out
     sym = "|".join(re.escape(s) for s in _SYMBOLS)
     codes = "|".join(_CODES)
     money = rf"(?:({sym}) ?|\b({codes}) ?)(\d[\d,]*(?:\.\d+)?)( (?:thousand|million|billion))?(?![\d])"
-    out = re.sub(money, lambda m: (f"{_say_number(m[3])}{m[4] or ''} "
+    out = re.sub(money, lambda m: (f"{_say_scaled(m[3], m[4])} "
                                    f"{_plural(_SYMBOLS.get(m[1] or '') or _CODES[m[2]], 2 if m[4] else float(m[3].replace(',', '')))}"),
                  out)
     out = re.sub(r"(\d[\d,]*(?:\.\d+)?) ?(?:%|per ?cent\b)", lambda m: f"{_say_number(m[1])} percent", out)
