@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 # The stock voices voice="clone" may convert from: espeak's female variant is left out, since
 # the recognizer heard its names 30% of the time (docs/speech_obfuscation.md).
 CLONE_BASES = ("flite-rms", "piper-joe", "flite-slt", "espeak-ng-us")
+CLONE_SHORTLIST = 2  # knn-cmn converts and judges this many bases, the nearest the speaker unconverted
 CHOICE_CHUNK_S = 1.0  # the speaker's other speech is dealt in turn into two halves, in chunks this long
 
 

@@ -2,10 +2,16 @@
 "double four"), numbers read by value in words or figures, and how many checks a render missed."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from recover_core.kinds.spoken_digits import DIGIT_WORDS, REPEATS
-from recover_core.pseudonyms import bare
-from recover_core.speech.plan import DATE_LABELS, Entity, Result
+from recover_core.pseudonyms import TITLES, bare
+from recover_core.speech.plan import DATE_LABELS, NEAR_S, NUMBER_LABELS, Entity, Result
 from recover_core.text import spoken
+from recover_core.text.spans import IDENTIFIER_LABELS
+
+if TYPE_CHECKING:
+    from recover_core.asr.alignment import Word
 
 
 def misses(r: Result) -> tuple[int, int]:
@@ -55,3 +61,33 @@ def heard_by_value(e: Entity, nearby: list[str], substitute: bool) -> bool:
                                                                    for t in e.substitute.split())
         e.unheard = () if e.substitute_heard else (e.substitute,)
     return True
+
+
+def judge(e: Entity, words: list[Word], start: float, end: float, substitute: bool) -> None:
+    """Sets ``e``'s original_heard (and, with ``substitute``, substitute_heard and unheard) from
+    recognized ``words``, by those within ``NEAR_S`` of its place [start, end) in seconds.
+    The second pass judges a render so; ``audition`` judges candidate inserts the same way."""
+    near_words = [w for w in words if w.start < end + NEAR_S and w.end > start - NEAR_S]
+    nearby = [bare(w.word) for w in near_words]
+    if e.label in NUMBER_LABELS:  # as written, for values: "2.5" and "300,000" keep their marks
+        if heard_by_value(e, [w.word for w in near_words], substitute):
+            return
+    if e.label in IDENTIFIER_LABELS and len(digits(e.original.split())) >= 4:
+        # A digit string's substitute says digit words too: what must not be heard is the
+        # original's digits in their order, however written ("five five five one two",
+        # "555-12"), and what must be heard is the substitute's.
+        said = digits(nearby)
+        e.original_heard = digits(e.original.split()) in said
+        if substitute:
+            e.substitute_heard = digits(e.substitute.split()) in said
+            e.unheard = () if e.substitute_heard else (e.substitute,)
+        return
+    near = set(nearby)
+    e.original_heard = any(n in near for n in _name_words(e.original))
+    if substitute:
+        e.unheard = tuple(n for n in _name_words(e.substitute) if n not in near)
+        e.substitute_heard = not e.unheard
+
+
+def _name_words(text: str) -> list[str]:
+    return [bare(t) for t in text.split() if bare(t).rstrip(".") not in TITLES]

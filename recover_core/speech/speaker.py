@@ -131,11 +131,15 @@ def voice_embedding(voice: str) -> np.ndarray | None:
     return embed(*voices.synthesize(voices.PITCH_PHRASE, voice))
 
 
+def ranked(reference: np.ndarray, candidates: list[str]) -> list[str]:
+    """The stock voices, those whose own speech is most like ``reference`` (an embedding) first."""
+    scored = [(similarity(voice_embedding(v), reference), v) for v in candidates]
+    return [v for _, v in sorted(((s, v) for s, v in scored if s is not None), reverse=True)]
+
+
 def nearest(reference: np.ndarray, candidates: list[str]) -> str | None:
     """The stock voice whose own speech is most like ``reference`` (an embedding)."""
-    scored = [(similarity(voice_embedding(v), reference), v) for v in candidates]
-    scored = [(s, v) for s, v in scored if s is not None]
-    return max(scored)[1] if scored else None
+    return next(iter(ranked(reference, candidates)), None)
 
 
 def without(samples: np.ndarray, rate: int, spans: list[tuple[float, float]]) -> np.ndarray:
