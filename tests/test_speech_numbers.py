@@ -4,6 +4,7 @@ substitute said as a person says it. Real models (pocketsphinx, Whisper tiny.en,
 from __future__ import annotations
 
 import dataclasses
+import re
 import subprocess
 from pathlib import Path
 
@@ -99,3 +100,34 @@ def test_a_number_said_as_people_say_it_is_replaced(tmp_path, said, label, unit)
     assert e.label == label
     assert e.original_heard is False and e.substitute_heard is True, r.second.text if r.second else None
     assert e.spoken().endswith(unit) and not any(c.isdigit() for c in e.spoken())  # said in words, with its unit
+
+
+def test_each_reading_of_a_number_in_figures_is_listed():
+    # by the rules of spoken English: a year from 2001 three ways, a "the" Whisper may have dropped
+    got = [" ".join(r) for r in boundaries.readings(["on", "March", "21,", "2004."], 1, 4, date=True)]
+    assert sorted(got) == sorted(["march twenty first two thousand and four", "march twenty first two thousand four",
+                                  "march twenty first twenty oh four", "march the twenty first two thousand and four",
+                                  "march the twenty first two thousand four", "march the twenty first twenty oh four"])
+    assert boundaries.readings(["was", "72"], 1, 2) == [["seventy", "two"]]  # nothing to choose
+    assert boundaries.readings(["in", "1989"], 1, 2, date=True) == [["nineteen", "eighty", "nine"]]
+
+
+MONTH_DAY = r"[A-Z][a-z]+ [a-z]+(?: [a-z]+)?,?"  # "January third," (the substitute's month and day)
+THE_DAY = r"[A-Z][a-z]+ the [a-z]+(?: [a-z]+)?,?"  # "March the twenty ninth,"
+
+
+@pytest.mark.parametrize("said, form", [
+    # Whisper writes "December 24, 2010" / "March 21, 2004" for each: the substitute was said
+    # "twenty ten" for a speaker's "two thousand and ten", and lost a said "the"
+    ("he died on december twenty fourth two thousand and ten", rf"{MONTH_DAY} two thousand and [a-z]+"),
+    ("he died on december twenty fourth twenty ten", rf"{MONTH_DAY} twenty [a-z]+(?: [a-z]+)?"),
+    ("we moved in on march the twenty first two thousand and four", rf"{THE_DAY} two thousand and [a-z]+"),
+])
+def test_a_substitute_date_is_said_in_the_speakers_style(tmp_path, said, form):
+    so = SpeechObfuscator(SpeechSettings(engine=dataclasses.replace(SPEECH_ENGINE, protect="quasi"), retries=0),
+                          key=b"b" * 32)
+    (e,) = so.find(flite(tmp_path, said)).entities
+    assert e.label == "EVENT_DATE" and any(c.isdigit() for c in e.substitute)  # written in figures
+    assert re.fullmatch(form, e.spoken()), e.spoken()
+    # the speaker's words are memory only: never in a repr or the manifest
+    assert e.said and e.said not in repr(e) and e.said not in str(e.public())

@@ -91,6 +91,23 @@ def test_a_substitute_in_figures_is_written_as_a_person_says_it_for_the_voice():
     assert spoken.say_figures("eight months", "DURATION") == "eight months"
 
 
+def test_a_substitute_date_is_said_in_the_style_the_speaker_said_the_original():
+    say = spoken.say_figures
+    # a year from 2001 with "thousand" (and "and") as said, or in halves; before 2000 always in halves
+    assert say("June 16th, 2012", "EVENT_DATE", "december twenty fourth two thousand and ten") == \
+        "June sixteenth, two thousand and twelve"
+    assert say("2014", "EVENT_DATE", "two thousand twelve") == "two thousand fourteen"
+    assert say("2014", "EVENT_DATE", "twenty twelve") == "twenty fourteen"
+    assert say("2007", "EVENT_DATE", "twenty oh four") == "twenty oh seven"
+    assert say("1994", "EVENT_DATE", "two thousand and ten") == "nineteen ninety four"
+    # "the" (and "of") only where said, though Whisper dropped it
+    assert say("May 14", "EVENT_DATE", "march the twenty first") == "May the fourteenth"
+    assert say("May 14", "EVENT_DATE", "march twenty first") == "May fourteenth"
+    assert say("23 April", "EVENT_DATE", "ninth november") == "twenty third April"
+    assert say("23 April", "EVENT_DATE", "the ninth of november") == "the twenty third of April"
+    assert say("23 April", "EVENT_DATE") == "the twenty third of April"  # unknown: as a person mostly says it
+
+
 def test_a_second_pass_is_read_by_value_whatever_its_form():
     assert spoken.values("on the 25th April, 1969.", years=True) == [25, 1969]
     assert spoken.values("the twenty fifth of april nineteen sixty nine", years=True) == [25, 1969]

@@ -232,3 +232,126 @@ def _refine(samples: np.ndarray, words: list[Word], first: int, last: int, rate:
     start = quietest(samples, start, rate, out, into)
     end = quietest(samples, end, rate, into, out)
     return Edges(start, max(end, start + 0.05), method)
+
+
+# --- how a number in figures was said ------------------------------------------------------
+# Whisper's figures lose how a number was said: "2010" may have been "two thousand and ten",
+# "two thousand ten" or "twenty ten", and "March 21" may have been "march the twenty first"
+# (it most often drops that "the"). The substitute should be said the speaker's way, so each
+# reading is force-aligned over the span's audio and the one pocketsphinx scores best is kept.
+MAX_READINGS = 16  # a date with a year and a day of both orders has 12; more is not a date
+
+
+def _year_readings(value: int) -> list[list[str]]:
+    """The ways a year from 2001 to 2099 is said: "two thousand and ten", "two thousand ten",
+    "twenty ten" (for 2001-2009 "twenty oh five"). Before 2000 a year is said in two halves
+    only ("nineteen eighty"), so there is nothing to choose."""
+    from recover_core.text import spoken as said
+
+    if not 2001 <= value <= 2099:
+        return []
+    rest = said.say(value - 2000, "cardinal").split()
+    pair = ["twenty", "oh", *rest] if value < 2010 else ["twenty", *rest]
+    return [["two", "thousand", "and", *rest], ["two", "thousand", *rest], pair]
+
+
+def _is_day(token: str) -> bool:
+    core = token.strip(".,;:!?\"'()").lower()
+    m = _ORDINAL.fullmatch(core)
+    day = int(m[1]) if m else int(core) if core.isdigit() and len(core) <= 2 else 0
+    return 1 <= day <= 31
+
+
+def readings(words: list[str], first: int, last: int, date: bool = False) -> list[list[str]]:
+    """Each way a speaker may have said ``words[first:last]`` (a span holding figures; the
+    rest of ``words`` is context) as CMUdict words, ``said_as``'s reading first. Where there
+    is one reading only (no year after 2000, no day of a month), that one.
+
+    The choices follow how English numbers are said, not any list of phrases: a year from
+    2001 in a date (``date``: the span is a date) is said with "thousand" and "and", with
+    "thousand" alone, or in two halves; a day after its month may have "the" before it
+    ("march the twenty first"); a day before its month may have "the" before it and "of"
+    after it ("the twenty first of march"), unless the transcript already has them."""
+    from recover_core.text import spoken as said
+
+    groups = said_as(words)
+    low = [spoken(w) for w in words]
+    options: list[list[list[str]]] = []
+    for i in range(first, last):
+        own = [groups[i]]
+        core = words[i].strip(".,;:!?\"'()")
+        if any(c.isdigit() for c in core):
+            year = core.isdigit() and len(core) == 4 and 1100 <= int(core) <= 2099
+            if year and date:  # in a date it is a year, whatever its neighbours
+                own = _year_readings(int(core)) or [said.say(int(core), "year").split()]
+            elif year and groups[i] != said_as([core])[0]:  # said_as took it for a year by its neighbours
+                own += [r for r in _year_readings(int(core)) if r != groups[i]]
+            if _is_day(words[i]):
+                prev, nxt = (low[i - 1] if i else ""), (low[i + 1] if i + 1 < len(words) else "")
+                if prev in _MONTHS:
+                    own += [["the", *g] for g in own]
+                elif nxt in _MONTHS:
+                    if prev != "the":
+                        own += [["the", *g] for g in own]
+                    own += [[*g, "of"] for g in own]
+        options.append(own)
+    out: list[list[str]] = [[]]
+    for own in options:
+        out = [r + g for r in out for g in own]
+        if len(out) > MAX_READINGS:
+            return [[t for g in groups[first:last] for t in g]]  # not a number as people say one
+    return out
+
+
+def _score(samples: np.ndarray, tokens: list[str]) -> float | None:
+    """pocketsphinx's path score for ``tokens`` forced onto 16 kHz ``samples`` (a probability
+    scaled as its log domain gives it: higher is a better fit), or None where there is no path.
+    Each reading is aligned over the same audio, so the scores compare; the aligner charges
+    no penalty per word, so a reading with a word never said loses by the audio alone."""
+    if not tokens or any(t not in _dictionary() for t in tokens):
+        return None
+    pcm = (np.clip(samples, -1, 1) * 32767).astype(np.int16).tobytes()
+    with _LOCK:
+        d = _decoder()
+        d.set_align_text(" ".join(tokens))
+        d.start_utt()
+        d.process_raw(pcm, full_utt=True)
+        d.end_utt()
+        hyp = d.hyp()
+    return None if hyp is None else hyp.score
+
+
+EDGE_PAD_S = 0.05  # around a window whose edges are aligned word boundaries
+
+
+def said_in(samples: np.ndarray, words: list[Word], first: int, last: int, date: bool = False,
+            whole: Alignment = None, rate: int = 16000) -> str | None:
+    """The words a speaker said for ``words[first:last]`` (a span Whisper wrote in figures),
+    chosen among ``readings`` by forced alignment over the span and two neighbours each side
+    (then one, then none: CMUdict may lack a neighbour); None where there is one reading
+    only or none aligns. The result holds the original's words: memory only.
+
+    ``whole``, the transcript's alignment where there is one, puts the window's edges at its
+    neighbours' word boundaries: a window cut at Whisper's times holds parts of words its
+    text does not name, and measured worse (a "the" was found in "december twenty fourth")."""
+    texts = [w.word for w in words]
+    options = readings(texts, first, last, date)
+    if len(options) < 2:
+        return None
+    groups = said_as(texts)
+    for k in (2, 1, 0):
+        lo, hi = max(0, first - k), min(len(words), last + k)
+        left = [t for g in groups[lo:first] for t in g]
+        right = [t for g in groups[last:hi] for t in g]
+        if whole is not None:
+            # the recording's own ends where the window reaches them: the aligner takes silence
+            t0 = whole[lo][0] - EDGE_PAD_S if lo else 0.0
+            t1 = whole[hi - 1][1] + EDGE_PAD_S if hi < len(words) else len(samples) / rate
+        else:
+            t0, t1 = words[lo].start - WINDOW_PAD_S, words[hi - 1].end + WINDOW_PAD_S
+        window = samples[int(max(0.0, t0) * rate):int(min(len(samples) / rate, t1) * rate)]
+        scores = [_score(window, left + r + right) for r in options]
+        if any(s is not None for s in scores):
+            best = max(range(len(options)), key=lambda j: -1.0 if scores[j] is None else scores[j])
+            return " ".join(options[best])
+    return None

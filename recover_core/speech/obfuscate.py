@@ -30,7 +30,7 @@ from recover_core.filling.base import Fill, Filled, MaskInput
 from recover_core.obfuscator import Obfuscator
 from recover_core.speech import boundaries, heard, speaker, splice, voices
 from recover_core.speech.clone import CLONE_BASES, CLONE_SHORTLIST, SpeakerCache
-from recover_core.speech.plan import (NUMBER_LABELS, RESPOKEN, VOICE_CHOICES, Entity, Plan,
+from recover_core.speech.plan import (DATE_LABELS, NUMBER_LABELS, RESPOKEN, VOICE_CHOICES, Entity, Plan,
                                      Result, SpeechSettings)
 from recover_core.pseudonyms import TITLES, Pseudonyms, bare
 from recover_core.pseudonyms.key import new_key
@@ -166,6 +166,11 @@ class SpeechObfuscator:
             entity = Entity(first, last, rep.label, original.text, rep.substitute, edges.start, edges.end,
                             edges.method, min(w.probability for w in words[first:last]), suffix,
                             candidates=[c.word for c in rep.candidates])
+            if rep.label in NUMBER_LABELS and any(c.isdigit() for w in words[first:last] for c in w.word):
+                # the figures do not say how the number was said ("2010": "twenty ten" or "two
+                # thousand and ten"); the audio does, and the substitute is said the same way
+                entity.said = boundaries.said_in(clip.samples, words, first, last,
+                                                 date=rep.label in DATE_LABELS, whole=whole) or ""
             if wider and any(carried[i]):
                 lead, trail = carried[i]
                 entity.lead = bare(words[first - 1].word) if lead else ""

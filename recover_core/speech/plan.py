@@ -124,16 +124,22 @@ class Entity:
     # cosine of the insert's speaker embedding to the speaker's other speech (speech/speaker.py);
     # None in bleep or silence mode, or where the encoder is not installed
     similarity: float | None = None
+    # A number Whisper wrote in figures, as the speaker said it ("two thousand and ten" for
+    # "2010", "march the twenty first" for "March 21"; boundaries.said_in, by the audio): the
+    # substitute is said in that style. The original's words: memory only, never in a repr,
+    # public() or a log. "" where there was nothing to choose (the figures say it all).
+    said: str = field(default="", repr=False)
 
     def spoken(self) -> str:
         """What the voice says in substitute mode. A number's substitute, mostly in figures as
         Whisper wrote the original, is said as a person says it: a voice reads "14 March 1958"
-        as "fourteen march one thousand nine hundred ...", and "£400,000" without its currency."""
+        as "fourteen march one thousand nine hundred ...", and "£400,000" without its currency;
+        a date in the style the speaker said the original in (``said``)."""
         sub = self.substitute
         if self.label in NUMBER_LABELS:
             from recover_core.text.spoken import say_figures
 
-            sub = say_figures(sub, self.label)
+            sub = say_figures(sub, self.label, self.said)
         return " ".join(w for w in (self.lead, sub + self.suffix, self.trail) if w)
 
     def cut_edges(self, mode: str) -> tuple[float, float]:

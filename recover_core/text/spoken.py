@@ -279,22 +279,47 @@ def _say_scaled(figures: str, scale: str | None) -> str:
     return _say_number(figures) + (scale or "")
 
 
-def say_figures(text: str, label: str) -> str:
+def _say_year(value: int, like: str) -> str:
+    """A year said in the style of ``like`` (the speaker's words, lower case; "" unknown): from
+    2001 to 2099 with "thousand" where they said it ("two thousand and twelve", "and" only if
+    they said one), in two halves where they did not ("twenty twelve", "twenty oh five").
+    Before 2000 a year is said in halves whatever the style: "one thousand nine hundred and
+    eighty", no one says."""
+    if 2001 <= value <= 2099 and (m := re.search(r"\btwo thousand(?: and)?", like)):
+        return say(value, "year", m.group() + " x")
+    if 2001 <= value <= 2009 and re.search(r"\btwenty oh\b", like):
+        return "twenty oh " + say(value - 2000, "cardinal")
+    return say(value, "year")
+
+
+def say_figures(text: str, label: str, like: str = "") -> str:
     """``text`` (a substitute) with its figures said as a person says them: a date's day as an
     ordinal ("the twenty fifth of April nineteen fifty nine"), a year as a year, a sum with its
-    currency named after it ("£400,000" -> "four hundred thousand pounds"), any other number as
-    a cardinal ("forty eight years old"). Text without figures comes back as it is."""
+    currency named after it ("£400,000" -> "four hundred thousand pounds"), any other as a
+    cardinal ("forty eight years old"). Text without figures comes back as it is.
+
+    ``like``: the words the speaker said for the original, where known (the audio tells what
+    the figures do not, ``speech.boundaries.said_in``). A date is then said in its style: a
+    year from 2001 with "thousand" ("two thousand and twelve") or in two halves ("twenty
+    twelve"); "the" before the day, and "of" after it, only where the speaker said them."""
     if not re.search(r"\d", text):
         return text
     out = text
     if label in ("EVENT_DATE", "DATE_OF_BIRTH"):
+        low = like.lower()
+        # a day before its month: "the" and "of" as said; as a person mostly says it when unknown
+        the = "the " if not like or re.search(rf"\bthe (?:[a-z]+ ){{1,2}}(?:of )?{_MONTH_NAME}", low) else ""
+        of = "of " if not like or re.search(rf"\bof {_MONTH_NAME}", low) else ""
         out = re.sub(rf"(?i)(?<![\w/.-])(the )?(\d{{1,2}})(?:st|nd|rd|th)?(?: of)? ({_MONTH_NAME})",
-                     lambda m: f"{m[1] or 'the '}{say(int(m[2]), 'ordinal')} of {m[3]}", out)
+                     lambda m: f"{m[1] or the}{say(int(m[2]), 'ordinal')} {of}{m[3]}", out)
         # "March 21" is "March twenty first": Whisper writes "the" where it heard one ("September
-        # the 30th"), and most often none where none was said ("June 5th" for "june fifth")
+        # the 30th"), and most often none where none was said ("June 5th" for "june fifth"); the
+        # speaker's own words, where known, decide (Whisper drops a said "the" too)
+        after_month = None if not like else bool(re.search(rf"{_MONTH_NAME} the ", low))
         out = re.sub(rf"({_MONTH_NAME}) (the )?(\d{{1,2}})(?:st|nd|rd|th)?(?![\d/.-])",
-                     lambda m: f"{m[1]} {m[2] or ''}{say(int(m[3]), 'ordinal')}", out)
-        out = re.sub(r"(?<![\d/.-])((?:1[6-9]|20)\d\d)(?![\d/-])", lambda m: say(int(m[1]), "year"), out)
+                     lambda m: f"{m[1]} {('the ' if after_month else '') if after_month is not None else m[2] or ''}"
+                               f"{say(int(m[3]), 'ordinal')}", out)
+        out = re.sub(r"(?<![\d/.-])((?:1[6-9]|20)\d\d)(?![\d/-])", lambda m: _say_year(int(m[1]), low), out)
         return out
     sym = "|".join(re.escape(s) for s in _SYMBOLS)
     codes = "|".join(_CODES)
