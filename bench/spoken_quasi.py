@@ -14,7 +14,8 @@ Per span, against that hand marking:
 - substitute heard: the substitute's value is heard, in a row;
 - form kept: the words the voice says, read as a shape (a number run is N, an ordinal run O, a
   month M, figures #, other words as they are: "the ninth of November" is "the O of M"), hold
-  the span's own shape where the substitute is;
+  the span's own shape where the substitute is; in a date, a year's "thousand" and "and" count
+  ("two thousand and six" is not "twenty oh six");
 - unit kept: the span's unit ("pounds", "years old") is heard in the second pass.
 
 Prints per utterance its set, voice and index, and per span the kind, the label found, the
@@ -112,37 +113,46 @@ def tokens(text: str) -> list[str]:
 def shape(words: list[str]) -> list[str]:
     """Each word's class: N (a cardinal run, with its "a"/"and"), O (an ordinal, or a run ending
     in one), M (a month), # (figures), else the word itself."""
-    out: list[str] = []
+    return [c for c, _ in _shapes(words)]
+
+
+def _shapes(words: list[str], date: bool = False) -> list[tuple[str, int]]:
+    """shape() with, for each class, the index of its first word. One pass over the whole
+    list: shaping each prefix instead read the "and" of "two thousand and six" as a word (no
+    number after it yet), so a span "two thousand and N" with words after it was never kept.
+
+    ``date``: a number run is a year, and its form counts: "N thousand and" ("two thousand
+    and ten"), "N thousand" ("two thousand ten") or N ("twenty ten", "nineteen sixty")."""
+    out = _classes(words)
+    if date:
+        ends = [i for _, i in out[1:]] + [len(words)]
+        run = [[x.strip(".,'") for x in words[i:end]] for (_, i), end in zip(out, ends)]
+        out = [(c + "".join(f" {w}" for w in ("thousand", "and") if w in r) if c == "N" else c, i)
+               for (c, i), r in zip(out, run)]
+    return out
+
+
+def _classes(words: list[str]) -> list[tuple[str, int]]:
+    out: list[tuple[str, int]] = []
     for i, raw in enumerate(words):
         w = raw.strip(".,'")
         nxt = words[i + 1].strip(".,'") if i + 1 < len(words) else ""
+        last = out[-1][0] if out else ""
         if any(c.isdigit() for c in w) or w[:1] in "£$€" and w[1:2].isdigit():
             cls = "#"
         elif w in MONTHS:
             cls = "M"
         elif w in ORDINAL:
             cls = "O"
-        elif w in CARDINAL or w in ("a", "and") and out and out[-1] == "N" and nxt in CARDINAL | ORDINAL | {"a"} \
+        elif w in CARDINAL or w in ("a", "and") and last == "N" and nxt in CARDINAL | ORDINAL | {"a"} \
                 or w == "a" and nxt in ("hundred", "thousand", "million", "half", "quarter"):
             cls = "N"
         else:
             cls = w
-        if cls in ("N", "O") and out and out[-1] == "N":
-            out[-1] = cls  # "twenty first" is one ordinal, "two thousand and six" one number
-        elif not (cls == "N" and out and out[-1] == "N"):
-            out.append(cls)
-    return out
-
-
-def _shapes(words: list[str]) -> list[tuple[str, int]]:
-    """shape() with, for each class, the index of its first word."""
-    out: list[tuple[str, int]] = []
-    for i in range(len(words)):
-        s = shape(words[:i + 1])
-        if len(s) > len(out):
-            out.append((s[-1], i))
-        else:
-            out[-1] = (s[-1], out[-1][1])
+        if cls in ("N", "O") and last == "N":
+            out[-1] = (cls, out[-1][1])  # "twenty first" is one ordinal, "two thousand and six" one number
+        elif not (cls == "N" and last == "N"):
+            out.append((cls, i))
     return out
 
 
@@ -222,7 +232,7 @@ def main() -> None:
                     for w in words[at:]:
                         said += tokens(w)
                         owner += [None] * (len(said) - len(owner))
-                    said_shape = _shapes(said)
+                    said_shapes = {date: _shapes(said, date) for date in (False, True)}
                     second = r.second.text if r.second else ""
                     heard_tokens = [_sing(w.strip(".,'")) for w in tokens(_currency_said(second))]
                     match = _match(marked, r.entities, spoken.values)
@@ -244,9 +254,10 @@ def main() -> None:
                             sub = spoken.values(e.substitute, years=years)
                             o_heard = bool(in_a_row(value, heard)) and sub != value
                             s_heard = bool(e.substitute_heard)
-                            form = [c for c, _ in _shapes(tokens(span))]
+                            form = [c for c, _ in _shapes(tokens(span), years)]
+                            said_shape = said_shapes[years]
                             kept = any(any(owner[said_shape[j][1]] == k for j in range(i0, i0 + len(form))
-                                           if said_shape[j][0] in ("N", "O", "M", "#"))
+                                           if said_shape[j][0][:1] in ("N", "O", "M", "#"))
                                        for i0 in in_a_row(form, [c for c, _ in said_shape]))
                             t["found"] += 1
                             t["substitute heard"] += s_heard
