@@ -118,13 +118,9 @@ def _decoder():
     return Decoder(samprate=16000, bestpath=False, loglevel="FATAL")
 
 
-def align(samples: np.ndarray, words: list[str], offset: float) -> list[tuple[float, float]] | None:
-    """(start, end) of each word in 16 kHz ``samples`` (times shifted by ``offset``), or None
-    when a word is not in the dictionary or alignment finds no path."""
-    groups = said_as(words)
-    tokens = [t for g in groups for t in g]
-    if not tokens or any(t not in _dictionary() for t in tokens):
-        return None
+def _forced(samples: np.ndarray, tokens: list[str]) -> tuple[list, float | None]:
+    """``tokens`` forced onto 16 kHz ``samples`` by pocketsphinx: its segments (words and
+    silences, in 10 ms frames) and its path score; ([], None) where there is no path."""
     pcm = (np.clip(samples, -1, 1) * 32767).astype(np.int16).tobytes()
     with _LOCK:
         d = _decoder()
@@ -132,9 +128,20 @@ def align(samples: np.ndarray, words: list[str], offset: float) -> list[tuple[fl
         d.start_utt()
         d.process_raw(pcm, full_utt=True)
         d.end_utt()
-        seg = d.seg()
-        found = [] if seg is None else [(s.start_frame / 100 + offset, (s.end_frame + 1) / 100 + offset) for s in seg
-                                         if not s.word.startswith("<") and not s.word.startswith("[")]
+        seg, hyp = d.seg(), d.hyp()
+        return ([] if seg is None else list(seg)), (None if hyp is None else hyp.score)
+
+
+def align(samples: np.ndarray, words: list[str], offset: float) -> list[tuple[float, float]] | None:
+    """(start, end) of each word in 16 kHz ``samples`` (times shifted by ``offset``), or None
+    when a word is not in the dictionary or alignment finds no path."""
+    groups = said_as(words)
+    tokens = [t for g in groups for t in g]
+    if not tokens or any(t not in _dictionary() for t in tokens):
+        return None
+    seg, _ = _forced(samples, tokens)
+    found = [(s.start_frame / 100 + offset, (s.end_frame + 1) / 100 + offset) for s in seg
+             if not s.word.startswith("<") and not s.word.startswith("[")]
     if len(found) != len(tokens):
         return None
     out, at = [], 0
@@ -310,15 +317,7 @@ def _score(samples: np.ndarray, tokens: list[str]) -> float | None:
     no penalty per word, so a reading with a word never said loses by the audio alone."""
     if not tokens or any(t not in _dictionary() for t in tokens):
         return None
-    pcm = (np.clip(samples, -1, 1) * 32767).astype(np.int16).tobytes()
-    with _LOCK:
-        d = _decoder()
-        d.set_align_text(" ".join(tokens))
-        d.start_utt()
-        d.process_raw(pcm, full_utt=True)
-        d.end_utt()
-        hyp = d.hyp()
-    return None if hyp is None else hyp.score
+    return _forced(samples, tokens)[1]
 
 
 EDGE_PAD_S = 0.05  # around a window whose edges are aligned word boundaries
