@@ -131,3 +131,20 @@ def test_a_substitute_date_is_said_in_the_speakers_style(tmp_path, said, form):
     assert re.fullmatch(form, e.spoken()), e.spoken()
     # the speaker's words are memory only: never in a repr or the manifest
     assert e.said and e.said not in repr(e) and e.said not in str(e.public())
+
+
+def test_a_year_said_long_is_cut_whole_and_said_long(tmp_path):
+    """Whisper writes "2010" for "two thousand and ten". The reading was chosen in a window
+    whose edges came from the default reading ("twenty ten"), so "twenty ten" won, the cut
+    ended after "two thousand" and the output said "in 2007 and 10". The whole recording
+    chooses the reading now, and the cut follows the words said."""
+    so = SpeechObfuscator(SpeechSettings(engine=dataclasses.replace(SPEECH_ENGINE, protect="quasi"), retries=0),
+                          key=b"b" * 32)
+    clip = flite(tmp_path, "my daughter turned forty in two thousand and ten, and on march the twenty first "
+                           "two thousand and four we paid for the flat")
+    plan = so.find(clip)
+    (year,) = [e for e in plan.entities if e.label == "EVENT_DATE" and "," not in e.substitute]
+    assert year.spoken().startswith("two thousand and "), year.spoken()
+    r = so.render(clip, plan)
+    assert not re.search(r"\b(?:10|ten)\b", r.second.text.lower()), r.second.text  # nothing of the original left
+    assert year.substitute_heard and not year.original_heard

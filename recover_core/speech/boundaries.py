@@ -132,10 +132,18 @@ def _forced(samples: np.ndarray, tokens: list[str]) -> tuple[list, float | None]
         return ([] if seg is None else list(seg)), (None if hyp is None else hyp.score)
 
 
-def align(samples: np.ndarray, words: list[str], offset: float) -> list[tuple[float, float]] | None:
+Said = dict[tuple[int, int], list[str]]  # (first, last) word range -> the words the speaker said for it
+
+
+def align(samples: np.ndarray, words: list[str], offset: float,
+          said: Said | None = None) -> list[tuple[float, float]] | None:
     """(start, end) of each word in 16 kHz ``samples`` (times shifted by ``offset``), or None
-    when a word is not in the dictionary or alignment finds no path."""
+    when a word is not in the dictionary or alignment finds no path. ``said``: word ranges
+    whose spoken words are known (``said_in``), aligned as said; the range's first word then
+    holds them all and its other words end where it does."""
     groups = said_as(words)
+    for (first, last), tokens in (said or {}).items():
+        groups[first:last] = [list(tokens)] + [[] for _ in range(first + 1, last)]
     tokens = [t for g in groups for t in g]
     if not tokens or any(t not in _dictionary() for t in tokens):
         return None
@@ -144,9 +152,10 @@ def align(samples: np.ndarray, words: list[str], offset: float) -> list[tuple[fl
              if not s.word.startswith("<") and not s.word.startswith("[")]
     if len(found) != len(tokens):
         return None
-    out, at = [], 0
+    out: list[tuple[float, float]] = []
+    at = 0
     for g in groups:  # a word said as several spans from its first's start to its last's end
-        out.append((found[at][0], found[at + len(g) - 1][1]))
+        out.append((found[at][0], found[at + len(g) - 1][1]) if g else (out[-1][1], out[-1][1]))
         at += len(g)
     return out
 
@@ -183,9 +192,10 @@ def _aligned(samples: np.ndarray, words: list[Word], first: int, last: int, rate
 Alignment = list[tuple[float, float]] | None
 
 
-def align_transcript(samples: np.ndarray, words: list[Word]) -> Alignment:
-    """Every word's (start, end) by forced alignment of the whole transcript, or None."""
-    return align(samples, [w.word for w in words], 0.0)
+def align_transcript(samples: np.ndarray, words: list[Word], said: Said | None = None) -> Alignment:
+    """Every word's (start, end) by forced alignment of the whole transcript, or None;
+    ``said`` as for ``align``."""
+    return align(samples, [w.word for w in words], 0.0, said)
 
 
 def refine_many(samples: np.ndarray, words: list[Word], spans: list[tuple[int, int]],
@@ -338,7 +348,10 @@ def said_in(samples: np.ndarray, words: list[Word], first: int, last: int, date:
     if len(options) < 2:
         return None
     groups = said_as(texts)
-    for k in (2, 1, 0):
+    # The whole recording first: a window's edges come from an alignment made with the
+    # default reading, and where the speaker said more ("two thousand and ten" for "twenty
+    # ten") they fall inside the number, which then fits the shorter reading best.
+    for k in (len(words), 2, 1, 0):
         lo, hi = max(0, first - k), min(len(words), last + k)
         left = [t for g in groups[lo:first] for t in g]
         right = [t for g in groups[last:hi] for t in g]

@@ -155,6 +155,15 @@ class SpeechObfuscator:
         spans = [(first, last) for _, _, first, last, _ in groups]
         carried = _respoken(words, spans) if self.settings.respeak and self.settings.mode == "substitute" else None
         whole = boundaries.align_transcript(clip.samples, words)
+        # A number in figures does not say how it was said ("2010": "twenty ten" or "two
+        # thousand and ten"); the audio does. The substitute is said the same way, and the
+        # cut follows the words said, not the figures' default reading.
+        said = {(first, last): r for (_, _, first, last, _), rep in zip(groups, chosen.replacements)
+                if rep.label in NUMBER_LABELS and any(c.isdigit() for w in words[first:last] for c in w.word)
+                and (r := boundaries.said_in(clip.samples, words, first, last, date=rep.label in DATE_LABELS,
+                                             whole=whole))}
+        if said:
+            whole = boundaries.align_transcript(clip.samples, words, {k: v.split() for k, v in said.items()}) or whole
         cuts = boundaries.refine_many(clip.samples, words, spans, whole=whole)
         wider = (boundaries.refine_many(clip.samples, words, [(f - a, l + b) for (f, l), (a, b) in zip(spans, carried)],
                                         whole=whole, outward=False) if carried and any(map(any, carried)) else None)
@@ -166,11 +175,7 @@ class SpeechObfuscator:
             entity = Entity(first, last, rep.label, original.text, rep.substitute, edges.start, edges.end,
                             edges.method, min(w.probability for w in words[first:last]), suffix,
                             candidates=[c.word for c in rep.candidates])
-            if rep.label in NUMBER_LABELS and any(c.isdigit() for w in words[first:last] for c in w.word):
-                # the figures do not say how the number was said ("2010": "twenty ten" or "two
-                # thousand and ten"); the audio does, and the substitute is said the same way
-                entity.said = boundaries.said_in(clip.samples, words, first, last,
-                                                 date=rep.label in DATE_LABELS, whole=whole) or ""
+            entity.said = said.get((first, last), "")
             if wider and any(carried[i]):
                 lead, trail = carried[i]
                 entity.lead = bare(words[first - 1].word) if lead else ""
