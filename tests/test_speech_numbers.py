@@ -109,6 +109,11 @@ def test_each_reading_of_a_number_in_figures_is_listed():
                                   "march twenty first twenty oh four", "march the twenty first two thousand and four",
                                   "march the twenty first two thousand four", "march the twenty first twenty oh four"])
     assert boundaries.readings(["was", "72"], 1, 2) == [["seventy", "two"]]  # nothing to choose
+    # a number over a hundred with and without "and", "a hundred" for "one hundred"
+    assert [" ".join(r) for r in boundaries.readings(["paid", "£250,000"], 1, 2)] == [
+        "two hundred fifty thousand pounds", "two hundred and fifty thousand pounds"]
+    assert len(boundaries.readings(["paid", "150"], 1, 2)) == 4
+    assert boundaries.readings(["paid", "£300,000"], 1, 2) == [["three", "hundred", "thousand", "pounds"]]
     assert boundaries.readings(["in", "1989"], 1, 2, date=True) == [["nineteen", "eighty", "nine"]]
 
 
@@ -148,3 +153,15 @@ def test_a_year_said_long_is_cut_whole_and_said_long(tmp_path):
     r = so.render(clip, plan)
     assert not re.search(r"\b(?:10|ten)\b", r.second.text.lower()), r.second.text  # nothing of the original left
     assert year.substitute_heard and not year.original_heard
+
+
+@pytest.mark.parametrize("said, british", [("we paid two hundred and fifty thousand pounds for the flat", True),
+                                           ("we paid two hundred fifty thousand pounds for the flat", False)])
+def test_a_substitute_sum_is_said_with_and_where_the_speaker_said_it(tmp_path, said, british):
+    so = SpeechObfuscator(SpeechSettings(engine=dataclasses.replace(SPEECH_ENGINE, protect="quasi"), retries=0),
+                          key=b"b" * 32)
+    (e,) = so.find(flite(tmp_path, said)).entities
+    assert e.label == "AMOUNT" and e.spoken().endswith("pounds"), e.spoken()
+    if re.search(r"hundred [a-z]", e.spoken()) and not re.search(r"hundred thousand", e.spoken()):
+        assert (" hundred and " in e.spoken()) == british, e.spoken()
+    assert ("and" in e.said.split()) == british

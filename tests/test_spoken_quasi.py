@@ -108,6 +108,14 @@ def test_a_substitute_date_is_said_in_the_style_the_speaker_said_the_original():
     assert say("23 April", "EVENT_DATE") == "the twenty third of April"  # unknown: as a person mostly says it
 
 
+def test_a_substitute_sum_is_said_with_and_and_a_as_the_speaker_said_them():
+    say = spoken.say_figures
+    assert say("£190,000", "AMOUNT", "two hundred and fifty thousand pounds") == "one hundred and ninety thousand pounds"
+    assert say("£190,000", "AMOUNT", "two hundred fifty thousand pounds") == "one hundred ninety thousand pounds"
+    assert say("£175", "AMOUNT", "a hundred and fifty pounds") == "a hundred and seventy five pounds"
+    assert say("£175", "AMOUNT") == "one hundred seventy five pounds"  # unknown: as before
+
+
 def test_a_second_pass_is_read_by_value_whatever_its_form():
     assert spoken.values("on the 25th April, 1969.", years=True) == [25, 1969]
     assert spoken.values("the twenty fifth of april nineteen sixty nine", years=True) == [25, 1969]

@@ -45,6 +45,8 @@ _WORD = re.compile(r"[^a-z0-9']+")
 _MONTHS = frozenset("january february march april may june july august september october november december".split())
 _DATING = frozenset({"in", "since", "until", "till", "by", "from", "during", "before", "after", "born", "of"})
 _DIGITS = "zero one two three four five six seven eight nine".split()
+_NUMBER_WORDS = frozenset(_DIGITS[1:] + ("ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen "
+                                          "nineteen twenty thirty forty fifty sixty seventy eighty ninety").split())
 _ORDINAL = re.compile(r"(\d{1,2})(?:st|nd|rd|th)")
 
 
@@ -272,6 +274,24 @@ def _year_readings(value: int) -> list[list[str]]:
     return [["two", "thousand", "and", *rest], ["two", "thousand", *rest], pair]
 
 
+_SCALE_WORDS = frozenset({"thousand", "million", "billion"})
+
+
+def _cardinal_readings(group: list[str]) -> list[list[str]]:
+    """The ways a number over a hundred is said besides ``group`` (its words without "and"):
+    with "and" after each "hundred" that has tens or units after it ("two hundred and fifty
+    thousand"), and "a hundred" for a leading "one hundred"; [] where there is nothing else."""
+    out = [group]
+    hundreds = [j for j, w in enumerate(group[:-1]) if w == "hundred" and group[j + 1] not in _SCALE_WORDS | {"and"}
+                and group[j + 1] in _NUMBER_WORDS]
+    if hundreds:
+        with_and = [t for j, w in enumerate(group) for t in ([w, "and"] if j in hundreds else [w])]
+        out.append(with_and)
+    if group[:2] in (["one", "hundred"], ["one", "thousand"]):
+        out += [["a", *g[1:]] for g in out]
+    return out[1:]
+
+
 def _is_day(token: str) -> bool:
     core = token.strip(".,;:!?\"'()").lower()
     m = _ORDINAL.fullmatch(core)
@@ -303,6 +323,8 @@ def readings(words: list[str], first: int, last: int, date: bool = False) -> lis
                 own = _year_readings(int(core)) or [said.say(int(core), "year").split()]
             elif year and groups[i] != said_as([core])[0]:  # said_as took it for a year by its neighbours
                 own += [r for r in _year_readings(int(core)) if r != groups[i]]
+            elif not year and not _is_day(words[i]):  # "a hundred and fifty", "two hundred fifty thousand"
+                own += _cardinal_readings(groups[i])
             if _is_day(words[i]):
                 prev, nxt = (low[i - 1] if i else ""), (low[i + 1] if i + 1 < len(words) else "")
                 if prev in _MONTHS:

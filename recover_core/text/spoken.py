@@ -259,24 +259,28 @@ def _plural(unit: str, n: float) -> str:
     return unit[:-1] if n == 1 and unit.endswith("s") else unit
 
 
-def _say_number(figures: str) -> str:
+def _say_number(figures: str, like: str = "") -> str:
+    """A number in figures in words: without "and" (as a transcript's speaker mostly says it),
+    or in the style of ``like``, the speaker's words where known ("two hundred and fifty",
+    "a hundred")."""
     plain = figures.replace(",", "")
     if "." in plain:
         whole, _, frac = plain.partition(".")
-        return f"{_say_number(whole)} point " + " ".join(num2words(int(d)) for d in frac)
+        return f"{_say_number(whole, like)} point " + " ".join(num2words(int(d)) for d in frac)
+    if like:
+        return say(int(plain), "cardinal", like.lower())
     return re.sub(r" and\b", "", num2words(int(plain)).replace(",", "")).replace("-", " ")
 
 
 _SCALES = {" thousand": 10 ** 3, " million": 10 ** 6, " billion": 10 ** 9}
 
 
-def _say_scaled(figures: str, scale: str | None) -> str:
+def _say_scaled(figures: str, scale: str | None, like: str = "") -> str:
     """A number with its scale word as a person says it: "1.2 million" is "one point two
     million", but "0.9 million" (a sum of 1.2 million scaled down) is "nine hundred thousand"."""
     if scale and float(figures.replace(",", "")) < 1:
-        whole = round(float(figures.replace(",", "")) * _SCALES[scale])
-        return re.sub(r" and\b", "", num2words(whole).replace(",", "")).replace("-", " ")
-    return _say_number(figures) + (scale or "")
+        return _say_number(str(round(float(figures.replace(",", "")) * _SCALES[scale])), like)
+    return _say_number(figures, like) + (scale or "")
 
 
 def _say_year(value: int, like: str) -> str:
@@ -301,7 +305,9 @@ def say_figures(text: str, label: str, like: str = "") -> str:
     ``like``: the words the speaker said for the original, where known (the audio tells what
     the figures do not, ``speech.boundaries.said_in``). A date is then said in its style: a
     year from 2001 with "thousand" ("two thousand and twelve") or in two halves ("twenty
-    twelve"); "the" before the day, and "of" after it, only where the speaker said them."""
+    twelve"); "the" before the day, and "of" after it, only where the speaker said them. Any
+    other number with "and" and "a hundred" as the speaker said them ("a hundred and fifty
+    pounds", "two hundred fifty thousand pounds")."""
     if not re.search(r"\d", text):
         return text
     out = text
@@ -324,12 +330,13 @@ def say_figures(text: str, label: str, like: str = "") -> str:
     sym = "|".join(re.escape(s) for s in _SYMBOLS)
     codes = "|".join(_CODES)
     money = rf"(?:({sym}) ?|\b({codes}) ?)(\d[\d,]*(?:\.\d+)?)( (?:thousand|million|billion))?(?![\d])"
-    out = re.sub(money, lambda m: (f"{_say_scaled(m[3], m[4])} "
+    low = like.lower()
+    out = re.sub(money, lambda m: (f"{_say_scaled(m[3], m[4], low)} "
                                    f"{_plural(_SYMBOLS.get(m[1] or '') or _CODES[m[2]], 2 if m[4] else float(m[3].replace(',', '')))}"),
                  out)
-    out = re.sub(r"(\d[\d,]*(?:\.\d+)?) ?(?:%|per ?cent\b)", lambda m: f"{_say_number(m[1])} percent", out)
+    out = re.sub(r"(\d[\d,]*(?:\.\d+)?) ?(?:%|per ?cent\b)", lambda m: f"{_say_number(m[1], low)} percent", out)
     out = re.sub(r"(?<![\w.,])(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?(?![\w]|[.,]\d)",
-                 lambda m: _say_number(m.group()), out)
+                 lambda m: _say_number(m.group(), low), out)
     return out
 
 
