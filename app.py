@@ -217,6 +217,8 @@ def speech_tab(demo: gr.Blocks) -> None:
             s_conversion = gr.Dropdown(speech_demo_choices("TAB_CONVERSIONS"), value="world", label="Clone conversion",
                                        info="world: pitch and formants moved; knn-cmn: also the speaker's own "
                                             "sounds, nearer the voice but heard less often")
+            s_protect = gr.Radio([(v, k) for k, v in explore.PROTECT.items()], value="direct", label="Protect",
+                                 info="quasi: dates, ages and sums said aloud too, said back as the speaker said them")
             s_button = gr.Button("Obfuscate", variant="primary")
     s_status = gr.Markdown()
     s_found = gr.HighlightedText(label="Transcript: private spans and their substitutes", combine_adjacent=False)
@@ -239,7 +241,7 @@ def speech_tab(demo: gr.Blocks) -> None:
                            label="Speaker similarity of each insert", interactive=False)
     v_note = gr.Markdown()
     s_state = gr.State(time_to_live=600)
-    speech_inputs = [s_technique, s_filler, s_mode, s_voice, s_conversion]
+    speech_inputs = [s_technique, s_filler, s_mode, s_voice, s_conversion, s_protect]
     render_outputs = [s_original, s_output, s_plot, s_second, s_checks, s_verdict, s_found, s_table]
     # Render follows a find that succeeded; a click on "Render again" renders the edited table.
     rendered = s_button.click(on_speech_find, [s_audio] + speech_inputs, [s_state, s_found, s_table, s_status],

@@ -276,3 +276,30 @@ def test_obfuscate_speech_bad_input(client, recordings, tmp_path, case, message)
     table["data"][0][3] = "<script>alert(1)</script>"
     with pytest.raises(AppError, match=message):
         render(client, table)
+
+
+def test_spoken_dates_ages_and_sums_under_protect_quasi(client, tmp_path):
+    """The Audio tab's Protect: a reviewer says a birth date and a sum. Under "direct" the
+    birth date (an identifier) is replaced and the sum is not; under "quasi" the sum too, each
+    given a substitute of its kind and rendered, and the second pass says neither original."""
+    import subprocess
+
+    from gradio_client import handle_file
+
+    wav = tmp_path / "said.wav"
+    subprocess.run(["flite", "-voice", "slt", "-t", "I was born on the ninth of november nineteen eighty nine "
+                    "and I earn forty thousand pounds", "-o", str(wav)], check=True)
+    _, table, _ = client.predict(handle_file(str(wav)), "entityTagger", "mlm", "substitute", "auto", "world",
+                                 "direct", api_name="/speech_find")
+    assert [r[1] for r in table["data"]] == ["DATE_OF_BIRTH"], table["data"]
+    _, table, _ = client.predict(handle_file(str(wav)), "entityTagger", "mlm", "substitute", "auto", "world",
+                                 "quasi", api_name="/speech_find")
+    assert {r[1] for r in table["data"]} == {"DATE_OF_BIRTH", "AMOUNT"}, table["data"]
+    *_, second, checks, verdict, _, table = client.predict(table, "entityTagger", "mlm", "substitute", "auto",
+                                                           "world", "quasi", api_name="/speech_render")
+    said = second.lower().replace(",", "")
+    assert "1989" not in said and "40000" not in said and "forty thousand" not in said, second
+    # a substitute in figures is kept as written ("£50,000"); markup is refused with a message
+    table["data"][0][3] = "<b>x</b>"
+    with pytest.raises(AppError, match="use words or a number"):
+        client.predict(table, "entityTagger", "mlm", "substitute", "auto", "world", "quasi", api_name="/speech_render")

@@ -82,7 +82,7 @@ def on_wer(recorded, uploaded, typed_reference, transcript_file, chosen, engine=
 
 @friendly
 @threads.on_models_thread
-def on_speech_find(recorded, technique, filler, mode, voice, conversion="world"):
+def on_speech_find(recorded, technique, filler, mode, voice, conversion="world", protect="direct"):
     """Transcribe and find the private words; the clip and plan stay in the session's state
     (memory, for the edit step), and the upload is deleted now."""
     from recover_core.speech import demo as speech_demo
@@ -91,7 +91,7 @@ def on_speech_find(recorded, technique, filler, mode, voice, conversion="world")
         if not recorded:
             raise RecoverError("No audio: upload or record an utterance, or pick an example.")
         clip = speech_audio.load(recorded, max_seconds=SPEECH_MAX_SECONDS, name=Path(recorded).name, keep_native=True)
-    ob = speech_demo.obfuscator(speech_demo.settings(technique, filler, mode, voice, conversion), recognizer())
+    ob = speech_demo.obfuscator(speech_demo.settings(technique, filler, mode, voice, conversion, protect), recognizer())
     plan = ob.find(clip)
     note = (f"Found {len(plan.entities)} private span(s). Edit the substitutes below if you like; the audio is "
             "being rendered." if plan.entities else "No private words found: the output equals the input.")
@@ -100,13 +100,13 @@ def on_speech_find(recorded, technique, filler, mode, voice, conversion="world")
 
 @friendly
 @threads.on_models_thread
-def on_speech_render(state, edited, technique, filler, mode, voice, conversion="world", request: gr.Request = None):
+def on_speech_render(state, edited, technique, filler, mode, voice, conversion="world", protect="direct", request: gr.Request = None):
     from recover_core.speech import demo as speech_demo
 
     if not state:
         raise RecoverError("Nothing to render: press \"Obfuscate\" first (a session's audio is kept 10 minutes).")
     clip, plan = state
-    ob = speech_demo.obfuscator(speech_demo.settings(technique, filler, mode, voice, conversion), recognizer())
+    ob = speech_demo.obfuscator(speech_demo.settings(technique, filler, mode, voice, conversion, protect), recognizer())
     result = ob.render(clip, speech_demo.apply_edits(plan, edited))
     original = clip.native if clip.native is not None else clip.samples
     second = result.second.text if result.second else "(no second pass: nothing was replaced)"
@@ -118,7 +118,7 @@ def on_speech_render(state, edited, technique, filler, mode, voice, conversion="
 
 @friendly
 @threads.on_models_thread
-def on_speech_compare(state, edited, technique, filler, mode, voice, conversion="world", request: gr.Request = None):
+def on_speech_compare(state, edited, technique, filler, mode, voice, conversion="world", protect="direct", request: gr.Request = None):
     """The same substitutes in the stock voice, then in the speaker's (a generator: the clone
     takes seconds more), each insert's similarity beside them (ui/voices.py)."""
     from recover_core.speech import demo as speech_demo
@@ -131,7 +131,7 @@ def on_speech_compare(state, edited, technique, filler, mode, voice, conversion=
         yield None, None, None, voices.table(None), "Voices are compared where names are replaced by substitutes."
         return
     # the stock voice and the clone, whatever the voice chosen above; the clone by the conversion chosen
-    settings = speech_demo.settings(technique, filler, mode, "clone", conversion)
+    settings = speech_demo.settings(technique, filler, mode, "clone", conversion, protect)
     original = clip.native if clip.native is not None else clip.samples
     stock = voices.render(clip, plan, edited, settings, recognizer(), "auto")
     yield (*compared(request, original=(stock.rate, original), stock=(stock.rate, stock.samples)), None,

@@ -26,7 +26,8 @@ FILLERS = ["mlm", "infill"]
 TABLE_COLUMNS = ["#", "label", "original", "substitute", "start (s)", "end (s)", "recognizer p"]
 CHECK_COLUMNS = ["#", "substitute", "substitute heard", "original heard", "click-free", "in output (s)"]
 MAX_SUBSTITUTE = 60
-_SUBSTITUTE_RE = re.compile(r"^[\w][\w .'’-]*$")
+# words, or a number as the engine writes one under protect="quasi" ("£190,000", "March 31, 2006", "12/03/1985")
+_SUBSTITUTE_RE = re.compile(r"^[£$€]?[\w][\w .,'’/%-]*$")
 
 
 # The clone's conversions the Audio tab offers: world (what --voice clone uses) and knn-cmn
@@ -34,13 +35,16 @@ _SUBSTITUTE_RE = re.compile(r"^[\w][\w .'’-]*$")
 TAB_CONVERSIONS = ("world", "knn-cmn")
 
 
-def settings(technique: str, filler: str, mode: str, voice: str, conversion: str = "world") -> SpeechSettings:
-    """The tab's choices as settings; ``conversion`` applies to the clone voice and is ignored otherwise."""
+def settings(technique: str, filler: str, mode: str, voice: str, conversion: str = "world",
+             protect: str = "direct") -> SpeechSettings:
+    """The tab's choices as settings; ``conversion`` applies to the clone voice and is ignored
+    otherwise; ``protect="quasi"`` also finds dates, ages and sums said aloud."""
     types = ("PERSON", "GPE", "ORG") if "GPE" in technique else ("PERSON",)
     name = technique.split(" ")[0]
     if name not in ("entityTagger", "vocabThres") or filler not in FILLERS or mode not in MODES:
         raise RecoverError("Choose a technique, a filler and a mode from the lists.")
-    engine = replace(SPEECH_ENGINE, technique=name, types=types if name == "entityTagger" else None, filler=filler)
+    engine = replace(SPEECH_ENGINE, technique=name, types=types if name == "entityTagger" else None, filler=filler,
+                     protect=protect or "direct")
     if (conversion or "world") not in TAB_CONVERSIONS:
         raise RecoverError(f"Choose a conversion from the list: {', '.join(TAB_CONVERSIONS)}.")
     voice = voice or "auto"
@@ -84,7 +88,8 @@ def apply_edits(plan: "Plan", edited) -> "Plan":
     for e, value in zip(plan.entities, df["substitute"].astype(str)):
         value = " ".join(value.split())
         if not value or len(value) > MAX_SUBSTITUTE or not _SUBSTITUTE_RE.match(value):
-            raise RecoverError(f"Substitute {value[:20]!r}: use words (letters, digits, spaces, . ' -), "
+            raise RecoverError(f"Substitute {value[:20]!r}: use words or a number (letters, digits, spaces, "
+                               ". , ' - / %, a currency sign first), "
                                f"at most {MAX_SUBSTITUTE} characters.")
         if value != e.substitute:  # a person's choice: no retry replaces it
             e.substitute, e.chosen = value, False
