@@ -49,7 +49,7 @@ def settings(technique: str, filler: str, mode: str, voice: str, conversion: str
         raise RecoverError(f"Choose a conversion from the list: {', '.join(TAB_CONVERSIONS)}.")
     voice = voice or "auto"
     return SpeechSettings(engine=engine, mode=mode, voice=voice,
-                          conversion=conversion or "world" if voice == "clone" else "world").check()
+                          conversion=(conversion or "world") if voice == "clone" else "world").check()
 
 
 @functools.lru_cache(maxsize=8)
