@@ -3,10 +3,12 @@ stock voice go through ``obfuscate-audio --protect quasi``'s find and render (th
 one retry); the second pass is read by value (text/spoken.values), so "the 25th April" is
 heard for "twenty fifth of April".
 
-    python bench/spoken_quasi.py [--set issue|dev|all] [--voices flite-slt,flite-rms|all]
+    python bench/spoken_quasi.py [--set issue|dev|heldout|all] [--voices flite-slt,flite-rms|all]
 
-Two sets: ``issue``, the issue's six sentences; ``dev``, 42 sentences written as people say
-them on a call or in an interview (data below), each with its private spans marked by hand.
+Three sets: ``issue``, the issue's six sentences; ``dev``, 42 sentences written as people say
+them on a call or in an interview (data below), each with its private spans marked by hand;
+``heldout``, 40 more such sentences phrased unlike ``dev``, written before the recognizers were
+read, to measure what ``dev`` may flatter.
 Per span, against that hand marking:
 
 - found: an entity of the plan covers it (matched by value);
@@ -94,7 +96,64 @@ DEV: list[tuple[str, Spans]] = [
     ("we paid seven hundred pounds a month for five years",
      [("seven hundred pounds", "amount", "pounds"), ("five years", "duration", "years")]),
 ]
-SETS = {"issue": ISSUE, "dev": DEV}
+# Written before reading the recognizers (kinds/spoken.py, text/spoken.py, speech/boundaries.py,
+# masking/*) and after DEV was tuned on: a held-out set, phrased unlike DEV, to measure how the
+# spoken quasi path does on sentences it was not fitted to. Do not tune on it without saying so.
+HELDOUT: list[tuple[str, Spans]] = [
+    ("we were in florida over the fourth of july", [("the fourth of july", "date", "")]),
+    ("i finished school in ninety eight", [("ninety eight", "date", "")]),
+    ("we've had that car since oh six", [("oh six", "date", "")]),
+    ("my operation is booked for the twenty ninth", [("the twenty ninth", "date", "")]),
+    ("she was born in march of eighty seven", [("march of eighty seven", "date", "")]),
+    ("the lease runs out on the thirty first of august twenty twenty five",
+     [("the thirty first of august twenty twenty five", "date", "")]),
+    ("we met in twenty nineteen at a friend's wedding", [("twenty nineteen", "date", "")]),
+    ("nineteen seventy one, that's when my dad came over", [("nineteen seventy one", "date", "")]),
+    ("i was admitted on november the second and discharged on the ninth",
+     [("november the second", "date", ""), ("the ninth", "date", "")]),
+    ("i'm thirty four and i live with my parents", [("thirty four", "age", "")]),
+    ("she's a twenty-eight-year-old nurse from leeds", [("twenty-eight-year-old", "age", "year old")]),
+    ("aged fifty six he was the oldest on the crew", [("fifty six", "age", "")]),
+    ("sixty two years old and he still climbs ladders", [("sixty two years old", "age", "years old")]),
+    ("he's in his late forties and makes about ninety thousand a year", [("ninety thousand", "amount", "")]),
+    ("the victim, a woman of seventy, lived alone", [("seventy", "age", "")]),
+    ("our youngest is two and a half", [("two and a half", "age", "")]),
+    ("i've got a four year old and a seven year old",
+     [("four year old", "age", "year old"), ("seven year old", "age", "year old")]),
+    ("the baby is eleven weeks old", [("eleven weeks old", "age", "weeks old")]),
+    ("i was thirty eight, thirty nine maybe, when she left", [("thirty eight", "age", ""), ("thirty nine", "age", "")]),
+    ("it cost me twelve hundred dollars to get it fixed", [("twelve hundred dollars", "amount", "dollars")]),
+    ("he sold the van for fifteen grand", [("fifteen grand", "amount", "grand")]),
+    ("the house went for a million and a half", [("a million and a half", "amount", "")]),
+    ("they're asking two point five million for the business", [("two point five million", "amount", "")]),
+    ("the bill came to forty two dollars and sixty cents",
+     [("forty two dollars and sixty cents", "amount", "dollars")]),
+    ("a prescription is nine pounds ninety now", [("nine pounds ninety", "amount", "pounds")]),
+    ("we still owe six and a half thousand pounds on the card",
+     [("six and a half thousand pounds", "amount", "pounds")]),
+    ("i get three hundred and twenty euros a month in benefits",
+     [("three hundred and twenty euros", "amount", "euros")]),
+    ("the quote they gave us was nineteen thousand four hundred", [("nineteen thousand four hundred", "amount", "")]),
+    ("my rent is eight fifty a month", [("eight fifty", "amount", "")]),
+    ("he left her half a million when he died", [("half a million", "amount", "")]),
+    ("i've been off work for three weeks now", [("three weeks", "duration", "weeks")]),
+    ("we stayed there for a year and a half", [("a year and a half", "duration", "year")]),
+    ("he served nine years of a fifteen year sentence",
+     [("nine years", "duration", "years"), ("fifteen year", "duration", "year")]),
+    ("i'm eight weeks pregnant", [("eight weeks", "duration", "weeks")]),
+    ("they only gave me a three month contract", [("three month", "duration", "month")]),
+    ("on the twelfth of march two thousand nine i paid four hundred dollars for a ticket",
+     [("the twelfth of march two thousand nine", "date", ""), ("four hundred dollars", "amount", "dollars")]),
+    ("i was twenty nine and earning thirty two thousand a year",
+     [("twenty nine", "age", ""), ("thirty two thousand", "amount", "")]),
+    ("hi it's me, the deposit of two thousand dollars went out on the tenth",
+     [("two thousand dollars", "amount", "dollars"), ("the tenth", "date", "")]),
+    ("i joined in twenty eleven at twenty three and left after seven years",
+     [("twenty eleven", "date", ""), ("twenty three", "age", ""), ("seven years", "duration", "years")]),
+    ("she's been in a care home for five years and it costs eleven hundred pounds a week",
+     [("five years", "duration", "years"), ("eleven hundred pounds", "amount", "pounds")]),
+]
+SETS = {"issue": ISSUE, "dev": DEV, "heldout": HELDOUT}
 ALL_VOICES = ("flite-slt", "flite-rms", "piper-joe", "espeak-ng-us")
 
 # The bench's own reading of a shape (not the recognizers' lists, so it does not share their gaps).
