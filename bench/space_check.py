@@ -13,7 +13,9 @@ preload_from_hub). This machine has no hub, so the check stands one in:
    models that requirements-offline.txt's packages ship, in the project's venv (which runs this
    script): MiniLM as it is, SmolLM2 converted from its GGUF, Whisper tiny.en read from its
    CTranslate2 weights and saved as transformers saves it, piper's joe voice, spaCy md. A repo whose
-   revision is a tag or UNPINNED (models/sources.py) gets a local folder that its ref points at;
+   revision is a tag or UNPINNED (models/sources.py) gets a local folder that its ref points at.
+   What the Space fetches from a pinned URL instead (the GE2E speaker encoder) is put where its
+   download would be, copied from the wheel whose sha256 the pin names;
 3. `python app.py` from that venv with SPACE_ID, HF_HUB_OFFLINE=1, HF_HOME at that cache and a clean
    HOME (so nothing the project's setup built is there: merges and the name-shape model happen as
    in a new Space, in its warm-up, which runs before the port opens);
@@ -36,7 +38,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import json
 import os
 import re
 import shutil
@@ -161,6 +162,21 @@ def hub_cache(home: Path) -> list[str]:
     entry(sources.PIPER_HUB_ID, piper)
     entry("spacy/en_core_web_md", lambda s: _copy(bundles._spacy_md(), s))
     return made
+
+
+def downloads_cache(home: Path) -> str:
+    """The stand-in for what a Space fetches from a pinned URL on first need (models/sources.py:
+    url_file): resemblyzer's GE2E weights, copied from the wheel whose sha256 the pin names, to
+    where the app under the clean HOME looks for its download."""
+    from recover_core.models import sources
+    from recover_core.runtime import env
+
+    src = sources.package_dir("resemblyzer") / "pretrained.pt"
+    assert hashlib.sha256(src.read_bytes()).hexdigest() == sources.GE2E_SHA256, "the wheel is not the pinned file"
+    dst = home / ".cache" / "recover" / sources.downloaded_path(sources.GE2E_SHA256, src.name).relative_to(env.cache_path())
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy(src, dst)
+    return f"GE2E (resemblyzer@{sources.GE2E_URL.split('/')[5][:12]})"
 
 
 # --- 3. the app as a Space starts it ---------------------------------------------------------
@@ -324,6 +340,7 @@ def _compare(c, table):
     original, stock, clone, sims, note = c.predict(table, "entityTagger", "infill", "substitute", "auto",
                                                    api_name="/speech_compare")
     assert all(Path(p).exists() for p in (original, stock, clone)) and sims["data"], note
+    assert "encoder not installed" not in note, note  # the GE2E weights, from their pinned download
     return sims, note.split(". ")[0].replace("**", "")[:120]
 
 
@@ -387,7 +404,7 @@ def main() -> int:
     work = Path(tempfile.mkdtemp(prefix="space-check-"))
     hf_home, home = work / "hf_home", work / "home"
     home.mkdir()
-    made = hub_cache(hf_home)
+    made = hub_cache(hf_home) + [downloads_cache(home)]
     port = args.port or free_port()
     log = work / "app.log"
     proc = start_app(venv, hf_home, home, port, log)

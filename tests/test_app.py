@@ -516,7 +516,7 @@ def test_a_space_warms_up_the_models_and_the_examples():
     # Run before the port opens (app.py): what the first request and an example click need.
     assert [name for name, _ in app.warm_up_steps()] == ["models (prepare)"] + [
         f"text example {i + 1} ({protect})" for i, (_, protect) in enumerate(app.EXAMPLES)] + [
-        "recognizer", "WER normalizer", "voices"]
+        "recognizer", "WER normalizer", "voices", "speaker encoder"]
 
 
 # --- small things ---------------------------------------------------------------------------

@@ -123,3 +123,31 @@ def test_the_base_voice_is_chosen_on_one_half_and_the_other_is_left_for_measurin
     assert choose.tolist() == list(range(0, 100)) + list(range(200, 300))
     assert held.tolist() == list(range(100, 200)) + list(range(300, 350))
     assert len(choice_halves(rest[:50], rate)[1]) == 0  # under one chunk: nothing held out
+
+
+def test_in_a_space_the_encoder_comes_from_its_pinned_url_checked_by_the_wheels_hash(tmp_path, monkeypatch):
+    """A Space cannot install resemblyzer (requirements.txt): it fetches the same file from a
+    pinned URL. The pin is the wheel's own hash; other content is refused and nothing is left;
+    offline with nothing cached, a message. The download is a file:// URL of the wheel's copy."""
+    import hashlib
+
+    from recover_core.models import sources
+
+    wheel = sources.package_dir("resemblyzer") / "pretrained.pt"
+    assert hashlib.sha256(wheel.read_bytes()).hexdigest() == sources.GE2E_SHA256
+    monkeypatch.setenv("SPACE_ID", "someone/recover")
+    monkeypatch.setenv("RECOVER_CACHE", str(tmp_path))
+    got = sources.url_file(wheel.as_uri(), sources.GE2E_SHA256, "pretrained.pt")
+    assert got == sources.downloaded_path(sources.GE2E_SHA256, "pretrained.pt") and got.read_bytes() == wheel.read_bytes()
+    assert sources.url_file("file:///nowhere", sources.GE2E_SHA256, "pretrained.pt") == got  # cached: not fetched again
+
+    other = tmp_path / "other.pt"
+    other.write_bytes(b"not the weights")
+    with pytest.raises(RecoverError, match="not the pinned one"):
+        sources.url_file(other.as_uri(), "0" * 64, "x.pt")
+    assert not list(sources.downloaded_path("0" * 64, "x.pt").parent.iterdir())
+
+    monkeypatch.delenv("SPACE_ID")
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    with pytest.raises(RecoverError, match="reaches no network"):
+        sources.url_file(wheel.as_uri(), "1" * 64, "y.pt")

