@@ -11,6 +11,7 @@ import pytest
 from stdnum import iban, luhn, mac
 
 from recover_core import Obfuscator
+from recover_core.data import countries
 from recover_core.errors import RecoverError
 from recover_core.masking import identifiers
 
@@ -318,6 +319,18 @@ def test_a_date_after_a_number_word_is_no_phone_or_id(engine):
 def test_a_place_the_tagger_read_as_a_person_gets_a_place(engine):
     r = engine.obfuscate("She lives in Izmir with her sister.")
     assert [x.label for x in r.replacements] == ["GPE"] and "Izmir" not in r.text, r.text
+
+
+def test_a_country_the_tagger_read_as_a_person_gets_a_country(engine):
+    # "Sierra" and "Leone" came out as two person spans: "deported to Maureen Lutz"
+    for text, country in [("The applicant was deported to Sierra Leone in 2004.", "Sierra Leone"),
+                          ("He was born in Jordan.", "Jordan")]:
+        r = engine.obfuscate(text)
+        places = [x for x in r.replacements if x.label == "GPE"]
+        assert len(places) == 1 and country not in r.text and countries.is_country(places[0].substitute), r.text
+    # a first name that is also a country stays a person's where no place cue says otherwise
+    r = engine.obfuscate("India Smith signed the lease.")
+    assert [x.label for x in r.replacements] == ["PERSON"], r.text
 
 
 def test_a_cards_expiry_goes_with_the_card_and_a_bare_month_stays(engine):

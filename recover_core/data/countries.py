@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import re
 
-from recover_core.data.lexicons import geonames
+from recover_core.data.lexicons import first_names, geonames, last_names
 
 # A state's formal names: "the United Kingdom of Great Britain and Northern Ireland", "the Republic
 # of Turkey", "the Russian Federation", "the Hellenic Republic".
@@ -34,6 +34,15 @@ def country_name(text: str, formal: bool = True) -> str | None:
 
 def is_country(text: str) -> bool:
     return country_name(text) is not None
+
+
+def is_country_not_a_name(text: str) -> bool:
+    """A country's name that is no one's: of several words ("Sierra Leone", "Burkina Faso"), or
+    one that no census first or last name spells ("Peru"; "Jordan", "Chad", "India" may be a person's)."""
+    if not is_country(text):
+        return False
+    low = text.split()[0].lower()
+    return len(text.split()) > 1 or (low not in first_names() and low not in last_names())
 
 
 @functools.lru_cache(maxsize=1)

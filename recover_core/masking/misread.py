@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from recover_core.data import lexicons
+from recover_core.data import countries, lexicons
 from recover_core.text.dates import MONTH
 from recover_core.text.spans import Span
 
@@ -59,6 +59,13 @@ def read_as_places(text: str, spans: list[Span]) -> list[Span]:
     for run in _runs(text, spans):
         first, last = spans[run[0]], spans[run[-1]]
         words = text[first.start:last.end].split()
+        if len(run) > 1 and countries.is_country_not_a_name(text[first.start:last.end]) and \
+                all(spans[i].label in ("PERSON", "GPE", "LOC", "MASK") for i in run):
+            # a country read word by word: "deported to Sierra Leone" had become "deported to Maureen Lutz"
+            out[run[0]] = Span(first.start, last.end, text[first.start:last.end], "GPE", first.source)
+            for i in run[1:]:
+                out[i] = None  # type: ignore[call-overload]
+            continue
         if last.text in _STREET_WORDS and len(run) > 1:
             out[run[-1]] = None  # type: ignore[call-overload]  # "Avenue" stays as it is
             run = run[:-1]  # the name before it is the street's
@@ -68,7 +75,8 @@ def read_as_places(text: str, spans: list[Span]) -> list[Span]:
             placed = len(words) <= 3 and (_BODY_AFTER.match(text, last.end) or
                                           _PLACE_BEFORE.search(text, max(0, first.start - 50), first.start))
         one = len(run) == 1 and " " not in first.text and first.label == "PERSON" and \
-            _BEFORE.search(text[max(0, first.start - 12):first.start]) and lexicons.reads_as_place(first.text)
+            _BEFORE.search(text[max(0, first.start - 12):first.start]) and \
+            (lexicons.reads_as_place(first.text) or countries.is_country(first.text))
         # a technique's own mask too: "the Idre Nya Sami village" had become "the Land village"
         if (placed or one) and all(spans[i].label in ("PERSON", "GPE", "MASK") for i in run):
             for i in run:

@@ -95,6 +95,8 @@ def as_places(spans: list[Span], text: str) -> list[Span]:
     author of its law dropped (they stay)."""
     out, states = [], None
     for s in spans:
+        if s.label == "PERSON" and countries.is_country_not_a_name(s.text):
+            s = replace(s, label="GPE")  # "deported to Sierra Leone" read as a person became "deported to Maureen Lutz"
         if s.label in LABELS and s.label != "NORP":
             a, b = _whole_bounds(text, s)  # "Northern Ireland" of "the United Kingdom of Great Britain and Northern Ireland"
             if countries.is_country(text[a:b]):
