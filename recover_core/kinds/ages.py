@@ -99,8 +99,8 @@ def age(original: str, rng: random.Random, helpers: Helpers) -> str:
         raise ValueError("no age")  # redrawn character by character instead
     # every age of the document moves by its one offset, as its birth dates do (Helpers.age_offset)
     new = max(1, years + helpers.age_offset)
-    if m:
-        return original[: m.start()] + str(new) + original[m.end():]
+    if m:  # every age said ("38, 39 maybe") moves by the one offset
+        return re.sub(r"(?<!\d)\d{1,3}(?!\d)", lambda n: str(max(1, int(n.group()) + helpers.age_offset)), original)
     assert words is not None
     word = number_word(new)
     return (word.capitalize() if words.group()[:1].isupper() else word) + original[words.end():]

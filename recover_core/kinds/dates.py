@@ -198,7 +198,11 @@ def moved(original: str, move: Move, rng: random.Random, weekday_shift: int = 0,
         (rf"(?P<months>{MONTH}(?:{_LIST_SEP}{MONTH})+)(?P<sep>,? )(?P<year>{YEAR})", _months_year(move)),
         (rf"(?P<month>{MONTH})(?P<sep>,? )(?P<year>{YEAR})", _month_year(move)),
         (rf"(?P<year>{YEAR})(?P<tail>s?)(?:(?P<rsep> ?[-–/] ?)(?P<yy>\d\d)(?!\d))?", _years(move)),
+        # "March of '87", "in 98", "since 06": a year said in two digits stays in two
+        (rf"(?P<month>{MONTH})(?P<sep> of |,? ')(?P<yy>\d\d)(?!\d)|^(?P<q>')?(?P<yy2>\d\d)$", _short_year(move)),
         (rf"(?P<month>{MONTH})(?![\w])", _month_alone(move)),
+        # "on the 9th": a day said alone, moved as a day of a 31-day month
+        (r"(?P<day>\d{1,2})(?:st|nd|rd|th)\b", _day_alone(move)),
         (r"(?P<weekday>monday|tuesday|wednesday|thursday|friday|saturday|sunday)", _weekday(weekday_shift)),
         (r"(?P<h>\d{1,2})(?:(?P<sep>[.:])(?P<m>\d{2}))?(?P<ampm> ?[ap]\.?m\.?| ?o'clock)?", _time(rng)),
     ]
@@ -320,6 +324,27 @@ def _month_alone(move: Move) -> Callable[[re.Match[str]], str]:
     return fn
 
 
+def short_year(yy: int) -> int:
+    """A year said in two digits ("ninety eight", "oh six") in full: 1930-2029."""
+    return (1900 if yy >= 30 else 2000) + yy
+
+
+def _short_year(move: Move) -> Callable[[re.Match[str]], str]:
+    def fn(m: re.Match[str]) -> str:
+        yy = m["yy"] or m["yy2"]
+        if m["month"]:
+            d = move(_safe(short_year(int(yy)), month_index(m["month"]) or 1, 15))
+            return f"{month_word(d.month, m['month'])}{m['sep']}{d.year % 100:02d}"
+        return f"{m['q'] or ''}{year_moved(short_year(int(yy)), move) % 100:02d}"
+    return fn
+
+
+def _day_alone(move: Move) -> Callable[[re.Match[str]], str]:
+    def fn(m: re.Match[str]) -> str:
+        return day_word(move(_safe(REF_YEAR, 1, int(m["day"]))).day, m.group())
+    return fn
+
+
 def _weekday(shift: int) -> Callable[[re.Match[str]], str]:
     def fn(m: re.Match[str]) -> str:
         word = WEEKDAYS[(WEEKDAYS.index(m["weekday"].lower()) + shift) % 7]
@@ -350,6 +375,8 @@ def date_of_birth(original: str, rng: random.Random, helpers: Helpers) -> str:
     of them tells the true age. A birth year said alone ("born in 1951") moves the same way."""
     if re.fullmatch(r"(?:1[6-9]|20)\d\d", original.strip()):
         return str(helpers.birth_moved(date(int(original), 7, 2)).year)
+    if short := re.fullmatch(r"(')?(\d\d)", original.strip()):  # "born in 62"
+        return f"{short[1] or ''}{helpers.birth_moved(date(short_year(int(short[2])), 7, 2)).year % 100:02d}"
     if getattr(helpers, "dates", "shift") == "year":  # its year alone, back by the age offset as ages move
         year = re.search(r"(?:1[6-9]|20)\d\d", original)
         if year:

@@ -201,6 +201,10 @@ def quantity(original: str, rng: random.Random, helpers: Helpers) -> str:
     """A sum, duration or count scaled by its unit's factor in this document, in its own words:
     figures stay figures in their layout, number words stay words; a share stays under 100%."""
     factor = helpers.quantity_scale(quantity_unit(original))
+    small = re.fullmatch(r"(?i)(\d+) (pounds|dollars|euros|quid|bucks) (and )?(\d\d)( (?:pence|p|cents?))?", original)
+    if small:  # "9 pounds 90": one sum, its pence scaled with it
+        whole, cents = divmod(round(_scaled(int(small[1]) + int(small[4]) / 100, factor, 2) * 100), 100)
+        return f"{whole} {small[2]}" + (f" {small[3] or ''}{cents:02d}{small[5] or ''}" if cents else "")
     nums = list(re.finditer(r"\d[\d ,.]*\d|\d", original))
     if not nums:
         def one(m: re.Match[str]) -> str:

@@ -88,6 +88,8 @@ def _say_token(token: str, before: str, after: str) -> str:
         return said.say(int(core), "ordinal")
     if core.isdigit() and len(core) == 4 and 1100 <= int(core) <= 2099 and (month or before in _DATING):
         return said.say(int(core), "year")
+    if re.fullmatch(r"'?0\d", core) and (month or before in _DATING):
+        return said.say(int(core[-1]), "oh")  # "since 06": a year in two digits, "oh six"
     if re.fullmatch(r"0\d+|\d{5,}|\d+(?:[-/ ]\d+)+", core):
         # an identifier (a phone, card or case number) is said digit by digit
         return " ".join(_DIGITS[int(c)] for c in core if c.isdigit())

@@ -46,7 +46,7 @@ _SCALE = r"(?:thousand|million|billion)(?![\w'])"
 # Any whole number said in words: "forty seven thousand five hundred", "a million", "three
 # hundred thousand". A group follows another only after a scale word, so "two three" (digits
 # said one by one: SPOKEN_DIGITS') is two numbers, not one.
-CARDINAL = rf"(?:{_GROUP}|a(?= {_SCALE}))(?: {_SCALE}(?:,?(?: and)? {_GROUP}(?! {_SCALE}))?)*"
+CARDINAL = rf"(?:{_GROUP}|(?:half )?a(?= {_SCALE}))(?: {_SCALE}(?:,?(?: and)? {_GROUP}(?! {_SCALE}))?)*"
 
 _ORDINAL_UNITS = "first second third fourth fifth sixth seventh eighth ninth".split()
 _ORDINAL_TEENS = ("tenth eleventh twelfth thirteenth fourteenth fifteenth sixteenth seventeenth eighteenth "
@@ -64,6 +64,8 @@ _ORDINAL_AS_CARDINAL = {"first": "one", "second": "two", "third": "three", "fift
                         "ninth": "nine", "twelfth": "twelve", "twentieth": "twenty", "thirtieth": "thirty"}
 
 _YEAR_RE = re.compile(rf"(?<![\w'-]){SPOKEN_YEAR}(?![\w'-])", re.I)
+# a year said in two digits with its "oh" ("since oh six"): "06" in figures
+_OH_RE = re.compile(rf"(?<![\w'-])oh[- ]{_UNIT}(?![\w'-])", re.I)
 _ORDINAL_RE = re.compile(rf"(?<![\w'-]){DAY_ORDINAL}(?![\w'-])", re.I)
 _CARDINAL_RE = re.compile(rf"(?<![\w'-]){CARDINAL}(?![\w'-])", re.I)
 
@@ -75,13 +77,15 @@ class Said:
     start: int
     end: int
     value: int
-    kind: str  # "cardinal", "ordinal" or "year"
+    kind: str  # "cardinal", "ordinal", "year" or "oh" (a two-digit year under ten: "oh six")
     words: str
 
 
 def _value(words: str) -> int:
     """The value of a cardinal said in words (text2num), "a hundred" read as "one hundred"."""
     low = re.sub(r"^a ", "one ", words.lower().replace(",", ""))
+    if half := re.fullmatch(r"half a (thousand|million|billion)", low):  # "half a million"
+        return int(text2num(f"one {half[1]}", "en")) // 2
     return int(text2num(low, "en"))
 
 
@@ -112,7 +116,7 @@ def read(text: str, years: bool = False) -> list[Said]:
     are left out; a run text2num cannot read is left out too."""
     found: list[Said] = []
     taken: list[tuple[int, int]] = []
-    kinds = ([("year", _YEAR_RE, _year_value)] if years else []) + [("ordinal", _ORDINAL_RE, _ordinal_value),
+    kinds = ([("year", _YEAR_RE, _year_value), ("oh", _OH_RE, lambda w: _value(w[3:]))] if years else []) + [("ordinal", _ORDINAL_RE, _ordinal_value),
                                                                     ("cardinal", _CARDINAL_RE, _value)]
     for kind, pattern, value in kinds:
         for m in pattern.finditer(text):
@@ -128,6 +132,8 @@ def read(text: str, years: bool = False) -> list[Said]:
 
 
 def _figures(s: Said) -> str:
+    if s.kind == "oh":
+        return f"{s.value:02d}"
     if s.kind == "ordinal":
         return f"{s.value}{_suffix(s.value)}"
     return str(s.value)
@@ -150,6 +156,10 @@ def say(value: int, kind: str, like: str = "") -> str:
     "two thousand and five" where ``like`` says "thousand"), a day as an ordinal ("ninth"), any
     other number as a cardinal ("four hundred thousand"); with hyphens and "and" only where
     ``like`` has them, "a hundred" where it says "a", its first capital where it has one."""
+    if kind == "oh":  # a year in two digits: "oh six" under ten, "twelve" from ten
+        if value < 10:
+            return f"{'Oh' if like[:1].isupper() else 'oh'} {num2words(value)}"
+        kind = "cardinal"
     if kind == "year" and not re.search(r"thousand", like, re.I) and 1100 <= value <= 2099:
         words = num2words(value, to="year")
     elif kind == "ordinal":
@@ -200,7 +210,9 @@ def in_words_like(text: str, said: list[Said], original_figures: str) -> str:
         if like is None:
             continue  # in figures in the original too, or nothing of its kind was said
         value = int(re.sub(r"\D", "", re.sub(r"(?:st|nd|rd|th)$", "", m.group())))
-        pieces += [text[at:m.start()], say(value, like.kind, like.words)]
+        # "06" (a year in two digits) is "oh six", whatever the original's two digits were
+        kind_said = "oh" if re.fullmatch(r"0\d", m.group()) else like.kind
+        pieces += [text[at:m.start()], say(value, kind_said, like.words)]
         at = m.end()
     return "".join(pieces) + text[at:]
 
@@ -296,6 +308,23 @@ def _say_year(value: int, like: str) -> str:
     return say(value, "year")
 
 
+def _say_money(figures: str, scale: str | None, unit: str, like: str) -> str:
+    """A sum with its currency named after it; with pence or cents as a person says them:
+    "$27.98" is "twenty seven dollars and ninety eight cents", or "nine pounds forty" where
+    the speaker said no "pence" ("nine pounds ninety")."""
+    whole, _, cents = figures.replace(",", "").partition(".")
+    if scale or len(cents) != 2:
+        return f"{_say_scaled(figures, scale, like)} {_plural(unit, 2 if scale else float(figures.replace(',', '')))}"
+    said = f"{_say_number(whole, like)} {_plural(unit, int(whole))}"
+    if int(cents) == 0:
+        return said
+    small = "pence" if unit == "pounds" else "cents"
+    if like and not re.search(r"\b(?:cents?|pence|p)\b", like):
+        return f"{said} {_say_number(cents.lstrip('0'))}"
+    small = "penny" if small == "pence" and int(cents) == 1 else _plural(small, int(cents))
+    return f"{said} and {_say_number(cents.lstrip('0'))} {small}"
+
+
 def say_figures(text: str, label: str, like: str = "") -> str:
     """``text`` (a substitute) with its figures said as a person says them: a date's day as an
     ordinal ("the twenty fifth of April nineteen fifty nine"), a year as a year, a sum with its
@@ -326,14 +355,15 @@ def say_figures(text: str, label: str, like: str = "") -> str:
                      lambda m: f"{m[1]} {('the ' if after_month else '') if after_month is not None else m[2] or ''}"
                                f"{say(int(m[3]), 'ordinal')}", out)
         out = re.sub(r"(?<![\d/.-])((?:1[6-9]|20)\d\d)(?![\d/-])", lambda m: _say_year(int(m[1]), low), out)
-        return out
+        # a day said alone ("on the 23rd"), a year in two digits ("in '01", "March of 88")
+        out = re.sub(r"(?<![\w/.:-])(\d{1,2})(?:st|nd|rd|th)\b", lambda m: say(int(m[1]), "ordinal"), out)
+        return re.sub(r"(?<![\w/.:-])'?(\d\d)(?![\w/:-]|[.,]\d)",
+                      lambda m: say(int(m[1]), "oh" if m[1][0] == "0" else "cardinal"), out)
     sym = "|".join(re.escape(s) for s in _SYMBOLS)
     codes = "|".join(_CODES)
     money = rf"(?:({sym}) ?|\b({codes}) ?)(\d[\d,]*(?:\.\d+)?)( (?:thousand|million|billion))?(?![\d])"
     low = like.lower()
-    out = re.sub(money, lambda m: (f"{_say_scaled(m[3], m[4], low)} "
-                                   f"{_plural(_SYMBOLS.get(m[1] or '') or _CODES[m[2]], 2 if m[4] else float(m[3].replace(',', '')))}"),
-                 out)
+    out = re.sub(money, lambda m: _say_money(m[3], m[4], _SYMBOLS.get(m[1] or '') or _CODES[m[2]], low), out)
     out = re.sub(r"(\d[\d,]*(?:\.\d+)?) ?(?:%|per ?cent\b)", lambda m: f"{_say_number(m[1], low)} percent", out)
     out = re.sub(r"(?<![\w.,])(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?(?![\w]|[.,]\d)",
                  lambda m: _say_number(m.group(), low), out)
