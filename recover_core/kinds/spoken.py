@@ -25,7 +25,7 @@ from recover_core.kinds.base import QUASI, Recognizer
 from recover_core.kinds.quantities import ROUGHLY, TIME_UNIT
 from recover_core.text.dates import YEAR, said_born
 from recover_core.text.shapes import CURRENCY_WORD, MONTHS
-from recover_core.text.spoken import CARDINAL, DAY_ORDINAL, SPOKEN_YEAR, read
+from recover_core.text.spoken import BELOW_100, CARDINAL, DAY_ORDINAL, SPOKEN_YEAR, read
 
 # A month said in full: a speaker does not say "Sept."
 _MONTH = "(?:" + "|".join(MONTHS) + r")(?![\w'])"
@@ -162,5 +162,139 @@ class SpokenDuration(Recognizer):
         return bool(read(item)) and not re.match(r"[- ](?:old|of age)\b", after, re.I)
 
 
+# --- values said bare, as people say them on a call (bench/spoken_quasi.py --set heldout) ----------
+# Whisper writes most of them in figures ("in 98.", "on the 9th.", "at 23", "2.5 million"), so each
+# takes figures and words alike. A bare number is a value only where nothing follows it that it
+# could count: the clause's end, a conjunction or a pronoun (NO_NOUN_AFTER), never more figures.
+_BARE = rf"(?![\w'-])(?![.,:]\d){NO_NOUN_AFTER}"
+_D_UNIT = "(?:one|two|three|four|five|six|seven|eight|nine)"
+_D_TENS = "(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)"
+# a year in two digits: "'98", "06", "87" (from 30), "oh six", "ninety eight"
+_SHORT_YEAR = (rf"(?:'\d\d|0\d|[3-9]\d|oh[- ]{_D_UNIT}|(?:thirty|forty|fifty|sixty|seventy|eighty|ninety)"
+               rf"(?:[- ]{_D_UNIT})?)")
+
+
+class SpokenShortYear(Recognizer):
+    """A year said in two digits after a word that dates ("in ninety eight", "since oh six") or
+    a month ("March of eighty seven"): moved as a year, said back in two digits."""
+
+    label = "EVENT_DATE"
+    profile = QUASI
+    needs = None
+    strength = 3  # over "March" alone (EventDate's "in March")
+    pattern = re.compile(rf"{_after(_DATING)}{_SHORT_YEAR}{_BARE}"
+                         rf"|{_EDGE}{_MONTH}(?: of|,? (?='))? (?:'?\d\d|{_SHORT_YEAR})(?![\w'-])", re.I)
+
+    def validate(self, item: str, text: str, start: int) -> bool:
+        return not said_born(text, start)
+
+
+class SpokenShortBirthYear(SpokenShortYear):
+    """"born in sixty two": the year moves with the ages, as BirthYear's does."""
+
+    label = "DATE_OF_BIRTH"
+    strength = 4
+    pattern = re.compile(rf"(?<=\bborn in ){_SHORT_YEAR}{_BARE}"
+                         rf"|{_EDGE}{_MONTH}(?: of|,? (?='))? (?:'?\d\d|{_SHORT_YEAR})(?![\w'-])", re.I)
+
+    def validate(self, item: str, text: str, start: int) -> bool:
+        return said_born(text, start)
+
+
+class SpokenDay(Recognizer):
+    """A day of the month said alone: "on the ninth", "booked for the 29th"; not "on the second
+    floor" (a noun after it)."""
+
+    label = "EVENT_DATE"
+    profile = QUASI
+    needs = None
+    strength = 3
+    pattern = re.compile(rf"{_after(('on', 'for', 'by', 'until', 'till', 'from', 'since', 'before', 'after'))}"
+                         rf"the (?:{DAY_ORDINAL}|(?:[12]?\d|3[01])(?:st|nd|rd|th)){_BARE}", re.I)
+
+    def validate(self, item: str, text: str, start: int) -> bool:
+        return not said_born(text, start)
+
+
+_AGE_NUMBER = rf"(?:\d{{1,3}}|{CARDINAL})"
+_OLDER = rf"(?:1[3-9]|[2-9]\d|(?:thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen)|{_D_TENS}(?:[- ]{_D_UNIT})?)"
+# who has an age: a person's noun ("a woman of seventy"), a relative ("our youngest is two")
+_PERSON = ("man", "woman", "boy", "girl", "lady", "gentleman", "person", "child", "patient")
+_KIN = ("son", "daughter", "youngest", "eldest", "oldest", "baby", "brother", "sister", "husband", "wife", "mother",
+        "father", "mum", "mom", "dad", "grandson", "granddaughter", "kid", "child")
+_KIN_BE = tuple(f"{k} is" for k in _KIN) + tuple(f"{k}{a}s" for k in _KIN for a in "'’")
+_HEDGE = r"(?=,? (?:maybe|perhaps|probably|i think|or so)\b|\s*[.,;:!?]|$)"
+
+
+class SaidAge(Recognizer):
+    """An age said bare where its context says it is one: "joined at twenty three" (13 and up:
+    "at five" is a time), "a woman of seventy", "our youngest is two and a half", and a
+    speaker's second guess with the first ("I was thirty eight, thirty nine maybe"): one span,
+    each number moved by the document's age offset."""
+
+    label = "AGE"
+    profile = QUASI
+    needs = None
+    strength = 3
+    pattern = re.compile(
+        rf"{_after(('at',))}{_OLDER}{_BARE}"
+        rf"|{_after(tuple(f'{p} of' for p in _PERSON))}{_AGE_NUMBER}{_BARE}"
+        rf"|{_after(_KIN_BE)}"
+        rf"{_AGE_NUMBER}(?: and a half)?{_BARE}"
+        rf"|{AGE_CUE}{_AGE_NUMBER}(?:, | or | to ){_AGE_NUMBER}{_HEDGE}", re.I)
+
+    def validate(self, item: str, text: str, start: int) -> bool:
+        numbers = [int(n) for n in re.findall(r"\d+", item)] + [s.value for s in read(item)]
+        return bool(numbers) and all(1 <= n <= 120 for n in numbers)
+
+
+# Words that say a sum is meant: a bare number after them is money ("the quote they gave us was 19,400")
+_MONEY = ("cost|costs|costing|paid|pay|pays|paying|owe|owes|owed|worth|charge|charged|charges|price|priced|quote|"
+          "quoted|bill|fee|fees|rent|salary|wage|wages|deposit|loan|mortgage|debt|spent|spend|sold|bought|earn|earns|"
+          "earned|offered|offer|asking|budget|savings|inherited|borrowed|lent")
+
+
+class SaidSum(Recognizer):
+    """A sum said without its currency where nothing else could be meant: scaled by a million
+    or a billion with no noun after it ("asking 2.5 million for the business", "a million and
+    a half", "half a million"), or a number from a hundred up after a word of money ("the
+    quote they gave us was 19,400"); and pence or cents said after the whole ("nine pounds
+    ninety", "42 dollars and 60 cents"), one sum with them."""
+
+    label = "AMOUNT"
+    profile = QUASI
+    needs = None
+    strength = 3  # over the whole alone ("9 pounds")
+    pattern = re.compile(
+        rf"{_EDGE}{ROUGHLY}(?:half a|\d+(?:\.\d+)?|{CARDINAL}) (?:million|billion)(?: and a half)?"
+        rf"(?![\w'-])(?![.,:]\d)(?:{NO_NOUN_AFTER}|(?= (?:for|to|from)\b))"
+        rf"|{_EDGE}(?:\d+|{CARDINAL}) (?:pounds|dollars|euros|quid|bucks) (?:and )?(?:\d\d|{BELOW_100})"
+        rf"(?: (?:pence|p|cents?))?(?![\w'-])", re.I)
+
+    def validate(self, item: str, text: str, start: int) -> bool:
+        return not re.search(r"(?i)\bthanks? (?:you )?$", text[max(0, start - 10):start])  # "thanks a million"
+
+
+class SaidMoneySum(Recognizer):
+    """A number from a hundred up, with no noun after it, after a word of money: "the quote they
+    gave us was 19,400". Weakest: a sum with its currency on the same words ("paid EUR 5,000")
+    is Amount's."""
+
+    label = "AMOUNT"
+    profile = QUASI
+    needs = None
+    strength = 1
+    pattern = re.compile(rf"\b(?:{_MONEY})\b(?:[ ,]+[\w']+){{0,4}}? (?P<n>\d{{1,3}}(?:,\d{{3}})+|\d{{3,}}|{CARDINAL})"
+                         rf"{_BARE}", re.I)
+
+    def bounds(self, m: re.Match[str]) -> tuple[int, int]:
+        return m.start("n"), m.end()
+
+    def validate(self, item: str, text: str, start: int) -> bool:
+        said = read(item)
+        return (said[-1].value if said else int(re.sub(r"\D", "", item) or 0)) >= 100
+
+
 RECOGNIZERS: tuple[Recognizer, ...] = (SpokenBirthDate(), SpokenBirthYear(), SpokenDate(), SpokenAge(), SpokenAmount(),
-                                       SpokenSum(), SpokenDuration())
+                                       SpokenSum(), SpokenDuration(), SpokenShortBirthYear(), SpokenShortYear(),
+                                       SpokenDay(), SaidAge(), SaidSum(), SaidMoneySum())
