@@ -43,6 +43,8 @@ def consistent_many(texts: Sequence[tuple], check: TypeCheck | None = None
     the prior's time went (issue 59). Texts that share a ``Pseudonyms`` are taken in order
     (a text's draws depend on those before it); texts with a mapping of their own are
     independent."""
+    for t in texts:  # every original value of a scope is held before any is drawn (held.py)
+        _hold(*t)
     if check is None:
         return [_Text(*t).run(None) for t in texts]
     # In rounds. Each text's draws run on; a draw whose verdict is known gets it, an unknown
@@ -97,6 +99,13 @@ def consistent_many(texts: Sequence[tuple], check: TypeCheck | None = None
         for m in mappings:
             m._commit()
     return out
+
+
+def _hold(filled: Filled, originals: Sequence[str], pseudonyms: Pseudonyms, scope: str = "") -> None:
+    if len(originals) == len(filled.fills):
+        pseudonyms.hold(zip(agreed_labels(filled.fills, originals), originals), scope)
+
+
 class _Text:
     """One text under the rules, fill by fill; with a question asked, it can go back to any
     fill it has reached (``rewind``) and go on from there (``run``)."""

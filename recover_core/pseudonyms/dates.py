@@ -12,6 +12,9 @@ from collections import OrderedDict
 from datetime import date, timedelta
 from typing import Callable
 
+from recover_core.pseudonyms.held import TRIES, first_free, keyed_order
+from recover_core.text.spoken import values
+
 # How dates of events are written (``Pseudonyms.dates``; docs/privacy.md#dates says what each keeps):
 # "jitter" (the default) moves every date of a document by one keyed offset and a smooth keyed
 # warp (``JITTER_DAYS``) that never reverses two dates' order, so one known date gives away
@@ -67,8 +70,17 @@ class DateMoves:
     def age_offset(self) -> int:
         """Years every stated age of this scope reads more (or less) than it was: 1 to 3, keyed per
         scope, against the event shift's sign, so a birth date always moves by over a year."""
-        k = self.keyed("age offset" + (f":{self.scope}" if self.scope else "")).choice((1, 2, 3))
-        return -k if self.event_shift > 0 else k
+        return self.fixed("age offset", self._age_offset)  # type: ignore[attr-defined, return-value]
+
+    def _age_offset(self) -> int:
+        """The keyed offset (1-3), or where it would carry one held age onto another ("a four year
+        old and a seven year old" by 3; "38, 39 maybe" by -1), the next in keyed order that carries
+        none, then 4 up (held.py)."""
+        rng = self.keyed("age offset" + (f":{self.scope}" if self.scope else ""))
+        sign = -1 if self.event_shift > 0 else 1
+        ages = self.held_values("AGE")  # type: ignore[attr-defined]
+        order = keyed_order(rng, rng.choice((1, 2, 3)), (1, 2, 3)) + list(range(4, 4 + TRIES))
+        return sign * first_free(order, lambda k: any(max(1, a + sign * k) in ages for a in ages))  # type: ignore[operator]
 
     def date_key(self, original: str) -> str:
         """The mapping's key for an event date: the date within its scope, so that one date in two
@@ -83,9 +95,29 @@ class DateMoves:
         date would give away the rest. At least 190 days after the warp: a year said alone moves
         as its middle day does, and a shorter shift left it as it was (one document in seven kept
         every "in 1962")."""
+        return self.fixed(f"event shift:{self.dates}", self._event_shift)  # type: ignore[attr-defined, return-value]
+
+    def _event_shift(self) -> int:
+        """The keyed shift, or where it would carry a year said alone ("in 98") onto a year the
+        scope holds ("from 98 to 99" by a year), the next keyed draw that carries none (held.py)."""
         rng = self.keyed("event date shift" + (f":{self.scope}" if self.scope else ""))
-        days, sign = rng.randint(190, 1095), rng.choice((-1, 1))
-        return sign * (days + (JITTER_DAYS if self.dates == "jitter" else 0))
+        pad = JITTER_DAYS if self.dates == "jitter" else 0
+
+        def draw() -> int:
+            days, sign = rng.randint(190, 1095), rng.choice((-1, 1))
+            return sign * (days + pad)
+
+        def year(v: int) -> int:
+            return v if v >= 100 else (1900 if v >= 30 else 2000) + v  # "98", "06"
+
+        held = [values(o, years=True) for o in self.held("EVENT_DATE")]  # type: ignore[attr-defined]
+        years = {year(v) for vs in held for v in vs if v > 31}
+        alone = {year(vs[0]) for vs in held if len(vs) == 1 and vs[0] > 31}
+        margin = pad + 12 if pad else 0  # the warp and a nudge may move it that much more or less
+
+        def collides(shift: int) -> bool:
+            return any((date(y, 7, 2) + timedelta(days=shift + w)).year in years for y in alone for w in (-margin, margin))
+        return first_free((draw() for _ in range(TRIES + 1)), collides)  # type: ignore[return-value]
 
     def event_moved(self, d: date) -> date:
         """Where the date of an event ``d`` moves: by ``event_shift``, and under "jitter" by the
@@ -110,6 +142,10 @@ class DateMoves:
             # apart by two days where a nudge allows, else by one (a document with many dates has
             # few moves left near its warp), else in order only; two days never made one if avoidable
             near = [warped + n for k in range(13) for n in ((k, -k) if k else (0,))]
-            tiers = ((2, 1), (1, 1), (0, 1), (0, 0))
-            moves[day] = next((m for apart, gap in tiers for m in near if _fits(day, m, moves, apart, gap)), warped)
+            # and off every day of the month the scope holds ("the 9th" never says another date's
+            # original "9th"), where its order allows (held.py)
+            days = {v for v in self.held_values("DATE") if v <= 31}  # type: ignore[attr-defined]
+            tiers = ((2, 1, days), (1, 1, days), (0, 1, days), (2, 1, ()), (1, 1, ()), (0, 1, ()), (0, 0, days), (0, 0, ()))
+            moves[day] = next((m for apart, gap, off in tiers for m in near
+                               if (d + timedelta(days=m)).day not in off and _fits(day, m, moves, apart, gap)), warped)
         return d + timedelta(days=moves[day])

@@ -17,6 +17,7 @@ from recover_core.pseudonyms.names import (_accept_sets, _pools, bare, census_sh
 from recover_core.kinds import redraw
 from recover_core.kinds.registry import REGISTRY
 from recover_core.pseudonyms.dates import DATE_POLICIES, DateMoves
+from recover_core.pseudonyms.held import HeldQuantities
 from recover_core.pseudonyms.places import _kind_of, drawn_places_of_kind, named, place_kind, place_prior
 from recover_core.text.spans import GENERIC_LABELS, IDENTIFIER_LABELS
 
@@ -66,7 +67,7 @@ _ACRONYM = re.compile(r"[A-Z]{3,5}")
 SCOPED_LABELS = frozenset({"EVENT_DATE", "AMOUNT", "DURATION", "COUNT", "AGE", "DATE_OF_BIRTH", "CASE_NUMBER"})
 
 
-class Pseudonyms(DateMoves):
+class Pseudonyms(HeldQuantities, DateMoves):
     """One mapping from originals to substitutes; share it to keep a batch consistent.
 
     Holds original words in memory; only ``save_mapping`` writes them, to a file the user
@@ -378,13 +379,6 @@ class Pseudonyms(DateMoves):
         of their range, never 0, so joined applications keep their order and distance."""
         rng = self.keyed(f"case offset:{digits}" + (f":{self.scope}" if self.scope else ""))
         return rng.randint(max(1, 10 ** (digits - 1) // 20), max(2, 10 ** digits // 8))
-
-    def quantity_scale(self, unit: str) -> float:
-        """The factor every quantity of ``unit`` ("money:eur", "time:year", "count:package") in this
-        scope is scaled by: keyed, between 0.6 and 1.6 and never within 15% of 1, so that one
-        known sum gives away only the sums of its own unit in its own document."""
-        rng = self.keyed(f"quantity scale:{unit}" + (f":{self.scope}" if self.scope else ""))
-        return rng.uniform(1.15, 1.6) if rng.random() < 0.5 else rng.uniform(0.6, 0.87)
 
     def _accepted(self, role: str, gender: str) -> frozenset[str]:
         """The names a filler's candidate may be (draws come from the wider ``_pool``)."""
