@@ -51,10 +51,11 @@ class HeldValues:
         """Hold each (label, original) of a quasi kind as an original of ``scope``."""
         kept, self.scope = self.scope, scope
         try:
-            originals = self._scope_state()["originals"]
+            state = self._scope_state()
             for label, original in pairs:
                 if label in FAMILIES:
-                    originals.setdefault(label, set()).add(original.strip())
+                    state["originals"].setdefault(label, set()).add(original.strip())
+                    state.pop("values", None)
         finally:
             self.scope = kept
 
@@ -63,10 +64,13 @@ class HeldValues:
         originals = self._scope_state()["originals"]
         return sorted({o for label in labels for o in originals.get(label, ())})
 
-    def held_values(self, family: str) -> set[int]:
+    def held_values(self, family: str) -> frozenset[int]:
         """Every number the held originals of ``family`` say ("thirty eight, thirty nine" 38 and 39)."""
-        labels = [k for k, f in FAMILIES.items() if f == family]
-        return {v for o in self.held(*labels) for v in values(o, years=family == "DATE")}
+        cache = self._scope_state().setdefault("values", {})  # read once per scope and family
+        if family not in cache:
+            labels = [k for k, f in FAMILIES.items() if f == family]
+            cache[family] = frozenset(v for o in self.held(*labels) for v in values(o, years=family == "DATE"))
+        return cache[family]
 
     def fixed(self, what: str, choose: Callable[[], object]) -> object:
         """The scope's parameter ``what``, chosen once (``choose``) and kept."""
