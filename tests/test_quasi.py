@@ -313,3 +313,11 @@ def test_a_drug_is_replaced_by_a_drug_of_its_class():
                        ("fluoxetine", "paroxetine sertraline citalopram")):
         got = {occupations.health(drug, random.Random(seed), None) for seed in range(20)}  # type: ignore[arg-type]
         assert got <= set(pool.split()) and drug not in got, got
+
+
+def test_every_age_of_a_list_is_an_age():
+    """"My sons are 4 and 7 years old" masked "7 years old" only: the 4 stayed as it was said."""
+    assert _found("My sons are 4 and 7 years old.") == {"4": "AGE", "7 years old": "AGE"}
+    assert _found("her kids are ten, twelve and fifteen years old") == {
+        "ten": "AGE", "twelve": "AGE", "fifteen years old": "AGE"}
+    assert "4 and 7" not in Obfuscator(protect="quasi").obfuscate("My sons are 4 and 7 years old.").text

@@ -46,6 +46,10 @@ class Age(Recognizer):
     pattern = re.compile(
         # "47 years old", and a child's "6 months old", "10 days old"
         r"(?<![\w-])(?:\d{1,3}|[a-z]+(?:-[a-z]+)?)[- ](?:years?|months?|weeks?|days?)[- ]old(?![\w-])"
+        # "4 and 7 years old", "ten, twelve and fifteen years old": each age before the last of a
+        # list whose last says what they are
+        rf"|(?<![\w-])(?:\d{{1,3}}|{NUMBER_WORD})(?=(?:,? (?:and|or) |, )(?:(?:\d{{1,3}}|{NUMBER_WORD})(?:,? (?:and|or) |, ))?"
+        rf"(?:\d{{1,3}}|{NUMBER_WORD})[- ](?:years?|months?)[- ]old(?![\w-]))"
         # "aged 22 years", "at the age of 39": from "age" on, as TAB's experts mark it
         r"|(?<!\w)(?:aged?|age of)(?: about)? \d{1,3}(?!\d)(?: years\b(?! (?:old|of age)\b))?"
         # "Grace Okafor, 47, flew": a number set off by commas right after a capitalised name
