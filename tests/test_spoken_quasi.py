@@ -286,6 +286,7 @@ def test_a_bare_day_and_a_two_digit_year_are_said_back_as_people_say_them():
     assert say("the 23rd", "EVENT_DATE") == "the twenty third"
     assert say("01", "EVENT_DATE") == "oh one" and say("January of 88", "EVENT_DATE") == "January of eighty eight"
     assert spoken.values("since oh six", years=True) == [6]
+    assert say("in 00", "EVENT_DATE") == "in two thousand"  # '99 moved on a year: not "oh zero"
 
 
 def test_pence_and_cents_are_said_as_people_say_them():

@@ -157,6 +157,8 @@ def say(value: int, kind: str, like: str = "") -> str:
     other number as a cardinal ("four hundred thousand"); with hyphens and "and" only where
     ``like`` has them, "a hundred" where it says "a", its first capital where it has one."""
     if kind == "oh":  # a year in two digits: "oh six" under ten, "twelve" from ten
+        if value == 0:  # "'00" is said as its whole year, not "oh zero"
+            return "Two thousand" if like[:1].isupper() else "two thousand"
         if value < 10:
             return f"{'Oh' if like[:1].isupper() else 'oh'} {num2words(value)}"
         kind = "cardinal"
