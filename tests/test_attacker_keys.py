@@ -7,6 +7,7 @@ domain's length and hyphens, one date shift for every birth date, a state beside
 """
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 from datetime import date
@@ -115,8 +116,10 @@ def test_the_engine_and_the_batch_pipeline_draw_each_line_apart(tmp_path, tiny_b
 def test_a_fake_domain_keeps_neither_the_length_nor_the_hyphens_of_the_original():
     words = {h + t for h in DOMAIN_HEADS for t in DOMAIN_TAILS}
     lengths = set()
-    for _ in range(20):
-        p = Pseudonyms(key=os.urandom(32))
+    # fixed keys, so the draw is the same every run: under 20 fresh random keys, fewer than 5
+    # lengths came up about once in 70 runs (the lengths of the list's words cluster at 12-15)
+    for i in range(40):
+        p = Pseudonyms(key=hashlib.sha256(f"domain key {i}".encode()).digest())
         mail = p.other("jane.roe@stanford.edu", "EMAIL", [])
         host = mail.rpartition("@")[2]
         assert host.endswith(".edu") and host.removesuffix(".edu") in words, mail
