@@ -261,6 +261,8 @@ def test_a_bare_number_with_a_noun_or_no_person_is_no_age_nor_sum(speech_engine,
     ("The victim, a woman of 70, lived alone.", "AGE", r"^\d\d$"),
     ("our youngest is two and a half", "AGE", rf"^{WORDS} and a half$"),
     ("They were asking 2.5 million for the business.", "AMOUNT", r"^\d\.\d million$"),
+    # with its sign: the sum whole, so that it is said with its currency (the sign had stayed out)
+    ("The settlement was $1.2 million.", "AMOUNT", r"^\$\d\.\d million$"),
     ("he left her half a million when he died", "AMOUNT", rf"^{WORDS}$"),
     ("The quote they gave us was 19,400.", "AMOUNT", r"^\d\d,\d00$"),
     ("A prescription is 9 pounds 90 now.", "AMOUNT", r"^\d+ pounds(?: \d\d)?$"),

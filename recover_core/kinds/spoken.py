@@ -266,7 +266,8 @@ class SaidSum(Recognizer):
     needs = None
     strength = 3  # over the whole alone ("9 pounds")
     pattern = re.compile(
-        rf"{_EDGE}{ROUGHLY}(?:half a|\d+(?:\.\d+)?|{CARDINAL}) (?:million|billion)(?: and a half)?"
+        # not after a currency sign: "$1.2 million" is Amount's, sign and all (else said without it)
+        rf"(?<![\w'$£€¥.,-]){ROUGHLY}(?:half a|\d+(?:\.\d+)?|{CARDINAL}) (?:million|billion)(?: and a half)?"
         rf"(?![\w'-])(?![.,:]\d)(?:{NO_NOUN_AFTER}|(?= (?:for|to|from)\b))"
         rf"|{_EDGE}(?:\d+|{CARDINAL}) (?:pounds|dollars|euros|quid|bucks) (?:and )?(?:\d\d|{BELOW_100})"
         rf"(?: (?:pence|p|cents?))?(?![\w'-])", re.I)
