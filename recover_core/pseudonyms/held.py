@@ -48,7 +48,13 @@ class HeldValues:
         return state
 
     def hold(self, pairs: Iterable[tuple[str, str]], scope: str) -> None:
-        """Hold each (label, original) of a quasi kind as an original of ``scope``."""
+        """Hold each (label, original) of a quasi kind as an original of ``scope``. Not for a
+        subject's scope: its texts come in calls over time and in runs resumed from a mapping,
+        and every release must move its dates and ages by the same parameters, a function of the
+        key and the subject alone (the first keyed candidate). A text, a document or a recording
+        is held whole, since all its values are known at once."""
+        if scope.startswith("subject:"):
+            return
         kept, self.scope = self.scope, scope
         try:
             state = self._scope_state()
